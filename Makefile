@@ -1,0 +1,151 @@
+# rdma-diag — plain GNU make.  `make help` lists the targets.
+
+VERSION := $(shell cat VERSION)
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
+DESTDIR ?=
+
+CC ?= cc
+PKG_CONFIG ?= pkg-config
+PKGS := libibverbs librdmacm libnl-3.0 libnl-route-3.0 ncursesw json-c
+
+BUILD ?= build
+# SAN=1: AddressSanitizer + UndefinedBehaviorSanitizer build (used by make check).
+SAN ?=
+
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+
+CFLAGS ?= -O2 -g
+WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral -Wstrict-prototypes \
+	-Wmissing-prototypes -Wpointer-arith -Wvla
+# -Wno-format-nonliteral: rd_out_* and rd_sys_* take printf formats from their callers
+# and are marked __attribute__((format)), so the callers are checked instead.
+ALL_CFLAGS := -std=gnu11 $(WARN) -D_FORTIFY_SOURCE=2 -fstack-protector-strong \
+	-DRD_VERSION='"$(VERSION)"' -Ilib $(PKG_CFLAGS) $(CFLAGS)
+ALL_LDFLAGS := $(LDFLAGS)
+ifeq ($(SAN),1)
+ALL_CFLAGS += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -U_FORTIFY_SOURCE
+ALL_LDFLAGS += -fsanitize=address,undefined
+endif
+
+LIB_SRCS := $(sort $(wildcard lib/*.c))
+LIB_OBJS := $(LIB_SRCS:lib/%.c=$(BUILD)/obj/lib/%.o)
+TOOL_SRCS := $(sort $(wildcard tools/rdma-*.c))
+TOOLS := $(TOOL_SRCS:tools/%.c=%)
+TOOL_BINS := $(TOOLS:%=$(BUILD)/%)
+UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+MANPAGES := $(sort $(wildcard man/*.1))
+LIBA := $(BUILD)/librdmadiag.a
+
+.SECONDARY:
+.PHONY: all clean install uninstall deps check check-unit check-cli check-vm check-san \
+	check-build lint-man demo help vm-prepare
+
+all: $(LIBA) $(TOOL_BINS)
+
+# V=1 shows the full commands.
+Q := $(if $(V),,@)
+say = $(if $(V),,@echo "  $(1)	$(2)";)
+
+$(BUILD)/obj/lib/%.o: lib/%.c $(wildcard lib/*.h) | $(BUILD)/obj/lib
+	$(call say,CC,$<)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/obj/tools/%.o: tools/%.c $(wildcard lib/*.h) | $(BUILD)/obj/tools
+	$(call say,CC,$<)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(LIBA): $(LIB_OBJS)
+	$(call say,AR,$@)rm -f $@ && $(AR) rcs $@ $^
+
+$(BUILD)/rdma-%: $(BUILD)/obj/tools/rdma-%.o $(LIBA)
+	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIBA) $(PKG_LIBS) -lm
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIBA) | $(BUILD)/tests
+	$(call say,CC,$@)$(CC) $(ALL_CFLAGS) $(shell $(PKG_CONFIG) --cflags cmocka) $(ALL_LDFLAGS) -o $@ $< \
+		$(LIBA) $(PKG_LIBS) $(shell $(PKG_CONFIG) --libs cmocka) -lm
+
+$(BUILD)/obj/lib $(BUILD)/obj/tools $(BUILD)/tests:
+	mkdir -p $@
+
+clean:
+	rm -rf build
+
+# ---- install ----
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
+	install -m 0755 $(TOOL_BINS) $(DESTDIR)$(BINDIR)/
+	install -m 0644 $(MANPAGES) $(DESTDIR)$(MANDIR)/man1/
+	for t in $(TOOLS); do \
+		install -m 0644 completions/bash/$$t $(DESTDIR)$(BASHCOMPDIR)/$$t || exit 1; \
+		install -m 0644 completions/zsh/_$$t $(DESTDIR)$(ZSHCOMPDIR)/_$$t || exit 1; \
+	done
+
+uninstall:
+	for t in $(TOOLS); do \
+		rm -f $(DESTDIR)$(BINDIR)/$$t $(DESTDIR)$(MANDIR)/man1/$$t.1 \
+		      $(DESTDIR)$(BASHCOMPDIR)/$$t $(DESTDIR)$(ZSHCOMPDIR)/_$$t; \
+	done
+
+# ---- dependencies (Debian) ----
+DEB_BUILD_DEPS := build-essential pkg-config clang libibverbs-dev librdmacm-dev libnl-3-dev \
+	libnl-route-3-dev libncurses-dev libjson-c-dev
+DEB_TEST_DEPS := libcmocka-dev mandoc jq tmux qemu-system-x86 busybox-static cpio kmod rdma-core \
+	ibverbs-providers ibverbs-utils rdmacm-utils perftest iproute2 xz-utils zstd
+deps:
+	@if [ "$$(id -u)" = 0 ]; then \
+		export DEBIAN_FRONTEND=noninteractive; \
+		apt-get update -qq && apt-get install -y -qq --no-install-recommends $(DEB_BUILD_DEPS) $(DEB_TEST_DEPS); \
+	else \
+		echo "run as root: apt-get install -y $(DEB_BUILD_DEPS) $(DEB_TEST_DEPS)"; exit 1; \
+	fi
+
+# ---- tests ----
+RESULTS := build/results
+
+check-build: all $(UNIT_BINS)
+
+check-unit: all $(UNIT_BINS)
+	@tests/run-unit.sh $(BUILD) $(RESULTS)/unit$(if $(SAN),-san)
+
+check-cli: all
+	@tests/cli/run.sh $(BUILD) $(RESULTS)/cli$(if $(SAN),-san)
+
+# The sanitizer pass of the unit and CLI tiers, in its own build tree.
+check-san:
+	@$(MAKE) --no-print-directory SAN=1 BUILD=build/san check-unit check-cli
+
+vm-prepare:
+	@tests/vm/prepare.sh build/vm
+
+check-vm: all vm-prepare
+	@tests/vm/check.sh $(BUILD) $(RESULTS)/vm
+
+lint-man:
+	@tests/lint-man.sh $(MANPAGES)
+
+check:
+	@rm -rf $(RESULTS); mkdir -p $(RESULTS)
+	@$(MAKE) --no-print-directory all
+	@echo "== unit tier"; $(MAKE) --no-print-directory check-unit || true
+	@echo "== CLI tier"; $(MAKE) --no-print-directory check-cli || true
+	@echo "== sanitizer pass (ASan+UBSan): unit and CLI tiers"; $(MAKE) --no-print-directory check-san || true
+	@echo "== man pages"; tests/lint-man.sh --results $(RESULTS)/man $(MANPAGES) || true
+	@echo "== VM tier"; $(MAKE) --no-print-directory check-vm || true
+	@tests/summary.sh $(RESULTS)
+
+demo: 
+	@if [ "$$(id -u)" = 0 ]; then tests/vm/need-deps.sh || $(MAKE) --no-print-directory deps; fi
+	@$(MAKE) --no-print-directory all vm-prepare
+	@tests/vm/run.sh tests/vm/demo.sh
+
+help:
+	@echo "make [all]      build build/librdmadiag.a and the tools into build/"
+	@echo "make check      all test tiers (unit, CLI, sanitizers, man lint, VM); ends with 'N passed, N failed'"
+	@echo "make check-unit | check-cli | check-san | check-vm   one tier"
+	@echo "make demo       boot the soft-RoCE VM and run every tool in it"
+	@echo "make deps       install the Debian build and test dependencies (root)"
+	@echo "make install [PREFIX=/usr/local] [DESTDIR=]   | make uninstall"

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: MIT
+#define _GNU_SOURCE
+#include "cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "output.h"
+
+#ifndef RD_VERSION
+#define RD_VERSION "unknown"
+#endif
+
+void rd_cli_init(struct rd_cli *cli, const char *prog)
+{
+	memset(cli, 0, sizeof(*cli));
+	cli->prog = prog;
+}
+
+void rd_cli_free(struct rd_cli *cli)
+{
+	rd_strlist_free(&cli->devices);
+	rd_warnings_free(&cli->warnings);
+}
+
+void rd_cli_error(const struct rd_cli *cli, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "%s: ", cli->prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int rd_cli_usage_error(const struct rd_cli *cli, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", cli->prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s --help' for more information.\n", cli->prog);
+	return RD_EXIT_USAGE;
+}
+
+void rd_cli_flush_warnings(struct rd_cli *cli)
+{
+	fflush(stdout);
+	for (size_t i = 0; i < cli->warnings.msgs.n; i++)
+		fprintf(stderr, "%s: warning: %s\n", cli->prog, cli->warnings.msgs.v[i]);
+	rd_warnings_free(&cli->warnings);
+}
+
+void rd_cli_print_version(const struct rd_cli *cli)
+{
+	printf("%s (rdma-diag) %s\n", cli->prog, RD_VERSION);
+}
+
+static bool valid_name(const char *s)
+{
+	if (!*s || strlen(s) >= 64 || strchr(s, '/'))
+		return false;
+	return true;
+}
+
+int rd_cli_common_opt(struct rd_cli *cli, int opt, const char *arg)
+{
+	uint64_t port;
+
+	switch (opt) {
+	case 'd': {
+		/* Repeatable, and "-d a,b" works too. */
+		char *copy = strdup(arg), *save = NULL, *tok;
+
+		if (!copy)
+			return -1;
+		for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			if (!valid_name(tok)) {
+				free(copy);
+				rd_cli_usage_error(cli, "invalid device name '%s'", tok);
+				return -1;
+			}
+			rd_strlist_add_unique(&cli->devices, tok);
+		}
+		free(copy);
+		return 1;
+	}
+	case 'p':
+		if (rd_parse_u64(arg, &port) || port == 0 || port > 255) {
+			rd_cli_usage_error(cli, "invalid port '%s' (a number 1-255)", arg);
+			return -1;
+		}
+		cli->port = (unsigned int)port;
+		return 1;
+	case 'j':
+		cli->json = true;
+		return 1;
+	case RD_OPT_SYSROOT:
+		cli->sysroot_dir = arg;
+		return 1;
+	case RD_OPT_COLOR:
+		cli->color_arg = arg ? arg : "always";
+		if (strcmp(cli->color_arg, "auto") && strcmp(cli->color_arg, "always") &&
+		    strcmp(cli->color_arg, "never")) {
+			rd_cli_usage_error(cli, "invalid --color '%s' (auto, always or never)", arg);
+			return -1;
+		}
+		return 1;
+	case 'h':
+		cli->want_help = true;
+		return 1;
+	case 'V':
+		cli->want_version = true;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int rd_cli_setup(struct rd_cli *cli)
+{
+	int ret = rd_sysroot_init(&cli->sr, cli->sysroot_dir);
+
+	if (ret) {
+		rd_cli_error(cli, "%s: cannot use as --sysroot: %s", cli->sysroot_dir, strerror(-ret));
+		return RD_EXIT_FAIL;
+	}
+	if (rd_color_mode(cli->color_arg, STDOUT_FILENO, &cli->color))
+		return RD_EXIT_USAGE;
+	return -1;
+}
+
+bool rd_cli_port_selected(const struct rd_cli *cli, const struct rd_port *port)
+{
+	return !cli->port || cli->port == port->num;
+}
+
+static void report_no_devices(struct rd_cli *cli)
+{
+	if (!rd_sysroot_is_live(&cli->sr)) {
+		rd_cli_error(cli, "no RDMA devices under %s/sys/class/infiniband", cli->sr.root);
+		return;
+	}
+	rd_cli_error(cli, "no RDMA devices found: no kernel RDMA driver has registered a device "
+			  "(load it, e.g. mlx5_ib, or 'rdma link add rxe0 type rxe netdev eth0' "
+			  "for soft-RoCE; check 'dmesg')");
+}
+
+int rd_cli_scan_devices(struct rd_cli *cli, struct rd_device_list *list)
+{
+	const char *unknown = NULL;
+	int ret;
+
+	ret = rd_device_scan(&cli->sr, &cli->devices, list, &unknown, &cli->warnings);
+	if (ret == -ENODEV && unknown) {
+		struct rd_strlist names = { 0 };
+		char *known;
+
+		rd_device_names(&cli->sr, &names);
+		known = rd_strlist_join(&names, " ");
+		if (names.n)
+			rd_cli_error(cli, "%s: no such device (known: %s)", unknown, known ? known : "");
+		else
+			rd_cli_error(cli, "%s: no such device (no RDMA devices at all)", unknown);
+		free(known);
+		rd_strlist_free(&names);
+		return RD_EXIT_FAIL;
+	}
+	if (ret) {
+		rd_cli_error(cli, "cannot list RDMA devices: %s", strerror(-ret));
+		return RD_EXIT_FAIL;
+	}
+	if (list->n == 0) {
+		rd_cli_flush_warnings(cli);
+		report_no_devices(cli);
+		return RD_EXIT_FAIL;
+	}
+	if (cli->port) {
+		bool any = false;
+
+		for (unsigned int i = 0; i < list->n; i++) {
+			struct rd_device *d = &list->v[i];
+
+			if (rd_device_port(d, cli->port)) {
+				any = true;
+			} else if (cli->devices.n) {
+				char ports[256] = "";
+				size_t off = 0;
+
+				for (unsigned int j = 0; j < d->nports && off < sizeof(ports) - 8; j++)
+					off += (size_t)snprintf(ports + off, sizeof(ports) - off, "%s%u",
+								j ? " " : "", d->ports[j].num);
+				rd_cli_error(cli, "%s: no port %u (ports: %s)", d->name, cli->port,
+					     d->nports ? ports : "none");
+				rd_device_list_free(list);
+				return RD_EXIT_FAIL;
+			}
+		}
+		if (!any) {
+			rd_cli_error(cli, "no device has a port %u", cli->port);
+			rd_device_list_free(list);
+			return RD_EXIT_FAIL;
+		}
+	}
+	return 0;
+}

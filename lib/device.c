@@ -1,0 +1,515 @@
+// SPDX-License-Identifier: MIT
+#define _GNU_SOURCE
+#include "device.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "netdev.h"
+#include "verbs.h"
+
+#define IB_CLASS "/sys/class/infiniband"
+
+static const char *const node_type_names[] = {
+	[1] = "CA", [2] = "Switch", [3] = "Router", [4] = "RNIC",
+	[5] = "usNIC", [6] = "usNIC-UDP", [7] = "unspecified",
+};
+
+static const char *const port_state_names[] = {
+	[0] = "NOP", [1] = "DOWN", [2] = "INIT", [3] = "ARMED",
+	[4] = "ACTIVE", [5] = "ACTIVE_DEFER",
+};
+
+static const char *const phys_state_names[] = {
+	[1] = "Sleep", [2] = "Polling", [3] = "Disabled",
+	[4] = "PortConfigurationTraining", [5] = "LinkUp",
+	[6] = "LinkErrorRecovery", [7] = "PhyTest",
+};
+
+const char *rd_node_type_name(uint64_t t)
+{
+	return t < RD_ARRAY_SIZE(node_type_names) ? node_type_names[t] : NULL;
+}
+
+const char *rd_port_state_name(uint64_t s)
+{
+	return s < RD_ARRAY_SIZE(port_state_names) ? port_state_names[s] : NULL;
+}
+
+const char *rd_phys_state_name(uint64_t s)
+{
+	return s < RD_ARRAY_SIZE(phys_state_names) ? phys_state_names[s] : NULL;
+}
+
+const char *rd_link_layer_name(enum rd_link_layer ll)
+{
+	switch (ll) {
+	case RD_LL_INFINIBAND:
+		return "InfiniBand";
+	case RD_LL_ETHERNET:
+		return "Ethernet";
+	default:
+		return NULL;
+	}
+}
+
+const char *rd_port_transport(const struct rd_device *dev, const struct rd_port *port)
+{
+	if (dev->known & RD_DEV_NODE_TYPE) {
+		switch (dev->node_type) {
+		case 4:
+			return "iWARP";
+		case 5:
+		case 6:
+			return "usNIC";
+		case 7:
+			return "unspecified";
+		default:
+			break;
+		}
+	}
+	if (!port || !(port->known & RD_PORT_LINK_LAYER))
+		return NULL;
+	return port->link_layer == RD_LL_ETHERNET ? "RoCE" : "InfiniBand";
+}
+
+int rd_parse_rate(const char *s, struct rd_rate *rate)
+{
+	double gbps;
+	int n = 0;
+	const char *p;
+
+	memset(rate, 0, sizeof(*rate));
+	while (isspace((unsigned char)*s))
+		s++;
+	if (!*s)
+		return -ENODATA;
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	if (sscanf(s, "%lf Gb/sec%n", &gbps, &n) != 1 || n == 0 || gbps < 0 || gbps > 1e6)
+		return -EINVAL;
+	p = s + n;
+	while (isspace((unsigned char)*p))
+		p++;
+	if (*p == '(') {
+		const char *close = strchr(p, ')');
+		char inner[32];
+		size_t len;
+
+		if (!close)
+			return -EINVAL;
+		len = (size_t)(close - p - 1);
+		if (len >= sizeof(inner))
+			return -EINVAL;
+		memcpy(inner, p + 1, len);
+		inner[len] = '\0';
+		char *sp = strchr(inner, ' ');
+
+		if (sp) {
+			*sp = '\0';
+			rd_strlcpy(rate->speed, sp + 1, sizeof(rate->speed));
+		}
+		rd_strlcpy(rate->width, inner, sizeof(rate->width));
+		p = close + 1;
+		while (isspace((unsigned char)*p))
+			p++;
+	}
+	if (*p)
+		return -EINVAL;
+	rate->gbps = gbps;
+	return 0;
+}
+
+int rd_parse_guid(const char *s, uint64_t *guid)
+{
+	unsigned int g[4];
+	char tail;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	if (!*s)
+		return -ENODATA;
+	/* Exactly four groups of 1-4 hex digits. */
+	for (const char *p = s; *p && !isspace((unsigned char)*p); p++)
+		if (!isxdigit((unsigned char)*p) && *p != ':')
+			return -EINVAL;
+	if (sscanf(s, "%4x:%4x:%4x:%4x%c", &g[0], &g[1], &g[2], &g[3], &tail) != 4) {
+		if (sscanf(s, "%4x:%4x:%4x:%4x%c", &g[0], &g[1], &g[2], &g[3], &tail) == 5 &&
+		    isspace((unsigned char)tail))
+			goto ok;
+		return -EINVAL;
+	}
+ok:
+	*guid = ((uint64_t)g[0] << 48) | ((uint64_t)g[1] << 32) | ((uint64_t)g[2] << 16) | g[3];
+	return 0;
+}
+
+void rd_format_guid(uint64_t guid, char buf[20])
+{
+	snprintf(buf, 20, "%04x:%04x:%04x:%04x", (unsigned int)(guid >> 48) & 0xffff,
+		 (unsigned int)(guid >> 32) & 0xffff, (unsigned int)(guid >> 16) & 0xffff,
+		 (unsigned int)guid & 0xffff);
+}
+
+int rd_device_names(const struct rd_sysroot *sr, struct rd_strlist *names)
+{
+	return rd_sys_list(sr, names, IB_CLASS);
+}
+
+/* Field readers: on failure leave the field unknown and say why. */
+
+struct field_ctx {
+	const struct rd_sysroot *sr;
+	struct rd_warnings *w;
+	const char *dev;
+	unsigned int port;	/* 0 for device attributes */
+	char dir[RD_PATH_MAX];	/* sysfs directory of the object */
+};
+
+static void field_warn(const struct field_ctx *fc, const char *file, const char *what)
+{
+	if (fc->port)
+		rd_warn(fc->w, "%s port %u: %s: %s (%s/%s)", fc->dev, fc->port, file, what,
+			fc->dir, file);
+	else
+		rd_warn(fc->w, "%s: %s: %s (%s/%s)", fc->dev, file, what, fc->dir, file);
+}
+
+/* optional: a missing file is normal (driver-specific attribute) */
+static bool read_str_field(const struct field_ctx *fc, const char *file, char *buf, size_t len,
+			   bool optional)
+{
+	int ret = rd_sys_read_str(fc->sr, buf, len, "%s/%s", fc->dir, file);
+
+	if (ret == 0)
+		return true;
+	buf[0] = '\0';
+	if (!(optional && ret == -ENOENT))
+		field_warn(fc, file, rd_read_strerror(ret));
+	return false;
+}
+
+static bool read_num_field(const struct field_ctx *fc, const char *file, uint64_t *v, bool hex)
+{
+	char buf[64];
+	int ret;
+
+	if (!read_str_field(fc, file, buf, sizeof(buf), false))
+		return false;
+	ret = hex ? rd_parse_hex(buf, v) : rd_parse_u64(buf, v);
+	if (ret) {
+		char what[128];
+
+		snprintf(what, sizeof(what), "%s \"%.40s\"", rd_read_strerror(ret), buf);
+		field_warn(fc, file, what);
+		return false;
+	}
+	return true;
+}
+
+/* "4: ACTIVE": the number is authoritative; odd text is worth a warning only. */
+static bool read_enum_field(const struct field_ctx *fc, const char *file, uint64_t *v,
+			    const char *(*namefn)(uint64_t))
+{
+	char buf[64], name[48], what[160];
+	int ret;
+
+	if (!read_str_field(fc, file, buf, sizeof(buf), false))
+		return false;
+	ret = rd_parse_enum(buf, v, name, sizeof(name));
+	if (ret) {
+		snprintf(what, sizeof(what), "%s \"%.40s\"", rd_read_strerror(ret), buf);
+		field_warn(fc, file, what);
+		return false;
+	}
+	if (namefn) {
+		const char *expect = namefn(*v);
+
+		if (expect && strcasecmp(expect, name) != 0) {
+			/* The kernel writes "Phy Test"; compare without spaces. */
+			char squeezed[48];
+			size_t j = 0;
+
+			for (size_t i = 0; name[i] && j < sizeof(squeezed) - 1; i++)
+				if (name[i] != ' ')
+					squeezed[j++] = name[i];
+			squeezed[j] = '\0';
+			if (strcasecmp(expect, squeezed) != 0) {
+				snprintf(what, sizeof(what),
+					 "text \"%.40s\" does not match code %llu (%s); using the code",
+					 name, (unsigned long long)*v, expect);
+				field_warn(fc, file, what);
+			}
+		}
+	}
+	return true;
+}
+
+static void read_port(const struct rd_sysroot *sr, const struct rd_device *dev,
+		      struct rd_port *port, struct rd_warnings *w)
+{
+	struct field_ctx fc = { .sr = sr, .w = w, .dev = dev->name, .port = port->num };
+	char buf[64];
+
+	snprintf(fc.dir, sizeof(fc.dir), IB_CLASS "/%s/ports/%u", dev->name, port->num);
+
+	if (read_enum_field(&fc, "state", &port->state, rd_port_state_name))
+		port->known |= RD_PORT_STATE;
+	if (read_enum_field(&fc, "phys_state", &port->phys_state, rd_phys_state_name))
+		port->known |= RD_PORT_PHYS_STATE;
+
+	/* The kernel fails rate with EINVAL when the speed is not known yet. */
+	int ret = rd_sys_read_str(sr, port->rate_str, sizeof(port->rate_str), "%s/rate", fc.dir);
+
+	if (ret == 0) {
+		ret = rd_parse_rate(port->rate_str, &port->rate);
+		if (ret == 0) {
+			port->known |= RD_PORT_RATE;
+		} else {
+			char what[128];
+
+			snprintf(what, sizeof(what), "%s \"%.40s\"", rd_read_strerror(ret),
+				 port->rate_str);
+			field_warn(&fc, "rate", what);
+		}
+	} else if (ret != -EINVAL) {
+		field_warn(&fc, "rate", rd_read_strerror(ret));
+	}
+
+	if (read_str_field(&fc, "link_layer", buf, sizeof(buf), false)) {
+		if (strcmp(buf, "InfiniBand") == 0) {
+			port->link_layer = RD_LL_INFINIBAND;
+			port->known |= RD_PORT_LINK_LAYER;
+		} else if (strcmp(buf, "Ethernet") == 0) {
+			port->link_layer = RD_LL_ETHERNET;
+			port->known |= RD_PORT_LINK_LAYER;
+		} else {
+			char what[96];
+
+			snprintf(what, sizeof(what), "unknown link layer \"%.40s\"", buf);
+			field_warn(&fc, "link_layer", what);
+		}
+	}
+	if (read_num_field(&fc, "lid", &port->lid, true))
+		port->known |= RD_PORT_LID;
+	if (read_num_field(&fc, "sm_lid", &port->sm_lid, true))
+		port->known |= RD_PORT_SM_LID;
+	if (read_num_field(&fc, "sm_sl", &port->sm_sl, false))
+		port->known |= RD_PORT_SM_SL;
+	if (read_num_field(&fc, "lid_mask_count", &port->lid_mask_count, false))
+		port->known |= RD_PORT_LMC;
+	if (read_num_field(&fc, "cap_mask", &port->cap_mask, true))
+		port->known |= RD_PORT_CAP_MASK;
+}
+
+static int find_uverbs(const struct rd_sysroot *sr, const char *name, char *out, size_t len)
+{
+	struct rd_strlist l = { 0 };
+	char ibdev[64];
+	int ret;
+
+	out[0] = '\0';
+	ret = rd_sys_list(sr, &l, "/sys/class/infiniband_verbs");
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < l.n; i++) {
+		if (strncmp(l.v[i], "uverbs", 6) != 0)
+			continue;
+		if (rd_sys_read_str(sr, ibdev, sizeof(ibdev), "/sys/class/infiniband_verbs/%s/ibdev",
+				    l.v[i]) == 0 && strcmp(ibdev, name) == 0) {
+			rd_strlcpy(out, l.v[i], len);
+			break;
+		}
+	}
+	rd_strlist_free(&l);
+	return out[0] ? 0 : -ENOENT;
+}
+
+static bool looks_like_pci(const char *s)
+{
+	unsigned int dom, bus, slot, fn;
+	char tail;
+
+	return sscanf(s, "%4x:%2x:%2x.%1x%c", &dom, &bus, &slot, &fn, &tail) == 4 &&
+	       strlen(s) == 12;
+}
+
+int rd_device_read(const struct rd_sysroot *sr, const char *name, struct rd_device *dev,
+		   struct rd_warnings *w)
+{
+	struct field_ctx fc = { .sr = sr, .w = w, .dev = name };
+	struct rd_strlist ports = { 0 };
+	char buf[128], link[64];
+	int ret;
+
+	memset(dev, 0, sizeof(*dev));
+	if (strlen(name) >= sizeof(dev->name) || strchr(name, '/') || name[0] == '.')
+		return -ENODEV;
+	rd_strlcpy(dev->name, name, sizeof(dev->name));
+	snprintf(fc.dir, sizeof(fc.dir), IB_CLASS "/%s", name);
+	if (!rd_sys_exists(sr, "%s/", fc.dir))
+		return -ENODEV;
+
+	if (read_enum_field(&fc, "node_type", &dev->node_type, NULL))
+		dev->known |= RD_DEV_NODE_TYPE;
+	if (read_str_field(&fc, "node_guid", buf, sizeof(buf), false)) {
+		ret = rd_parse_guid(buf, &dev->node_guid);
+		if (ret == 0)
+			dev->known |= RD_DEV_NODE_GUID;
+		else
+			field_warn(&fc, "node_guid", rd_read_strerror(ret));
+	}
+	if (read_str_field(&fc, "sys_image_guid", buf, sizeof(buf), false)) {
+		ret = rd_parse_guid(buf, &dev->sys_image_guid);
+		if (ret == 0)
+			dev->known |= RD_DEV_SYS_IMAGE_GUID;
+		else
+			field_warn(&fc, "sys_image_guid", rd_read_strerror(ret));
+	}
+	if (read_str_field(&fc, "fw_ver", dev->fw_ver, sizeof(dev->fw_ver), true))
+		dev->known |= RD_DEV_FW_VER;
+	if (read_str_field(&fc, "hca_type", dev->hca_type, sizeof(dev->hca_type), true))
+		dev->known |= RD_DEV_HCA_TYPE;
+	if (read_str_field(&fc, "board_id", dev->board_id, sizeof(dev->board_id), true))
+		dev->known |= RD_DEV_BOARD_ID;
+	if (read_str_field(&fc, "node_desc", dev->node_desc, sizeof(dev->node_desc), false))
+		dev->known |= RD_DEV_NODE_DESC;
+	/* Soft devices (rxe, siw) name the netdev they sit on. */
+	if (!read_str_field(&fc, "parent", dev->parent, sizeof(dev->parent), true))
+		dev->parent[0] = '\0';
+
+	if (rd_sys_link_basename(sr, link, sizeof(link), "%s/device", fc.dir) == 0 &&
+	    looks_like_pci(link))
+		rd_strlcpy(dev->pci, link, sizeof(dev->pci));
+	if (rd_sys_link_basename(sr, link, sizeof(link), "%s/device/driver", fc.dir) == 0)
+		rd_strlcpy(dev->driver, link, sizeof(dev->driver));
+	(void)find_uverbs(sr, name, dev->uverbs, sizeof(dev->uverbs));
+
+	ret = rd_sys_list(sr, &ports, "%s/ports", fc.dir);
+	if (ret) {
+		field_warn(&fc, "ports", rd_read_strerror(ret));
+		ret = 0;
+		goto out;
+	}
+	dev->ports = calloc(ports.n ? ports.n : 1, sizeof(*dev->ports));
+	if (!dev->ports) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < ports.n; i++) {
+		uint64_t num;
+
+		if (rd_parse_u64(ports.v[i], &num) || num == 0 || num > 255) {
+			char what[96];
+
+			snprintf(what, sizeof(what), "\"%.40s\" is not a port number; skipped",
+				 ports.v[i]);
+			field_warn(&fc, "ports", what);
+			continue;
+		}
+		struct rd_port *p = &dev->ports[dev->nports++];
+
+		p->num = (unsigned int)num;
+		read_port(sr, dev, p, w);
+		ret = rd_port_netdevs_sysfs(sr, dev, p, &p->netdevs);
+		if (ret == -ENOMEM)
+			goto out;
+		for (size_t j = 0; j < p->netdevs.n; j++) {
+			ret = rd_strlist_add_unique(&dev->netdevs, p->netdevs.v[j]);
+			if (ret)
+				goto out;
+		}
+	}
+	ret = 0;
+out:
+	rd_strlist_free(&ports);
+	if (ret)
+		rd_device_free(dev);
+	return ret;
+}
+
+void rd_device_free(struct rd_device *dev)
+{
+	for (unsigned int i = 0; i < dev->nports; i++) {
+		rd_strlist_free(&dev->ports[i].netdevs);
+		free(dev->ports[i].verbs);
+	}
+	free(dev->ports);
+	dev->ports = NULL;
+	dev->nports = 0;
+	rd_strlist_free(&dev->netdevs);
+	free(dev->verbs);
+	dev->verbs = NULL;
+}
+
+struct rd_port *rd_device_port(struct rd_device *dev, unsigned int num)
+{
+	for (unsigned int i = 0; i < dev->nports; i++)
+		if (dev->ports[i].num == num)
+			return &dev->ports[i];
+	return NULL;
+}
+
+int rd_device_scan(const struct rd_sysroot *sr, const struct rd_strlist *filter,
+		   struct rd_device_list *list, const char **unknown, struct rd_warnings *w)
+{
+	struct rd_strlist names = { 0 };
+	int ret;
+
+	list->v = NULL;
+	list->n = 0;
+	if (unknown)
+		*unknown = NULL;
+	ret = rd_device_names(sr, &names);
+	if (ret == -ENOENT)
+		ret = 0;	/* no class directory: no devices */
+	if (ret)
+		goto out;
+	if (filter && filter->n) {
+		for (size_t i = 0; i < filter->n; i++) {
+			if (!rd_strlist_has(&names, filter->v[i])) {
+				if (unknown)
+					*unknown = filter->v[i];
+				ret = -ENODEV;
+				goto out;
+			}
+		}
+	}
+	list->v = calloc(names.n ? names.n : 1, sizeof(*list->v));
+	if (!list->v) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < names.n; i++) {
+		if (filter && filter->n && !rd_strlist_has(filter, names.v[i]))
+			continue;
+		ret = rd_device_read(sr, names.v[i], &list->v[list->n], w);
+		if (ret == -ENODEV) {
+			/* Listed but unreadable (dangling link, vanished): say so, go on. */
+			rd_warn(w, "%s: listed in " IB_CLASS " but cannot be read; skipped",
+				names.v[i]);
+			ret = 0;
+			continue;
+		}
+		if (ret)
+			goto out;
+		list->n++;
+	}
+out:
+	rd_strlist_free(&names);
+	if (ret)
+		rd_device_list_free(list);
+	return ret;
+}
+
+void rd_device_list_free(struct rd_device_list *list)
+{
+	for (unsigned int i = 0; i < list->n; i++)
+		rd_device_free(&list->v[i]);
+	free(list->v);
+	list->v = NULL;
+	list->n = 0;
+}

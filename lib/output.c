@@ -1,0 +1,547 @@
+// SPDX-License-Identifier: MIT
+#define _GNU_SOURCE
+#include "output.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_DEPTH 16
+#define LABEL_WIDTH 26
+
+struct cell {
+	char *text;
+	enum rd_color color;
+};
+
+struct table {
+	struct rd_col *cols;
+	size_t ncols;
+	bool header;
+	struct cell *cells;	/* rows * ncols */
+	size_t rows, cap;	/* cap in rows */
+	bool in_row;
+	int indent;
+};
+
+struct rd_out {
+	FILE *fp;
+	bool json, color, stream;
+	int io_error;
+	/* JSON container stack; stack[0] is the document root once started. */
+	json_object *stack[MAX_DEPTH];
+	int depth;
+	json_object *root;
+	/* Text */
+	int indent;
+	struct table *table;
+	int section_depth;
+	bool headed[MAX_DEPTH];	/* per open section: did it print a heading (and indent)? */
+	bool failed;	/* allocation failure: output is incomplete */
+};
+
+static const char *sgr(enum rd_color c)
+{
+	switch (c) {
+	case RD_C_GOOD:
+		return "\033[32m";
+	case RD_C_BAD:
+		return "\033[31m";
+	case RD_C_WARN:
+		return "\033[33m";
+	case RD_C_NAME:
+		return "\033[1m";
+	case RD_C_DIM:
+		return "\033[2m";
+	default:
+		return "";
+	}
+}
+
+struct rd_out *rd_out_new(FILE *fp, bool json, bool color)
+{
+	struct rd_out *o = calloc(1, sizeof(*o));
+
+	if (!o)
+		return NULL;
+	o->fp = fp;
+	o->json = json;
+	o->color = color && !json;
+	return o;
+}
+
+void rd_out_set_stream(struct rd_out *o, bool stream)
+{
+	o->stream = stream;
+}
+
+bool rd_out_is_json(const struct rd_out *o)
+{
+	return o->json;
+}
+
+static void emit_json(struct rd_out *o, json_object *obj, bool pretty)
+{
+	int flags = JSON_C_TO_STRING_NOSLASHESCAPE;
+
+	flags |= pretty ? (JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED) : JSON_C_TO_STRING_PLAIN;
+	if (fprintf(o->fp, "%s\n", json_object_to_json_string_ext(obj, flags)) < 0)
+		o->io_error = -EIO;
+	if (o->stream)
+		fflush(o->fp);
+}
+
+/* Attach a new JSON value to the current container. */
+static void json_attach(struct rd_out *o, const char *key, json_object *val)
+{
+	json_object *cur;
+
+	if (!val) {
+		o->failed = true;
+		return;
+	}
+	if (o->depth == 0) {
+		/* A bare value at top level becomes the document. */
+		if (o->root)
+			json_object_put(o->root);
+		o->root = val;
+		return;
+	}
+	cur = o->stack[o->depth - 1];
+	if (json_object_is_type(cur, json_type_array))
+		json_object_array_add(cur, val);
+	else
+		json_object_object_add(cur, key ? key : "value", val);
+}
+
+static int json_push(struct rd_out *o, const char *key, json_object *c)
+{
+	if (!c) {
+		o->failed = true;
+		return -ENOMEM;
+	}
+	if (o->depth >= MAX_DEPTH) {
+		json_object_put(c);
+		return -E2BIG;
+	}
+	if (o->depth == 0) {
+		if (o->root)
+			json_object_put(o->root);
+		o->root = c;
+	} else {
+		json_attach(o, key, c);
+	}
+	o->stack[o->depth++] = c;
+	return 0;
+}
+
+static void json_pop(struct rd_out *o)
+{
+	if (o->depth == 0)
+		return;
+	o->depth--;
+	if (o->depth == 0 && o->stream && o->root) {
+		emit_json(o, o->root, false);
+		json_object_put(o->root);
+		o->root = NULL;
+	}
+}
+
+int rd_out_finish(struct rd_out *o)
+{
+	int ret;
+
+	if (!o)
+		return 0;
+	if (o->json && o->root) {
+		emit_json(o, o->root, true);
+		json_object_put(o->root);
+	}
+	if (fflush(o->fp) != 0 || ferror(o->fp))
+		o->io_error = -EIO;
+	ret = o->io_error ? o->io_error : (o->failed ? -ENOMEM : 0);
+	free(o);
+	return ret;
+}
+
+/* ---- text helpers ---- */
+
+static void text_printf(struct rd_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void text_printf(struct rd_out *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vfprintf(o->fp, fmt, ap) < 0)
+		o->io_error = -EIO;
+	va_end(ap);
+}
+
+static void text_colored(struct rd_out *o, enum rd_color c, const char *s)
+{
+	if (o->color && c != RD_C_NONE)
+		text_printf(o, "%s%s\033[0m", sgr(c), s);
+	else
+		text_printf(o, "%s", s);
+}
+
+/* ---- tables ---- */
+
+int rd_out_table_begin(struct rd_out *o, const char *key, const struct rd_col *cols, size_t ncols,
+		       bool header)
+{
+	if (o->json)
+		return json_push(o, key, json_object_new_array());
+	if (o->table)
+		return -EBUSY;
+	struct table *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	t->cols = calloc(ncols, sizeof(*t->cols));
+	if (!t->cols) {
+		free(t);
+		return -ENOMEM;
+	}
+	memcpy(t->cols, cols, ncols * sizeof(*cols));
+	t->ncols = ncols;
+	t->header = header;
+	t->indent = o->indent;
+	o->table = t;
+	return 0;
+}
+
+static struct cell *row_cells(struct table *t, size_t row)
+{
+	return &t->cells[row * t->ncols];
+}
+
+int rd_out_row_begin(struct rd_out *o)
+{
+	if (o->json)
+		return json_push(o, NULL, json_object_new_object());
+	struct table *t = o->table;
+
+	if (!t)
+		return -EINVAL;
+	if (t->rows == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 16;
+		struct cell *c = realloc(t->cells, cap * t->ncols * sizeof(*c));
+
+		if (!c) {
+			o->failed = true;
+			return -ENOMEM;
+		}
+		t->cells = c;
+		t->cap = cap;
+	}
+	memset(row_cells(t, t->rows), 0, t->ncols * sizeof(struct cell));
+	t->rows++;
+	t->in_row = true;
+	return 0;
+}
+
+int rd_out_row_end(struct rd_out *o)
+{
+	if (o->json) {
+		json_pop(o);
+		return 0;
+	}
+	if (o->table)
+		o->table->in_row = false;
+	return 0;
+}
+
+static size_t text_width(const char *s)
+{
+	/* Values are ASCII/UTF-8 names; count code points, not bytes. */
+	size_t w = 0;
+
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xc0) != 0x80)
+			w++;
+	return w;
+}
+
+int rd_out_table_end(struct rd_out *o)
+{
+	if (o->json) {
+		json_pop(o);
+		return 0;
+	}
+	struct table *t = o->table;
+	size_t *width;
+
+	if (!t)
+		return -EINVAL;
+	width = calloc(t->ncols, sizeof(*width));
+	if (!width) {
+		o->failed = true;
+		goto out;
+	}
+	for (size_t c = 0; c < t->ncols; c++) {
+		width[c] = t->header ? text_width(t->cols[c].header) : 0;
+		for (size_t r = 0; r < t->rows; r++) {
+			const char *s = row_cells(t, r)[c].text;
+			size_t w = text_width(s ? s : "-");
+
+			if (w > width[c])
+				width[c] = w;
+		}
+	}
+	for (size_t r = 0; r < t->rows + (t->header ? 1 : 0); r++) {
+		bool is_header = t->header && r == 0;
+		struct cell *row = is_header ? NULL : row_cells(t, r - (t->header ? 1 : 0));
+
+		text_printf(o, "%*s", t->indent, "");
+		for (size_t c = 0; c < t->ncols; c++) {
+			const char *s = is_header ? t->cols[c].header : (row[c].text ? row[c].text : "-");
+			enum rd_color col = is_header ? RD_C_NONE : row[c].color;
+			size_t pad = width[c] - text_width(s);
+			bool last = c + 1 == t->ncols;
+
+			if (c)
+				text_printf(o, "  ");
+			if (t->cols[c].right)
+				text_printf(o, "%*s", (int)pad, "");
+			text_colored(o, col, s);
+			if (!t->cols[c].right && !last)
+				text_printf(o, "%*s", (int)pad, "");
+		}
+		text_printf(o, "\n");
+	}
+out:
+	free(width);
+	for (size_t i = 0; i < t->rows * t->ncols; i++)
+		free(t->cells[i].text);
+	free(t->cells);
+	free(t->cols);
+	free(t);
+	o->table = NULL;
+	return 0;
+}
+
+/* ---- sections and lists ---- */
+
+int rd_out_section_begin(struct rd_out *o, const char *key, const char *heading_fmt, ...)
+{
+	if (o->json)
+		return json_push(o, key, json_object_new_object());
+	if (o->section_depth >= MAX_DEPTH)
+		return -E2BIG;
+	o->headed[o->section_depth] = heading_fmt != NULL;
+	if (heading_fmt) {
+		char buf[256];
+		va_list ap;
+
+		va_start(ap, heading_fmt);
+		vsnprintf(buf, sizeof(buf), heading_fmt, ap);
+		va_end(ap);
+		text_printf(o, "%*s", o->indent, "");
+		text_colored(o, o->section_depth == 0 ? RD_C_NAME : RD_C_NONE, buf);
+		text_printf(o, "\n");
+		o->indent += 2;
+	}
+	o->section_depth++;
+	return 0;
+}
+
+int rd_out_section_end(struct rd_out *o)
+{
+	if (o->json) {
+		json_pop(o);
+		return 0;
+	}
+	if (o->section_depth == 0)
+		return -EINVAL;
+	o->section_depth--;
+	/* Sections opened without a heading did not indent. */
+	if (o->headed[o->section_depth] && o->indent >= 2)
+		o->indent -= 2;
+	return 0;
+}
+
+int rd_out_list_begin(struct rd_out *o, const char *key)
+{
+	if (o->json)
+		return json_push(o, key, json_object_new_array());
+	return 0;
+}
+
+int rd_out_list_end(struct rd_out *o)
+{
+	if (o->json)
+		json_pop(o);
+	return 0;
+}
+
+/* ---- fields ---- */
+
+static int col_index(const struct table *t, const char *key)
+{
+	for (size_t c = 0; c < t->ncols; c++)
+		if (strcmp(t->cols[c].key, key) == 0)
+			return (int)c;
+	return -1;
+}
+
+static void text_field(struct rd_out *o, const char *key, const char *label, enum rd_color color,
+		       const char *val)
+{
+	struct table *t = o->table;
+
+	if (t) {
+		int c;
+
+		if (!t->in_row || !t->rows || (c = col_index(t, key)) < 0)
+			return;
+		struct cell *cell = &row_cells(t, t->rows - 1)[c];
+
+		free(cell->text);
+		cell->text = val ? strdup(val) : NULL;
+		if (val && !cell->text)
+			o->failed = true;
+		cell->color = color;
+		return;
+	}
+	if (!val)
+		return;	/* sections omit unknown facts */
+	int pad = LABEL_WIDTH - o->indent - (int)strlen(label) - 1;
+
+	text_printf(o, "%*s%s:%*s", o->indent, "", label, pad > 1 ? pad : 1, "");
+	text_colored(o, color, val);
+	text_printf(o, "\n");
+}
+
+void rd_out_cstr(struct rd_out *o, int kind, const char *key, const char *label,
+		 enum rd_color c, const char *val)
+{
+	if (o->json) {
+		if ((kind & RD_JSON) && val)
+			json_attach(o, key, json_object_new_string(val));
+		return;
+	}
+	if (kind & RD_TEXT)
+		text_field(o, key, label ? label : key, c, val);
+}
+
+void rd_out_str(struct rd_out *o, int kind, const char *key, const char *label, const char *val)
+{
+	rd_out_cstr(o, kind, key, label, RD_C_NONE, val);
+}
+
+void rd_out_u64(struct rd_out *o, int kind, const char *key, const char *label, uint64_t val)
+{
+	rd_out_u64_fmt(o, kind, key, label, val, "%llu", (unsigned long long)val);
+}
+
+void rd_out_u64_fmt(struct rd_out *o, int kind, const char *key, const char *label,
+		    uint64_t val, const char *fmt, ...)
+{
+	if (o->json) {
+		if (kind & RD_JSON)
+			json_attach(o, key, json_object_new_uint64(val));
+		return;
+	}
+	if (kind & RD_TEXT) {
+		char buf[256];
+		va_list ap;
+
+		va_start(ap, fmt);
+		vsnprintf(buf, sizeof(buf), fmt, ap);
+		va_end(ap);
+		text_field(o, key, label ? label : key, RD_C_NONE, buf);
+	}
+}
+
+void rd_out_double(struct rd_out *o, int kind, const char *key, const char *label, double val,
+		   const char *textfmt)
+{
+	if (o->json) {
+		if (kind & RD_JSON)
+			json_attach(o, key, json_object_new_double(val));
+		return;
+	}
+	if (kind & RD_TEXT) {
+		char buf[64];
+
+		snprintf(buf, sizeof(buf), textfmt ? textfmt : "%g", val);
+		text_field(o, key, label ? label : key, RD_C_NONE, buf);
+	}
+}
+
+void rd_out_bool(struct rd_out *o, int kind, const char *key, const char *label, bool val)
+{
+	if (o->json) {
+		if (kind & RD_JSON)
+			json_attach(o, key, json_object_new_boolean(val));
+		return;
+	}
+	if (kind & RD_TEXT)
+		text_field(o, key, label ? label : key, RD_C_NONE, val ? "yes" : "no");
+}
+
+void rd_out_strlist(struct rd_out *o, int kind, const char *key, const char *label,
+		    const struct rd_strlist *l, const char *sep)
+{
+	if (o->json) {
+		if (!(kind & RD_JSON))
+			return;
+		json_object *arr = json_object_new_array();
+
+		for (size_t i = 0; arr && i < l->n; i++)
+			json_object_array_add(arr, json_object_new_string(l->v[i]));
+		json_attach(o, key, arr);
+		return;
+	}
+	if (!(kind & RD_TEXT))
+		return;
+	if (!l->n) {
+		text_field(o, key, label ? label : key, RD_C_NONE, NULL);
+		return;
+	}
+	char *joined = rd_strlist_join(l, sep);
+
+	if (!joined) {
+		o->failed = true;
+		return;
+	}
+	text_field(o, key, label ? label : key, RD_C_NONE, joined);
+	free(joined);
+}
+
+void rd_out_line(struct rd_out *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (o->json)
+		return;
+	text_printf(o, "%*s", o->indent, "");
+	va_start(ap, fmt);
+	if (vfprintf(o->fp, fmt, ap) < 0)
+		o->io_error = -EIO;
+	va_end(ap);
+	text_printf(o, "\n");
+}
+
+int rd_color_mode(const char *arg, int fd, bool *color)
+{
+	const char *no = getenv("NO_COLOR");
+
+	if (!arg || strcmp(arg, "auto") == 0) {
+		*color = isatty(fd) && !(no && *no);
+		return 0;
+	}
+	if (strcmp(arg, "always") == 0) {
+		*color = true;
+		return 0;
+	}
+	if (strcmp(arg, "never") == 0) {
+		*color = false;
+		return 0;
+	}
+	return -EINVAL;
+}

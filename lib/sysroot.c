@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: MIT
+#define _GNU_SOURCE
+#include "sysroot.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int rd_sysroot_init(struct rd_sysroot *sr, const char *dir)
+{
+	struct stat st;
+	size_t len;
+
+	sr->root[0] = '\0';
+	sr->rootlen = 0;
+	if (!dir || !*dir || strcmp(dir, "/") == 0)
+		return 0;
+	if (stat(dir, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	len = strlen(dir);
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	if (len >= sizeof(sr->root))
+		return -ENAMETOOLONG;
+	memcpy(sr->root, dir, len);
+	sr->root[len] = '\0';
+	sr->rootlen = len;
+	return 0;
+}
+
+bool rd_sysroot_is_live(const struct rd_sysroot *sr)
+{
+	return sr->rootlen == 0;
+}
+
+int rd_sys_resolve(const struct rd_sysroot *sr, char *buf, size_t len, const char *path)
+{
+	return rd_snprintf(buf, len, "%s%s", sr->root, path);
+}
+
+static int vresolve(const struct rd_sysroot *sr, char *buf, size_t len, const char *fmt, va_list ap)
+{
+	char rel[RD_PATH_MAX];
+	int ret = rd_vsnprintf(rel, sizeof(rel), fmt, ap);
+
+	if (ret)
+		return ret;
+	return rd_sys_resolve(sr, buf, len, rel);
+}
+
+/* Read a whole small file; -EOVERFLOW if it does not fit. */
+static int read_file(const char *path, char *buf, size_t len)
+{
+	size_t off = 0;
+	int fd, ret = 0;
+
+	if (len < 2)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n = read(fd, buf + off, len - 1 - off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		off += (size_t)n;
+		if (off == len - 1) {
+			char extra;
+
+			n = read(fd, &extra, 1);
+			if (n > 0)
+				ret = -EOVERFLOW;
+			break;
+		}
+	}
+	close(fd);
+	buf[off] = '\0';
+	if (ret)
+		return ret;
+	/* Binary garbage: a NUL inside the value is not a sysfs text value. */
+	if (strlen(buf) != off)
+		return -EILSEQ;
+	while (off && isspace((unsigned char)buf[off - 1]))
+		buf[--off] = '\0';
+	return 0;
+}
+
+int rd_sys_read_str(const struct rd_sysroot *sr, char *buf, size_t len, const char *fmt, ...)
+{
+	char path[RD_PATH_MAX];
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vresolve(sr, path, sizeof(path), fmt, ap);
+	va_end(ap);
+	if (ret)
+		return ret;
+	return read_file(path, buf, len);
+}
+
+static const char *skip_space(const char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	return s;
+}
+
+static int parse_base(const char *s, uint64_t *v, int base)
+{
+	unsigned long long x;
+	char *end;
+
+	s = skip_space(s);
+	if (!*s)
+		return -ENODATA;
+	/* strtoull accepts a sign; a counter or id never has one. */
+	if (!isxdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	x = strtoull(s, &end, base);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (end == s)
+		return -EINVAL;
+	end = (char *)skip_space(end);
+	if (*end)
+		return -EINVAL;
+	*v = x;
+	return 0;
+}
+
+int rd_parse_u64(const char *s, uint64_t *v)
+{
+	const char *p = skip_space(s);
+
+	if (*p && !isdigit((unsigned char)*p))
+		return -EINVAL;
+	return parse_base(s, v, 10);
+}
+
+int rd_parse_hex(const char *s, uint64_t *v)
+{
+	s = skip_space(s);
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		s += 2;
+		if (!isxdigit((unsigned char)*s))
+			return -EINVAL;
+	}
+	return parse_base(s, v, 16);
+}
+
+int rd_parse_gid(const char *s, uint8_t gid[16])
+{
+	char tmp[64];
+	size_t n;
+
+	s = skip_space(s);
+	n = strlen(s);
+	while (n && isspace((unsigned char)s[n - 1]))
+		n--;
+	if (!n)
+		return -ENODATA;
+	if (n >= sizeof(tmp))
+		return -EINVAL;
+	memcpy(tmp, s, n);
+	tmp[n] = '\0';
+	/* The kernel's form is eight 4-digit groups; inet_pton also reads it. */
+	if (inet_pton(AF_INET6, tmp, gid) != 1)
+		return -EINVAL;
+	return 0;
+}
+
+int rd_parse_enum(const char *s, uint64_t *num, char *name, size_t namelen)
+{
+	const char *p = skip_space(s);
+	char digits[24];
+	size_t n = 0;
+	int ret;
+
+	while (isdigit((unsigned char)p[n]) && n < sizeof(digits) - 1) {
+		digits[n] = p[n];
+		n++;
+	}
+	if (!n) {
+		if (!*p)
+			return -ENODATA;
+		return -EINVAL;
+	}
+	digits[n] = '\0';
+	ret = rd_parse_u64(digits, num);
+	if (ret)
+		return ret;
+	p += n;
+	if (*p && *p != ':' && !isspace((unsigned char)*p))
+		return -EINVAL;
+	if (*p == ':')
+		p++;
+	p = skip_space(p);
+	if (name && namelen) {
+		size_t len;
+
+		rd_strlcpy(name, p, namelen);
+		len = strlen(name);
+		while (len && isspace((unsigned char)name[len - 1]))
+			name[--len] = '\0';
+	}
+	return 0;
+}
+
+int rd_sys_read_u64(const struct rd_sysroot *sr, uint64_t *v, const char *fmt, ...)
+{
+	char path[RD_PATH_MAX], buf[64];
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vresolve(sr, path, sizeof(path), fmt, ap);
+	va_end(ap);
+	if (ret)
+		return ret;
+	ret = read_file(path, buf, sizeof(buf));
+	if (ret)
+		return ret;
+	return rd_parse_u64(buf, v);
+}
+
+int rd_sys_read_hex(const struct rd_sysroot *sr, uint64_t *v, const char *fmt, ...)
+{
+	char path[RD_PATH_MAX], buf[64];
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vresolve(sr, path, sizeof(path), fmt, ap);
+	va_end(ap);
+	if (ret)
+		return ret;
+	ret = read_file(path, buf, sizeof(buf));
+	if (ret)
+		return ret;
+	return rd_parse_hex(buf, v);
+}
+
+int rd_sys_read_gid(const struct rd_sysroot *sr, uint8_t gid[16], const char *fmt, ...)
+{
+	char path[RD_PATH_MAX], buf[96];
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vresolve(sr, path, sizeof(path), fmt, ap);
+	va_end(ap);
+	if (ret)
+		return ret;
+	ret = read_file(path, buf, sizeof(buf));
+	if (ret)
+		return ret;
+	return rd_parse_gid(buf, gid);
+}
+
+int rd_sys_list(const struct rd_sysroot *sr, struct rd_strlist *out, const char *fmt, ...)
+{
+	char path[RD_PATH_MAX];
+	struct dirent *de;
+	va_list ap;
+	DIR *d;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vresolve(sr, path, sizeof(path), fmt, ap);
+	va_end(ap);
+	if (ret)
+		return ret;
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while ((errno = 0, de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		ret = rd_strlist_add(out, de->d_name);
+		if (ret)
+			goto out;
+	}
+	if (errno)
+		ret = -errno;
+	rd_strlist_sort_natural(out);
+out:
+	closedir(d);
+	return ret;
+}
+
+int rd_sys_readlink(const struct rd_sysroot *sr, char *buf, size_t len, const char *fmt, ...)
+{
+	char path[RD_PATH_MAX];
+	va_list ap;
+	ssize_t n;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vresolve(sr, path, sizeof(path), fmt, ap);
+	va_end(ap);
+	if (ret)
+		return ret;
+	if (len < 2)
+		return -EINVAL;
+	n = readlink(path, buf, len - 1);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n == len - 1)
+		return -ENAMETOOLONG;
+	buf[n] = '\0';
+	return 0;
+}
+
+int rd_sys_link_basename(const struct rd_sysroot *sr, char *buf, size_t len, const char *fmt, ...)
+{
+	char path[RD_PATH_MAX], target[RD_PATH_MAX];
+	const char *base;
+	va_list ap;
+	ssize_t n;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vresolve(sr, path, sizeof(path), fmt, ap);
+	va_end(ap);
+	if (ret)
+		return ret;
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n < 0)
+		return -errno;
+	target[n] = '\0';
+	while (n > 1 && target[n - 1] == '/')
+		target[--n] = '\0';
+	base = strrchr(target, '/');
+	base = base ? base + 1 : target;
+	if (!*base)
+		return -EINVAL;
+	if (strlen(base) >= len)
+		return -ENAMETOOLONG;
+	strcpy(buf, base);
+	return 0;
+}
+
+bool rd_sys_exists(const struct rd_sysroot *sr, const char *fmt, ...)
+{
+	char path[RD_PATH_MAX];
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vresolve(sr, path, sizeof(path), fmt, ap);
+	va_end(ap);
+	if (ret)
+		return false;
+	return access(path, F_OK) == 0;
+}
+
+const char *rd_read_strerror(int err)
+{
+	switch (err) {
+	case -ENODATA:
+		return "empty";
+	case -EINVAL:
+		return "malformed value";
+	case -ERANGE:
+		return "value out of range";
+	case -EOVERFLOW:
+		return "value too long";
+	case -EILSEQ:
+		return "binary data";
+	default:
+		return strerror(-err);
+	}
+}

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: MIT
+#define _GNU_SOURCE
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int rd_strlist_add(struct rd_strlist *l, const char *s)
+{
+	if (l->n + 1 >= l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 8;
+		char **v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n] = strdup(s);
+	if (!l->v[l->n])
+		return -ENOMEM;
+	l->n++;
+	l->v[l->n] = NULL;
+	return 0;
+}
+
+bool rd_strlist_has(const struct rd_strlist *l, const char *s)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->v[i], s) == 0)
+			return true;
+	return false;
+}
+
+int rd_strlist_add_unique(struct rd_strlist *l, const char *s)
+{
+	if (rd_strlist_has(l, s))
+		return 0;
+	return rd_strlist_add(l, s);
+}
+
+void rd_strlist_free(struct rd_strlist *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = l->cap = 0;
+}
+
+char *rd_strlist_join(const struct rd_strlist *l, const char *sep)
+{
+	size_t len = 1, seplen = strlen(sep);
+	char *out, *p;
+
+	for (size_t i = 0; i < l->n; i++)
+		len += strlen(l->v[i]) + seplen;
+	out = malloc(len);
+	if (!out)
+		return NULL;
+	p = out;
+	for (size_t i = 0; i < l->n; i++) {
+		if (i) {
+			memcpy(p, sep, seplen);
+			p += seplen;
+		}
+		size_t n = strlen(l->v[i]);
+
+		memcpy(p, l->v[i], n);
+		p += n;
+	}
+	*p = '\0';
+	return out;
+}
+
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+int rd_natural_cmp(const char *a, const char *b)
+{
+	bool da = all_digits(a), db = all_digits(b);
+
+	if (da && db) {
+		/* Compare by length after leading zeros, then lexically: no overflow. */
+		while (*a == '0' && a[1])
+			a++;
+		while (*b == '0' && b[1])
+			b++;
+		size_t la = strlen(a), lb = strlen(b);
+
+		if (la != lb)
+			return la < lb ? -1 : 1;
+		return strcmp(a, b);
+	}
+	if (da != db)
+		return da ? -1 : 1;
+	return strverscmp(a, b);
+}
+
+static int natural_qsort_cmp(const void *a, const void *b)
+{
+	return rd_natural_cmp(*(char *const *)a, *(char *const *)b);
+}
+
+void rd_strlist_sort_natural(struct rd_strlist *l)
+{
+	if (l->n > 1)
+		qsort(l->v, l->n, sizeof(*l->v), natural_qsort_cmp);
+}
+
+void rd_warn(struct rd_warnings *w, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	if (!w)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	/* Out of memory while warning: the warning is lost, nothing else is. */
+	(void)rd_strlist_add(&w->msgs, buf);
+}
+
+void rd_warnings_free(struct rd_warnings *w)
+{
+	rd_strlist_free(&w->msgs);
+}
+
+int rd_vsnprintf(char *buf, size_t len, const char *fmt, va_list ap)
+{
+	int n = vsnprintf(buf, len, fmt, ap);
+
+	if (n < 0)
+		return -EINVAL;
+	if ((size_t)n >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int rd_snprintf(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = rd_vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+void rd_strlcpy(char *dst, const char *src, size_t len)
+{
+	size_t n;
+
+	if (!len)
+		return;
+	n = strnlen(src, len - 1);
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/* Small helpers shared by every lib module: string lists and the warning sink. */
+#ifndef RD_UTIL_H
+#define RD_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#define RD_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* A growable list of owned strings. */
+struct rd_strlist {
+	char **v;
+	size_t n;
+	size_t cap;
+};
+
+int rd_strlist_add(struct rd_strlist *l, const char *s);
+/* Add unless an equal string is already present. */
+int rd_strlist_add_unique(struct rd_strlist *l, const char *s);
+bool rd_strlist_has(const struct rd_strlist *l, const char *s);
+void rd_strlist_free(struct rd_strlist *l);
+/* Join with sep into a new string (never NULL on success; "" for an empty list). */
+char *rd_strlist_join(const struct rd_strlist *l, const char *sep);
+/* Sort: all-digit names numerically, before other names in version order. */
+void rd_strlist_sort_natural(struct rd_strlist *l);
+int rd_natural_cmp(const char *a, const char *b);
+
+/*
+ * The library never prints.  Things worth a warning (a malformed sysfs file,
+ * a device that would not open) are collected here; the tool reports them.
+ */
+struct rd_warnings {
+	struct rd_strlist msgs;
+};
+
+void rd_warn(struct rd_warnings *w, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void rd_warnings_free(struct rd_warnings *w);
+
+/* snprintf into buf; -ENAMETOOLONG when it did not fit. */
+int rd_snprintf(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int rd_vsnprintf(char *buf, size_t len, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+
+/* Copy with truncation, always NUL-terminated. */
+void rd_strlcpy(char *dst, const char *src, size_t len);
+
+#endif

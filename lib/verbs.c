@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: MIT
+#define _GNU_SOURCE
+#include "verbs.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *rd_mtu_str(enum ibv_mtu mtu)
+{
+	switch (mtu) {
+	case IBV_MTU_256:
+		return "256";
+	case IBV_MTU_512:
+		return "512";
+	case IBV_MTU_1024:
+		return "1024";
+	case IBV_MTU_2048:
+		return "2048";
+	case IBV_MTU_4096:
+		return "4096";
+	default:
+		return NULL;
+	}
+}
+
+const char *rd_atomic_cap_str(enum ibv_atomic_cap c)
+{
+	switch (c) {
+	case IBV_ATOMIC_NONE:
+		return "none";
+	case IBV_ATOMIC_HCA:
+		return "hca";
+	case IBV_ATOMIC_GLOB:
+		return "global";
+	default:
+		return NULL;
+	}
+}
+
+const char *rd_width_str(uint8_t width)
+{
+	switch (width) {
+	case 1:
+		return "1X";
+	case 2:
+		return "4X";
+	case 4:
+		return "8X";
+	case 8:
+		return "12X";
+	case 16:
+		return "2X";
+	default:
+		return NULL;
+	}
+}
+
+int rd_width_lanes(uint8_t width)
+{
+	switch (width) {
+	case 1:
+		return 1;
+	case 2:
+		return 4;
+	case 4:
+		return 8;
+	case 8:
+		return 12;
+	case 16:
+		return 2;
+	default:
+		return 0;
+	}
+}
+
+const char *rd_speed_str(uint8_t speed)
+{
+	switch (speed) {
+	case 1:
+		return "SDR";
+	case 2:
+		return "DDR";
+	case 4:
+		return "QDR";
+	case 8:
+		return "FDR10";
+	case 16:
+		return "FDR";
+	case 32:
+		return "EDR";
+	case 64:
+		return "HDR";
+	case 128:
+		return "NDR";
+	default:
+		return NULL;
+	}
+}
+
+double rd_speed_gbps(uint8_t speed)
+{
+	switch (speed) {
+	case 1:
+		return 2.5;
+	case 2:
+		return 5.0;
+	case 4:
+		return 10.0;
+	case 8:
+		return 10.3125;
+	case 16:
+		return 14.0625;
+	case 32:
+		return 25.78125;
+	case 64:
+		return 53.125;
+	case 128:
+		return 106.25;
+	default:
+		return 0;
+	}
+}
+
+static void query_one(struct ibv_device *ibdev, struct rd_device *dev)
+{
+	struct ibv_context *ctx;
+	struct rd_verbs_device *vd;
+
+	ctx = ibv_open_device(ibdev);
+	if (!ctx) {
+		int err = errno ? errno : EIO;
+
+		snprintf(dev->verbs_error, sizeof(dev->verbs_error), "cannot open %s: %s%s",
+			 dev->uverbs[0] ? dev->uverbs : "its uverbs device", strerror(err),
+			 err == EACCES ? " (needs access to /dev/infiniband; try as root)" : "");
+		return;
+	}
+	vd = calloc(1, sizeof(*vd));
+	if (!vd) {
+		snprintf(dev->verbs_error, sizeof(dev->verbs_error), "out of memory");
+		goto out;
+	}
+	int ret = ibv_query_device(ctx, &vd->attr);
+
+	if (ret) {
+		snprintf(dev->verbs_error, sizeof(dev->verbs_error), "ibv_query_device: %s",
+			 strerror(ret));
+		free(vd);
+		goto out;
+	}
+	dev->verbs = vd;
+	for (unsigned int i = 0; i < dev->nports; i++) {
+		struct rd_port *p = &dev->ports[i];
+		struct rd_verbs_port *vp = calloc(1, sizeof(*vp));
+
+		if (!vp)
+			break;
+		if (ibv_query_port(ctx, (uint8_t)p->num, &vp->attr)) {
+			free(vp);
+			continue;
+		}
+		p->verbs = vp;
+	}
+out:
+	ibv_close_device(ctx);
+}
+
+int rd_verbs_query(struct rd_device_list *list)
+{
+	struct ibv_device **ibdevs;
+	int n = 0;
+
+	errno = 0;
+	ibdevs = ibv_get_device_list(&n);
+	if (!ibdevs) {
+		int err = errno ? errno : EIO;
+
+		for (unsigned int i = 0; i < list->n; i++)
+			snprintf(list->v[i].verbs_error, sizeof(list->v[i].verbs_error),
+				 "libibverbs cannot list devices: %s", strerror(err));
+		return -err;
+	}
+	for (unsigned int i = 0; i < list->n; i++) {
+		struct rd_device *dev = &list->v[i];
+		struct ibv_device *match = NULL;
+
+		for (int j = 0; j < n; j++)
+			if (strcmp(ibv_get_device_name(ibdevs[j]), dev->name) == 0)
+				match = ibdevs[j];
+		if (!match) {
+			snprintf(dev->verbs_error, sizeof(dev->verbs_error),
+				 "no userspace verbs provider for it (is ibverbs-providers installed?)");
+			continue;
+		}
+		query_one(match, dev);
+	}
+	ibv_free_device_list(ibdevs);
+	return 0;
+}

@@ -1,0 +1,23 @@
+#!/bin/sh
+# Lint man pages with mandoc (warnings and worse) and groff -ww.
+# usage: tests/lint-man.sh [--results FILE] PAGE...
+set -u
+result=
+if [ "${1:-}" = --results ]; then result=$2; shift 2; fi
+pass=0 fail=0
+for page in "$@"; do
+	out=$( { mandoc -T lint -W warning "$page" 2>&1; groff -ww -z -man "$page" 2>&1; } )
+	if [ -z "$out" ]; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: $page"
+		printf '%s\n' "$out" | sed 's/^/  /'
+	fi
+done
+if [ -n "$result" ]; then
+	mkdir -p "$(dirname "$result")"
+	echo "$pass $fail" > "$result"
+fi
+echo "man: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

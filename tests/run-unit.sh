@@ -1,0 +1,26 @@
+#!/bin/sh
+# Run every cmocka unit test binary; record "passed failed" for the summary.
+# usage: tests/run-unit.sh BUILD_DIR RESULT_FILE
+set -u
+build=$1 result=$2
+mkdir -p "$(dirname "$result")"
+pass=0 fail=0
+for t in "$build"/tests/test_*; do
+	[ -x "$t" ] || continue
+	out=$("$t" 2>&1)
+	rc=$?
+	p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -1)
+	f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -1)
+	p=${p:-0} f=${f:-0}
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1	# crashed or sanitizer abort before cmocka could count
+	fi
+	if [ "$f" -ne 0 ]; then
+		printf '%s\n' "$out"
+		echo "FAIL: $(basename "$t")"
+	fi
+	pass=$((pass + p)) fail=$((fail + f))
+done
+echo "$pass $fail" > "$result"
+echo "unit$(case $build in *san*) echo "(asan+ubsan)";; esac): $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
