@@ -93,7 +93,7 @@ uninstall:
 # ---- dependencies (Debian) ----
 DEB_BUILD_DEPS := build-essential pkg-config clang libibverbs-dev librdmacm-dev libnl-3-dev \
 	libnl-route-3-dev libncurses-dev libjson-c-dev
-DEB_TEST_DEPS := libcmocka-dev mandoc jq tmux qemu-system-x86 busybox-static cpio kmod rdma-core \
+DEB_TEST_DEPS := libcmocka-dev mandoc groff-base bash-completion zsh jq tmux util-linux qemu-system-x86 busybox-static cpio kmod rdma-core \
 	ibverbs-providers ibverbs-utils rdmacm-utils perftest iproute2 xz-utils zstd
 deps:
 	@if [ "$$(id -u)" = 0 ]; then \
@@ -130,10 +130,12 @@ lint-man:
 check:
 	@rm -rf $(RESULTS); mkdir -p $(RESULTS)
 	@$(MAKE) --no-print-directory all
+	@echo "== build tier (gcc, clang, install)"; tests/check-build.sh $(RESULTS)/build || true
 	@echo "== unit tier"; $(MAKE) --no-print-directory check-unit || true
 	@echo "== CLI tier"; $(MAKE) --no-print-directory check-cli || true
 	@echo "== sanitizer pass (ASan+UBSan): unit and CLI tiers"; $(MAKE) --no-print-directory check-san || true
 	@echo "== man pages"; tests/lint-man.sh --results $(RESULTS)/man $(MANPAGES) || true
+	@echo "== shell completions"; tests/completion.sh $(RESULTS)/completion || true
 	@echo "== VM tier"; $(MAKE) --no-print-directory check-vm || true
 	@tests/summary.sh $(RESULTS)
 

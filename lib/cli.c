@@ -84,8 +84,8 @@ int rd_cli_common_opt(struct rd_cli *cli, int opt, const char *arg)
 			return -1;
 		for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 			if (!valid_name(tok)) {
-				free(copy);
 				rd_cli_usage_error(cli, "invalid device name '%s'", tok);
+				free(copy);
 				return -1;
 			}
 			rd_strlist_add_unique(&cli->devices, tok);
@@ -136,6 +136,15 @@ int rd_cli_setup(struct rd_cli *cli)
 	if (rd_color_mode(cli->color_arg, STDOUT_FILENO, &cli->color))
 		return RD_EXIT_USAGE;
 	return -1;
+}
+
+int rd_cli_getopt_error(const struct rd_cli *cli, int opt, char **argv)
+{
+	if (opt == ':')
+		return rd_cli_usage_error(cli, "option '%s' needs an argument", argv[optind - 1]);
+	if (optopt)
+		return rd_cli_usage_error(cli, "invalid option -- '%c'", optopt);
+	return rd_cli_usage_error(cli, "unrecognized option '%s'", argv[optind - 1]);
 }
 
 bool rd_cli_port_selected(const struct rd_cli *cli, const struct rd_port *port)

@@ -26,7 +26,11 @@ enum {
 	RD_OPT_TOOL_BASE = 0x1100,	/* tools number their own long-only options from here */
 };
 
-/* Short options of the common set, for a tool's optstring. */
+/*
+ * Short options of the common set, for a tool's optstring.  A tool's
+ * optstring starts with ':' (and the tool sets opterr = 0) so that
+ * rd_cli_getopt_error() reports bad options under the tool's own name.
+ */
 #define RD_COMMON_SHORTOPTS "d:p:jhV"
 
 #define RD_COMMON_LONGOPTS                                                         \
@@ -67,6 +71,8 @@ void rd_cli_error(const struct rd_cli *cli, const char *fmt, ...)
 /* Report a usage error with a pointer to --help; returns RD_EXIT_USAGE. */
 int rd_cli_usage_error(const struct rd_cli *cli, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Report getopt's '?' or ':' result; returns RD_EXIT_USAGE. */
+int rd_cli_getopt_error(const struct rd_cli *cli, int opt, char **argv);
 /* Print and clear the collected warnings. */
 void rd_cli_flush_warnings(struct rd_cli *cli);
 void rd_cli_print_version(const struct rd_cli *cli);

@@ -200,6 +200,10 @@ static bool read_num_field(const struct field_ctx *fc, const char *file, uint64_
 	if (!read_str_field(fc, file, buf, sizeof(buf), false))
 		return false;
 	ret = hex ? rd_parse_hex(buf, v) : rd_parse_u64(buf, v);
+	if (ret == -ENODATA) {
+		field_warn(fc, file, rd_read_strerror(ret));
+		return false;
+	}
 	if (ret) {
 		char what[128];
 

@@ -24,6 +24,21 @@ int rd_port_netdevs_sysfs(const struct rd_sysroot *sr, const struct rd_device *d
 	char name[64];
 	int ret = 0;
 
+	/* Unused slots and IB ports fail with EINVAL: that is expected, not a warning. */
+	if (rd_sys_list(sr, &l, "/sys/class/infiniband/%s/ports/%u/gid_attrs/ndevs", dev->name,
+			port->num) == 0) {
+		for (size_t i = 0; i < l.n; i++) {
+			if (rd_sys_read_str(sr, name, sizeof(name),
+					    "/sys/class/infiniband/%s/ports/%u/gid_attrs/ndevs/%s",
+					    dev->name, port->num, l.v[i]) || !name[0])
+				continue;
+			ret = rd_strlist_add_unique(out, name);
+			if (ret)
+				goto out;
+		}
+	}
+	rd_strlist_free(&l);
+
 	if (dev->parent[0]) {
 		ret = rd_strlist_add_unique(out, dev->parent);
 		if (ret)
@@ -47,19 +62,6 @@ int rd_port_netdevs_sysfs(const struct rd_sysroot *sr, const struct rd_device *d
 	}
 	rd_strlist_free(&l);
 
-	/* Unused slots and IB ports fail with EINVAL: that is expected, not a warning. */
-	if (rd_sys_list(sr, &l, "/sys/class/infiniband/%s/ports/%u/gid_attrs/ndevs", dev->name,
-			port->num) == 0) {
-		for (size_t i = 0; i < l.n; i++) {
-			if (rd_sys_read_str(sr, name, sizeof(name),
-					    "/sys/class/infiniband/%s/ports/%u/gid_attrs/ndevs/%s",
-					    dev->name, port->num, l.v[i]) || !name[0])
-				continue;
-			ret = rd_strlist_add_unique(out, name);
-			if (ret)
-				goto out;
-		}
-	}
 out:
 	rd_strlist_free(&l);
 	return ret;

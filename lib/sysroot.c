@@ -378,7 +378,7 @@ const char *rd_read_strerror(int err)
 {
 	switch (err) {
 	case -ENODATA:
-		return "empty";
+		return "empty file";
 	case -EINVAL:
 		return "malformed value";
 	case -ERANGE:

@@ -363,7 +363,8 @@ int main(int argc, char **argv)
 	int opt, ret = RD_EXIT_FAIL;
 
 	rd_cli_init(&cli, "rdma-devinfo");
-	while ((opt = getopt_long(argc, argv, "vl" RD_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":vl" RD_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
 		int c = rd_cli_common_opt(&cli, opt, optarg);
 
 		if (c < 0) {
@@ -383,8 +384,7 @@ int main(int argc, char **argv)
 			no_verbs = true;
 			break;
 		default:
-			fprintf(stderr, "Try '%s --help' for more information.\n", cli.prog);
-			ret = RD_EXIT_USAGE;
+			ret = rd_cli_getopt_error(&cli, opt, argv);
 			goto out;
 		}
 	}

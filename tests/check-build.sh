@@ -1,0 +1,48 @@
+#!/bin/bash
+# Build tier: the tree builds warning-free (-Werror) with gcc and clang, and
+# make install / uninstall put and remove exactly the expected files.
+# usage: tests/check-build.sh RESULT_FILE
+set -u
+cd "$(dirname "$0")/.." || exit 1
+result=$1
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+for cc in gcc clang; do
+	if ! command -v "$cc" > /dev/null; then
+		bad "$cc not installed"
+		continue
+	fi
+	if out=$(make --no-print-directory -s CC=$cc BUILD=build/cc-$cc all 2>&1); then
+		ok
+	else
+		bad "build with $cc"
+		printf '%s\n' "$out" | tail -20
+	fi
+done
+
+dest=$(mktemp -d)
+trap 'rm -rf "$dest"' EXIT
+if make --no-print-directory -s install DESTDIR="$dest" PREFIX=/usr/local > /dev/null 2>&1; then
+	missing=
+	for t in tools/rdma-*.c; do
+		t=$(basename "$t" .c)
+		for f in bin/$t share/man/man1/$t.1 share/bash-completion/completions/$t \
+			share/zsh/site-functions/_$t; do
+			[ -e "$dest/usr/local/$f" ] || missing="$missing $f"
+		done
+		[ -x "$dest/usr/local/bin/$t" ] || missing="$missing (bin/$t not executable)"
+	done
+	if [ -z "$missing" ]; then ok; else bad "make install: missing$missing"; fi
+	make --no-print-directory -s uninstall DESTDIR="$dest" PREFIX=/usr/local > /dev/null 2>&1
+	left=$(find "$dest" -type f | sed "s|^$dest||")
+	if [ -z "$left" ]; then ok; else bad "make uninstall left: $left"; fi
+else
+	bad "make install failed"
+fi
+
+mkdir -p "$(dirname "$result")"
+echo "$pass $fail" > "$result"
+echo "build: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,58 @@
+#!/bin/bash
+# Shell completion tier: drive the bash completion functions the way bash
+# does (COMP_WORDS/COMP_CWORD) and check COMPREPLY; parse the zsh ones.
+# usage: tests/completion.sh RESULT_FILE
+set -u
+cd "$(dirname "$0")/.." || exit 1
+result=$1
+pass=0 fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/sys/class/infiniband/mlx5_0" "$tmp/sys/class/infiniband/rxe0"
+
+# expect TOOL "WORDS..." EXPECTED-WORDS...: completing the last word of WORDS
+expect() {
+	local tool=$1 line=$2; shift 2
+	local got
+	got=$(bash -c '
+		. /usr/share/bash-completion/bash_completion 2>/dev/null || exit 3
+		. completions/bash/'"$tool"'
+		COMP_LINE=$1; COMP_POINT=${#1}
+		read -ra COMP_WORDS <<< "$1"
+		[[ $1 == *" " ]] && COMP_WORDS+=("")
+		COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))
+		fn=$(complete -p '"$tool"' | sed "s/.*-F \([^ ]*\) .*/\1/")
+		"$fn" '"$tool"' "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
+		printf "%s\n" "${COMPREPLY[@]}" | sort | tr "\n" " "' _ "$line")
+	local want
+	want=$(printf '%s\n' "$@" | sort | tr '\n' ' ')
+	if [ "$got" = "$want" ]; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: complete '$line': got '$got', want '$want'"
+	fi
+}
+
+for f in completions/bash/rdma-*; do
+	t=$(basename "$f")
+	expect "$t" "$t --sysroot $tmp -d " mlx5_0 rxe0
+	expect "$t" "$t --sysroot $tmp --device m" mlx5_0
+	expect "$t" "$t --colo" --color
+	expect "$t" "$t --color " auto always never
+	expect "$t" "$t --json" --json
+done
+for f in completions/zsh/_rdma-*; do
+	if zsh -n "$f" 2>"$tmp/err" && grep -q "^#compdef $(basename "$f" | cut -c2-)\$" "$f"; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: zsh completion $f does not parse or lacks its #compdef line"
+		cat "$tmp/err"
+	fi
+done
+
+mkdir -p "$(dirname "$result")"
+echo "$pass $fail" > "$result"
+echo "completion: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
