@@ -391,6 +391,16 @@ int rd_device_read(const struct rd_sysroot *sr, const char *name, struct rd_devi
 	if (rd_sys_link_basename(sr, link, sizeof(link), "%s/device/driver", fc.dir) == 0)
 		rd_strlcpy(dev->driver, link, sizeof(dev->driver));
 	(void)find_uverbs(sr, name, dev->uverbs, sizeof(dev->uverbs));
+	dev->num_vfs = -1;
+	if (rd_sys_link_basename(sr, link, sizeof(link), "%s/device/physfn", fc.dir) == 0 &&
+	    looks_like_pci(link))
+		rd_strlcpy(dev->pf_pci, link, sizeof(dev->pf_pci));
+	{
+		uint64_t nvfs;
+
+		if (rd_sys_read_u64(sr, &nvfs, "%s/device/sriov_numvfs", fc.dir) == 0 && nvfs < 65536)
+			dev->num_vfs = (int)nvfs;
+	}
 
 	ret = rd_sys_list(sr, &ports, "%s/ports", fc.dir);
 	if (ret) {

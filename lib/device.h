@@ -79,6 +79,8 @@ struct rd_device {
 	char parent[64];		/* rxe/siw: the netdev they sit on */
 	char pci[32];			/* "0000:03:00.0" if on PCI */
 	char driver[64];		/* kernel driver of the parent device */
+	char pf_pci[32];		/* SR-IOV VF: PCI address of its PF */
+	int num_vfs;			/* SR-IOV PF: sriov_numvfs; -1 if not a PF */
 	struct rd_port *ports;
 	unsigned int nports;
 	struct rd_strlist netdevs;	/* union of the ports' netdevs */

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #define MAX_DEPTH 16
-#define LABEL_WIDTH 26
+#define LABEL_WIDTH 30
 
 struct cell {
 	char *text;

@@ -328,6 +328,10 @@ static void print_detail(struct rd_out *o, const struct rd_cli *cli, const struc
 	rd_out_str(o, RD_ANY, "pci", NULL, d->pci[0] ? d->pci : NULL);
 	rd_out_str(o, RD_ANY, "driver", NULL, d->driver[0] ? d->driver : NULL);
 	rd_out_str(o, RD_ANY, "parent", NULL, d->parent[0] ? d->parent : NULL);
+	if (d->pf_pci[0])
+		rd_out_str(o, RD_ANY, "pf_pci", "sriov_pf", d->pf_pci);
+	if (d->num_vfs > 0)
+		rd_out_u64(o, RD_ANY, "num_vfs", "sriov_vfs", (uint64_t)d->num_vfs);
 	if (d->uverbs[0]) {
 		snprintf(buf, sizeof(buf), "/dev/infiniband/%s", d->uverbs);
 		rd_out_str(o, RD_ANY, "uverbs", NULL, buf);

@@ -104,11 +104,11 @@ static void test_sections(void **state)
 	assert_int_equal(rd_out_finish(o), 0);
 	fclose(f);
 	assert_string_equal(buf, "rxe0\n"
-				 "  fw_ver:                 1.0\n"
-				 "  lid:                    0x1a\n"
+				 "  fw_ver:                     1.0\n"
+				 "  lid:                        0x1a\n"
 				 "  port 1\n"
-				 "    state:                ACTIVE\n"
-				 "  after:                  x\n");
+				 "    state:                    ACTIVE\n"
+				 "  after:                      x\n");
 	free(buf);
 }
 
