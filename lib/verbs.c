@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const char *rd_mtu_str(enum ibv_mtu mtu)
 {
@@ -128,13 +129,25 @@ static void query_one(struct ibv_device *ibdev, struct rd_device *dev)
 	struct ibv_context *ctx;
 	struct rd_verbs_device *vd;
 
+	errno = 0;
 	ctx = ibv_open_device(ibdev);
 	if (!ctx) {
 		int err = errno ? errno : EIO;
+		char path[64];
 
+		/*
+		 * libibverbs falls back to other ways of opening the char device
+		 * and the last one's errno wins (often ENOENT): ask the node.
+		 */
+		if (dev->uverbs[0]) {
+			snprintf(path, sizeof(path), "/dev/infiniband/%s", dev->uverbs);
+			if (access(path, R_OK | W_OK) < 0)
+				err = errno;
+		}
 		snprintf(dev->verbs_error, sizeof(dev->verbs_error), "cannot open %s: %s%s",
 			 dev->uverbs[0] ? dev->uverbs : "its uverbs device", strerror(err),
-			 err == EACCES ? " (needs access to /dev/infiniband; try as root)" : "");
+			 err == EACCES ? " (no access to /dev/infiniband; run as root or fix its mode)" :
+			 err == ENOENT ? " (no device node; are udev rules from rdma-core installed?)" : "");
 		return;
 	}
 	vd = calloc(1, sizeof(*vd));

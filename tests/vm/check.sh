@@ -1,0 +1,40 @@
+#!/bin/bash
+# VM tier for `make check`: few boots, many checks in each.
+#   one VM:   every single-host scenario in one boot
+#   two VMs:  the paired scenarios in one boot of the pair
+# usage: tests/vm/check.sh BUILD_DIR RESULT_FILE
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+result=$2
+mkdir -p "$(dirname "$result")"
+log=build/vm/logs
+mkdir -p "$log"
+
+# Single-host scenarios, in order.  smoke proves the stack before the tools.
+SINGLE=(tests/vm/smoke.sh tests/vm/devinfo.sh)
+# Pairs: A-side then B-side.
+PAIR=(tests/vm/smoke-pair-a.sh tests/vm/smoke-pair-b.sh)
+
+pass=0 fail=0
+count() { # file: add the run's closing "N passed, N failed"
+	local line p f
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$1" | tail -1)
+	if [ -z "$line" ]; then
+		fail=$((fail + 1))
+		echo "FAIL: VM run produced no result line"
+		return
+	fi
+	p=${line%% passed*} f=${line#*passed, } f=${f%% failed*}
+	pass=$((pass + p)) fail=$((fail + f))
+}
+
+tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
+tests/vm/run.sh --name single --timeout 900 "${SINGLE[@]}" > "$tmp" 2>&1
+cat "$tmp"; count "$tmp"
+tests/vm/run.sh --pair --name pair --timeout 900 "${PAIR[@]}" > "$tmp" 2>&1
+cat "$tmp"; count "$tmp"
+
+echo "$pass $fail" > "$result"
+echo "vm: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
