@@ -65,9 +65,19 @@ enum rd_gid_ver rd_gid_ver_from(const char *type, enum rd_link_layer ll, bool ll
 	return RD_GID_VER_UNKNOWN;
 }
 
+enum rd_gid_ver rd_port_gid_ver(const struct rd_device *dev, const struct rd_port *port,
+				const char *type)
+{
+	if ((dev->known & RD_DEV_NODE_TYPE) && dev->node_type == 4)
+		return RD_GID_VER_IWARP;
+	return rd_gid_ver_from(type, port->link_layer, port->known & RD_PORT_LINK_LAYER);
+}
+
 const char *rd_gid_ver_name(enum rd_gid_ver v)
 {
 	switch (v) {
+	case RD_GID_VER_IWARP:
+		return "iWARP";
 	case RD_GID_VER_IB:
 		return "IB";
 	case RD_GID_VER_V1:
@@ -127,8 +137,7 @@ int rd_port_gid_table(const struct rd_sysroot *sr, const struct rd_device *dev,
 			if (rd_sys_read_str(sr, g.ndev, sizeof(g.ndev), "%s/gid_attrs/ndevs/%s", dir,
 					    slots.v[i]))
 				g.ndev[0] = '\0';
-			g.ver = rd_gid_ver_from(g.type, port->link_layer,
-						port->known & RD_PORT_LINK_LAYER);
+			g.ver = rd_port_gid_ver(dev, port, g.type);
 			if (g.ndev[0])
 				g.vlan = rd_vlan_map_lookup(&vlans, g.ndev);
 		}
@@ -187,14 +196,18 @@ const struct rd_gid *rd_gid_best(const struct rd_gid_table *t, const struct rd_p
 {
 	const struct rd_gid *best = NULL;
 	int best_score = -1;
-	bool any = false, any_roce = false, any_vlan = false, any_up = false;
+	bool any = false, any_roce = false, any_vlan = false;
 	char addr[48];
 
 	reason[0] = why[0] = '\0';
-	if ((port->known & RD_PORT_LINK_LAYER) && port->link_layer == RD_LL_INFINIBAND) {
+	bool ib = (port->known & RD_PORT_LINK_LAYER) && port->link_layer == RD_LL_INFINIBAND;
+	bool iwarp = t->n && t->v[0].ver == RD_GID_VER_IWARP;
+
+	if (ib || iwarp) {
 		for (size_t i = 0; i < t->n; i++) {
 			if (!rd_gid_is_zero(t->v[i].raw)) {
-				snprintf(reason, reason_len, "InfiniBand, port GID");
+				snprintf(reason, reason_len, ib ? "InfiniBand, port GID" :
+					 "iWARP, the port's only GID");
 				return &t->v[i];
 			}
 		}
@@ -216,7 +229,6 @@ const struct rd_gid *rd_gid_best(const struct rd_gid_table *t, const struct rd_p
 		any_vlan = true;
 		if (up && g->ndev[0] && !up(up_ctx, g->ndev))
 			continue;
-		any_up = true;
 		if (s > best_score) {	/* strict: ties keep the lower index */
 			best = g;
 			best_score = s;
@@ -231,10 +243,8 @@ const struct rd_gid *rd_gid_best(const struct rd_gid_table *t, const struct rd_p
 			snprintf(why, why_len, "no RoCE GID on VLAN %d", vlan);
 		else if (!any_vlan)
 			snprintf(why, why_len, "no untagged RoCE GID; use --vlan N to choose on a VLAN");
-		else if (!any_up)
+		else	/* !any_up: everything else was ruled out above */
 			snprintf(why, why_len, "the netdevs of every candidate GID are down");
-		else
-			snprintf(why, why_len, "no usable GID");
 		return NULL;
 	}
 	rd_gid_address(best->raw, addr, NULL);

@@ -18,6 +18,7 @@ enum rd_gid_ver {
 	RD_GID_VER_IB,		/* native InfiniBand GID */
 	RD_GID_VER_V1,		/* RoCE v1 (Ethernet, no IP header) */
 	RD_GID_VER_V2,		/* RoCE v2 (UDP/IP, routable) */
+	RD_GID_VER_IWARP,	/* iWARP: the GID is the MAC, no RoCE version */
 };
 
 struct rd_gid {
@@ -57,9 +58,14 @@ void rd_gid_format(const uint8_t g[16], char buf[40]);
 /* Dotted IPv4 for IPv4-mapped GIDs (*family AF_INET), compressed IPv6 otherwise. */
 void rd_gid_address(const uint8_t g[16], char buf[48], int *family);
 
-/* Version from the kernel's type string; the link layer decides IB vs v1. */
+/*
+ * Version from the kernel's type string; the link layer decides IB vs v1
+ * (the kernel says "IB/RoCE v1" for both), an iWARP device is never RoCE.
+ */
 enum rd_gid_ver rd_gid_ver_from(const char *type, enum rd_link_layer ll, bool ll_known);
-const char *rd_gid_ver_name(enum rd_gid_ver v);	/* "IB", "v1", "v2", NULL */
+enum rd_gid_ver rd_port_gid_ver(const struct rd_device *dev, const struct rd_port *port,
+				const char *type);
+const char *rd_gid_ver_name(enum rd_gid_ver v);	/* "IB", "v1", "v2", "iWARP", NULL */
 
 /* Facts the best-index policy needs about a netdev. */
 typedef bool (*rd_netdev_up_fn)(void *ctx, const char *ifname);
@@ -68,7 +74,8 @@ typedef bool (*rd_netdev_up_fn)(void *ctx, const char *ifname);
  * The GID index a user should pass to perftest -x, NCCL_IB_GID_INDEX...:
  * RoCE v2 over v1; IPv4-mapped, then global IPv6, over link-local; on a
  * netdev that is up; untagged unless vlan >= 0 (then only that VLAN); ties
- * go to the lowest index.  On IB ports: index 0 (the port GID).
+ * go to the lowest index.  On IB and iWARP ports: the first GID (the port
+ * GID; the MAC on iWARP).
  * Returns the chosen entry, or NULL with why[] saying why none qualifies.
  * reason[] says why the chosen one won, e.g. "RoCE v2, 192.168.42.8 on ens1f0".
  */

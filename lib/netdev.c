@@ -351,6 +351,22 @@ static int parse_hwaddr(const char *s, uint8_t *out, int max)
 	return n;
 }
 
+bool rd_ipoib_on_port(const struct rd_sysroot *sr, const struct rd_device *dev,
+		      const struct rd_port *port, const char *ifname)
+{
+	uint8_t gid[16], hw[20];
+	char addr[128];
+	uint64_t type;
+
+	if (!valid_ifname(ifname) ||
+	    rd_sys_read_u64(sr, &type, "/sys/class/net/%s/type", ifname) || type != 32 ||
+	    rd_sys_read_str(sr, addr, sizeof(addr), "/sys/class/net/%s/address", ifname) ||
+	    parse_hwaddr(addr, hw, 20) != 20 ||
+	    rd_sys_read_gid(sr, gid, "/sys/class/infiniband/%s/ports/%u/gids/0", dev->name, port->num))
+		return false;
+	return memcmp(hw + 12, gid + 8, 8) == 0;
+}
+
 /* An IPoIB netdev whose 20-byte address ends in the port GUID; physical first. */
 static int ipoib_match(const struct rd_sysroot *sr, const struct rd_device *dev,
 		       const struct rd_port *port, char *name, size_t name_len)

@@ -88,6 +88,10 @@ const char *rd_map_via_name(enum rd_map_via v);
 
 struct rd_nl_ports;
 
+/* Is ifname an IPoIB netdev (or P_Key child) of this IB port, by its GUID? */
+bool rd_ipoib_on_port(const struct rd_sysroot *sr, const struct rd_device *dev,
+		      const struct rd_port *port, const char *ifname);
+
 /*
  * The netdev of one port: netlink first (nl may be NULL: sysfs only), then
  * gid_attrs/ndevs/0, the parent of a soft device, the PCI function's netdev

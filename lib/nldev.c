@@ -19,14 +19,15 @@
 #define NETLINK_RDMA 20
 #endif
 
+/* libnl checks NUL termination for NLA_STRING (not for NLA_NUL_STRING). */
 static struct nla_policy nldev_policy[RDMA_NLDEV_ATTR_MAX] = {
 	[RDMA_NLDEV_ATTR_DEV_INDEX] = { .type = NLA_U32 },
-	[RDMA_NLDEV_ATTR_DEV_NAME] = { .type = NLA_NUL_STRING },
+	[RDMA_NLDEV_ATTR_DEV_NAME] = { .type = NLA_STRING },
 	[RDMA_NLDEV_ATTR_PORT_INDEX] = { .type = NLA_U32 },
 	[RDMA_NLDEV_ATTR_PORT_STATE] = { .type = NLA_U8 },
 	[RDMA_NLDEV_ATTR_PORT_PHYS_STATE] = { .type = NLA_U8 },
 	[RDMA_NLDEV_ATTR_NDEV_INDEX] = { .type = NLA_U32 },
-	[RDMA_NLDEV_ATTR_NDEV_NAME] = { .type = NLA_NUL_STRING },
+	[RDMA_NLDEV_ATTR_NDEV_NAME] = { .type = NLA_STRING },
 };
 
 static int parse_attrs(struct nlmsghdr *nlh, struct rd_nl_port *p)

@@ -39,7 +39,8 @@ for f in completions/bash/rdma-*; do
 	expect "$t" "$t --sysroot $tmp -d " mlx5_0 rxe0
 	expect "$t" "$t --sysroot $tmp --device m" mlx5_0
 	expect "$t" "$t --colo" --color
-	expect "$t" "$t --color " auto always never
+	expect "$t" "$t --color=" auto always never
+	expect "$t" "$t --color=al" always
 	expect "$t" "$t --json" --json
 done
 for f in completions/zsh/_rdma-*; do

@@ -22,7 +22,7 @@ pass=0 fail=0
 have_jq=$(command -v jq || true)
 
 while IFS='|' read -r name status cmd; do
-	name=$(echo "$name" | xargs) status=$(echo "$status" | xargs)
+	name=${name//[[:space:]]/} status=${status//[[:space:]]/}
 	case $name in ''|'#'*) continue ;; esac
 	[ -n "$pattern" ] && case $name in $pattern) ;; *) continue ;; esac
 	cmd=${cmd# }

@@ -11,9 +11,9 @@ log=build/vm/logs
 mkdir -p "$log"
 
 # Single-host scenarios, in order.  smoke proves the stack before the tools.
-SINGLE=(tests/vm/smoke.sh tests/vm/devinfo.sh)
+SINGLE=(tests/vm/smoke.sh tests/vm/devinfo.sh tests/vm/gids.sh)
 # Pairs: A-side then B-side.
-PAIR=(tests/vm/smoke-pair-a.sh tests/vm/smoke-pair-b.sh)
+PAIR=(tests/vm/smoke-pair-a.sh tests/vm/smoke-pair-b.sh tests/vm/gids-pair-a.sh tests/vm/gids-pair-b.sh)
 
 pass=0 fail=0
 count() { # file: add the run's closing "N passed, N failed"

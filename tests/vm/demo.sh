@@ -4,6 +4,7 @@
 . "$RD_ROOT/tests/vm/lib.sh"
 set -u
 B=$RD_ROOT/build
+NET=${VM_NETDEV:-eth0}
 
 show() {
 	echo
@@ -12,16 +13,26 @@ show() {
 	echo "(exit status $?)"
 }
 
-echo "== rdma-diag demo: kernel $(uname -r), soft-RoCE rxe0 on eth0 ($VM_IP)"
+echo "== rdma-diag demo: kernel $(uname -r), soft-RoCE rxe0 on $NET ($VM_IP)"
+# A richer GID table: a global IPv6 address and a VLAN with its own address.
+modprobe 8021q
+ip -6 addr add 2001:db8:10::1/64 dev "$NET" nodad
+ip link add link "$NET" name "$NET.100" type vlan id 100
+ip link set "$NET.100" up
+ip addr add 10.100.0.1/24 dev "$NET.100"
+sleep 1
 show rdma link show
-for t in "$B"/rdma-*; do
-	case $(basename "$t") in
-	rdma-devinfo)
-		show "$t"
-		show "$t" -v
-		show "$t" -j
-		show "$t" -d nosuch
-		;;
-	esac
-done
+show "$B/rdma-devinfo"
+show "$B/rdma-devinfo" -v
+show "$B/rdma-devinfo" -j
+show "$B/rdma-devinfo" -d nosuch
+show "$B/rdma-gids"
+show "$B/rdma-gids" --best
+show "$B/rdma-gids" --best --vlan 100
+show "$B/rdma-gids" --best -j
+show "$B/rdma-gids" --compat
+show "$B/rdma-devmap"
+show "$B/rdma-devmap" -v
+show "$B/rdma-devmap" "$VM_IP"
+show "$B/rdma-devmap" "$NET.100" -j
 vm_pass "demo ran"

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: MIT
+#include "unit.h"
+
+#include <arpa/inet.h>
+
+#include "gid.h"
+
+static void gid_from(const char *s, uint8_t g[16])
+{
+	assert_int_equal(rd_parse_gid(s, g), 0);
+}
+
+static void test_classify(void **state)
+{
+	uint8_t g[16];
+	char buf[48];
+	int fam;
+
+	(void)state;
+	gid_from("0000:0000:0000:0000:0000:ffff:c0a8:2a08", g);
+	assert_true(rd_gid_is_v4mapped(g));
+	assert_false(rd_gid_is_link_local(g));
+	rd_gid_address(g, buf, &fam);
+	assert_string_equal(buf, "192.168.42.8");
+	assert_int_equal(fam, AF_INET);
+
+	/* show_gids calls this "IPv4" because the first group is 0000: it is not. */
+	gid_from("0000:0000:0000:0000:0000:0000:c0a8:2a08", g);
+	assert_false(rd_gid_is_v4mapped(g));
+	rd_gid_address(g, buf, &fam);
+	assert_int_equal(fam, AF_INET6);
+	assert_string_equal(buf, "::192.168.42.8");
+
+	gid_from("0000:0000:0000:0001:0000:ffff:c0a8:2a08", g);	/* byte 6/7 set */
+	assert_false(rd_gid_is_v4mapped(g));
+
+	gid_from("fe80:0000:0000:0000:0e42:a1ff:fe65:8b1e", g);
+	assert_true(rd_gid_is_link_local(g));
+	rd_gid_address(g, buf, &fam);
+	assert_string_equal(buf, "fe80::e42:a1ff:fe65:8b1e");
+	rd_gid_format(g, buf);
+	assert_string_equal(buf, "fe80:0000:0000:0000:0e42:a1ff:fe65:8b1e");
+
+	gid_from("febf:0000:0000:0000:0000:0000:0000:0001", g);	/* still fe80::/10 */
+	assert_true(rd_gid_is_link_local(g));
+	gid_from("fec0:0000:0000:0000:0000:0000:0000:0001", g);
+	assert_false(rd_gid_is_link_local(g));
+
+	gid_from("0000:0000:0000:0000:0000:0000:0000:0000", g);
+	assert_true(rd_gid_is_zero(g));
+}
+
+static void test_version(void **state)
+{
+	(void)state;
+	assert_int_equal(rd_gid_ver_from("RoCE v2", RD_LL_ETHERNET, true), RD_GID_VER_V2);
+	assert_int_equal(rd_gid_ver_from("IB/RoCE v1", RD_LL_ETHERNET, true), RD_GID_VER_V1);
+	/* The kernel says "IB/RoCE v1" on IB ports too: the link layer decides. */
+	assert_int_equal(rd_gid_ver_from("IB/RoCE v1", RD_LL_INFINIBAND, true), RD_GID_VER_IB);
+	assert_int_equal(rd_gid_ver_from("", RD_LL_INFINIBAND, true), RD_GID_VER_IB);
+	assert_int_equal(rd_gid_ver_from("", RD_LL_ETHERNET, true), RD_GID_VER_UNKNOWN);
+	assert_int_equal(rd_gid_ver_from("IB/RoCE v1", RD_LL_UNKNOWN, false), RD_GID_VER_UNKNOWN);
+	assert_int_equal(rd_gid_ver_from("RoCE v3", RD_LL_ETHERNET, true), RD_GID_VER_UNKNOWN);
+	assert_string_equal(rd_gid_ver_name(RD_GID_VER_V2), "v2");
+	assert_string_equal(rd_gid_ver_name(RD_GID_VER_IB), "IB");
+	assert_null(rd_gid_ver_name(RD_GID_VER_UNKNOWN));
+}
+
+static struct rd_gid mk(unsigned int idx, const char *gid, enum rd_gid_ver ver, const char *ndev,
+			int vlan)
+{
+	struct rd_gid g = { .index = idx, .ver = ver, .vlan = vlan };
+
+	gid_from(gid, g.raw);
+	rd_strlcpy(g.ndev, ndev, sizeof(g.ndev));
+	return g;
+}
+
+static bool down_is_eth1(void *ctx, const char *ifname)
+{
+	(void)ctx;
+	return strcmp(ifname, "eth1") != 0;
+}
+
+#define LL "fe80:0000:0000:0000:0e42:a1ff:fe65:8b1e"
+#define V4 "0000:0000:0000:0000:0000:ffff:c0a8:2a08"
+#define V4B "0000:0000:0000:0000:0000:ffff:c0a8:6408"
+#define G6 "2001:0db8:0042:0000:0000:0000:0000:0008"
+
+static void test_best(void **state)
+{
+	struct rd_port eth = { .num = 1, .known = RD_PORT_LINK_LAYER, .link_layer = RD_LL_ETHERNET };
+	struct rd_port ib = { .num = 1, .known = RD_PORT_LINK_LAYER, .link_layer = RD_LL_INFINIBAND };
+	char reason[160], why[160];
+	const struct rd_gid *b;
+
+	(void)state;
+	struct rd_gid v[] = {
+		mk(0, LL, RD_GID_VER_V1, "eth0", -1),
+		mk(1, LL, RD_GID_VER_V2, "eth0", -1),
+		mk(2, V4, RD_GID_VER_V1, "eth0", -1),
+		mk(3, G6, RD_GID_VER_V2, "eth0", -1),
+		mk(4, V4B, RD_GID_VER_V2, "eth0.100", 100),
+		mk(5, V4, RD_GID_VER_V2, "eth0", -1),
+		mk(6, V4, RD_GID_VER_V2, "eth0", -1),	/* tie with 5: lower wins */
+	};
+	struct rd_gid_table t = { .v = v, .n = RD_ARRAY_SIZE(v) };
+
+	b = rd_gid_best(&t, &eth, -1, NULL, NULL, reason, sizeof(reason), why, sizeof(why));
+	assert_non_null(b);
+	assert_int_equal(b->index, 5);
+	assert_string_equal(reason, "RoCE v2, 192.168.42.8 on eth0");
+
+	b = rd_gid_best(&t, &eth, 100, NULL, NULL, reason, sizeof(reason), why, sizeof(why));
+	assert_non_null(b);
+	assert_int_equal(b->index, 4);
+
+	b = rd_gid_best(&t, &eth, 200, NULL, NULL, reason, sizeof(reason), why, sizeof(why));
+	assert_null(b);
+	assert_string_equal(why, "no RoCE GID on VLAN 200");
+
+	/* Without IPv4: global IPv6 v2 beats link-local v2 */
+	t.n = 4;
+	b = rd_gid_best(&t, &eth, -1, NULL, NULL, reason, sizeof(reason), why, sizeof(why));
+	assert_int_equal(b->index, 3);
+	/* Only link-local and a v1 IPv4: v2 wins over IPv4 v1 */
+	t.n = 3;
+	b = rd_gid_best(&t, &eth, -1, NULL, NULL, reason, sizeof(reason), why, sizeof(why));
+	assert_int_equal(b->index, 1);
+	assert_string_equal(reason, "RoCE v2, link-local fe80::e42:a1ff:fe65:8b1e on eth0");
+
+	/* A down netdev disqualifies */
+	struct rd_gid d[] = { mk(0, LL, RD_GID_VER_V2, "eth1", -1), mk(1, V4, RD_GID_VER_V2, "eth1", -1),
+			      mk(2, LL, RD_GID_VER_V1, "eth0", -1) };
+	struct rd_gid_table td = { .v = d, .n = 3 };
+
+	b = rd_gid_best(&td, &eth, -1, down_is_eth1, NULL, reason, sizeof(reason), why, sizeof(why));
+	assert_int_equal(b->index, 2);
+	td.n = 2;
+	b = rd_gid_best(&td, &eth, -1, down_is_eth1, NULL, reason, sizeof(reason), why, sizeof(why));
+	assert_null(b);
+	assert_string_equal(why, "the netdevs of every candidate GID are down");
+
+	/* Unknown types never qualify */
+	struct rd_gid u[] = { mk(0, V4, RD_GID_VER_UNKNOWN, "eth0", -1) };
+	struct rd_gid_table tu = { .v = u, .n = 1 };
+
+	assert_null(rd_gid_best(&tu, &eth, -1, NULL, NULL, reason, sizeof(reason), why, sizeof(why)));
+	assert_string_equal(why, "no GID has a readable RoCE type in gid_attrs/types");
+
+	struct rd_gid_table empty = { 0 };
+
+	assert_null(rd_gid_best(&empty, &eth, -1, NULL, NULL, reason, sizeof(reason), why, sizeof(why)));
+	assert_non_null(strstr(why, "no GID configured"));
+
+	/* IB: the port GID */
+	struct rd_gid i[] = { mk(0, LL, RD_GID_VER_IB, "", -1) };
+	struct rd_gid_table ti = { .v = i, .n = 1 };
+
+	b = rd_gid_best(&ti, &ib, -1, NULL, NULL, reason, sizeof(reason), why, sizeof(why));
+	assert_int_equal(b->index, 0);
+	assert_string_equal(reason, "InfiniBand, port GID");
+}
+
+static void test_table_read(void **state)
+{
+	struct rd_device dev = { .name = "m0" };
+	struct rd_port port = { .num = 1, .known = RD_PORT_LINK_LAYER, .link_layer = RD_LL_ETHERNET };
+	struct rd_warnings w = { 0 };
+	struct rd_gid_table t;
+	struct rd_sysroot sr;
+
+	(void)state;
+	scratch_make();
+	put("sys/class/infiniband/m0/ports/1/gids/0", LL "\n");
+	put("sys/class/infiniband/m0/ports/1/gids/1", "0000:0000:0000:0000:0000:0000:0000:0000\n");
+	put("sys/class/infiniband/m0/ports/1/gids/2", "garbage\n");
+	put("sys/class/infiniband/m0/ports/1/gids/10", V4B "\n");
+	put("sys/class/infiniband/m0/ports/1/gids/9", V4 "\n");	/* attrs missing */
+	put("sys/class/infiniband/m0/ports/1/gid_attrs/types/0", "IB/RoCE v1\n");
+	put("sys/class/infiniband/m0/ports/1/gid_attrs/ndevs/0", "eth0\n");
+	put("sys/class/infiniband/m0/ports/1/gid_attrs/types/10", "RoCE v2\n");
+	put("sys/class/infiniband/m0/ports/1/gid_attrs/ndevs/10", "eth0.100\n");
+	put("proc/net/vlan/config", "VLAN Dev name\t | VLAN ID\nName-Type: VLAN_NAME_TYPE_RAW_PLUS_VID_NO_PAD\n"
+				    "eth0.100       | 100  | eth0\n");
+	assert_int_equal(rd_sysroot_init(&sr, scratch), 0);
+	assert_int_equal(rd_port_gid_table(&sr, &dev, &port, false, &t, &w), 0);
+	assert_int_equal(t.slots, 5);
+	assert_int_equal(t.n, 3);	/* 0, 9, 10: zero hidden, garbage skipped */
+	assert_int_equal(t.v[0].index, 0);
+	assert_int_equal(t.v[0].ver, RD_GID_VER_V1);
+	assert_int_equal(t.v[1].index, 9);
+	assert_int_equal(t.v[1].ver, RD_GID_VER_UNKNOWN);
+	assert_string_equal(t.v[1].ndev, "");
+	assert_int_equal(t.v[2].index, 10);
+	assert_int_equal(t.v[2].vlan, 100);
+	assert_int_equal(w.msgs.n, 1);
+	assert_non_null(strstr(w.msgs.v[0], "GID 2: malformed value"));
+	rd_gid_table_free(&t);
+	assert_int_equal(rd_port_gid_table(&sr, &dev, &port, true, &t, &w), 0);
+	assert_int_equal(t.n, 4);	/* with the empty slot 1 */
+	rd_gid_table_free(&t);
+	/* A port without gids/: an error for that port only, with a warning. */
+	port.num = 2;
+	assert_int_equal(rd_port_gid_table(&sr, &dev, &port, false, &t, &w), -ENOENT);
+	assert_int_equal(w.msgs.n, 3);
+	rd_warnings_free(&w);
+	scratch_remove();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_classify),
+		cmocka_unit_test(test_version),
+		cmocka_unit_test(test_best),
+		cmocka_unit_test(test_table_read),
+	};
+
+	return cmocka_run_group_tests_name("gid", tests, NULL, NULL);
+}

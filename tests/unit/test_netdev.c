@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: MIT
+#include "unit.h"
+
+#include <linux/netlink.h>
+#include <rdma/rdma_netlink.h>
+
+#include "netdev.h"
+#include "nldev.h"
+
+static void test_vlan_line(void **state)
+{
+	char name[64], lower[64];
+	int vid;
+
+	(void)state;
+	assert_int_equal(rd_parse_vlan_config_line("ens1f0.100     | 100  | ens1f0\n", name, sizeof(name),
+						   &vid, lower, sizeof(lower)), 0);
+	assert_string_equal(name, "ens1f0.100");
+	assert_int_equal(vid, 100);
+	assert_string_equal(lower, "ens1f0");
+	assert_int_equal(rd_parse_vlan_config_line("VLAN Dev name\t | VLAN ID\n", name, sizeof(name),
+						   &vid, lower, sizeof(lower)), -EINVAL);
+	assert_int_equal(rd_parse_vlan_config_line("Name-Type: VLAN_NAME_TYPE_RAW_PLUS_VID_NO_PAD",
+						   name, sizeof(name), &vid, lower, sizeof(lower)), -EINVAL);
+	assert_int_equal(rd_parse_vlan_config_line("x | 5000 | y", name, sizeof(name), &vid, lower,
+						   sizeof(lower)), -EINVAL);
+	assert_int_equal(rd_parse_vlan_config_line("x | 5 | y | z", name, sizeof(name), &vid, lower,
+						   sizeof(lower)), -EINVAL);
+	assert_int_equal(rd_parse_vlan_config_line(" | 5 | y", name, sizeof(name), &vid, lower,
+						   sizeof(lower)), -EINVAL);
+}
+
+/* Build one RDMA netlink message by hand: header + attributes. */
+static size_t put_attr(uint8_t *buf, size_t off, uint16_t type, const void *data, uint16_t len)
+{
+	struct nlattr *a = (struct nlattr *)(buf + off);
+
+	a->nla_type = type;
+	a->nla_len = (uint16_t)(NLA_HDRLEN + len);
+	memcpy(buf + off + NLA_HDRLEN, data, len);
+	return off + NLA_ALIGN(a->nla_len);
+}
+
+static size_t build_port_msg(uint8_t *buf, bool with_ndev)
+{
+	struct nlmsghdr *h = (struct nlmsghdr *)buf;
+	uint32_t idx = 3, port = 1, ndev_idx = 2;
+	uint8_t st = 4, ps = 5;
+	size_t off = NLMSG_HDRLEN;
+
+	memset(buf, 0, 512);
+	off = put_attr(buf, off, RDMA_NLDEV_ATTR_DEV_INDEX, &idx, 4);
+	off = put_attr(buf, off, RDMA_NLDEV_ATTR_DEV_NAME, "rxe0", 5);
+	off = put_attr(buf, off, RDMA_NLDEV_ATTR_PORT_INDEX, &port, 4);
+	off = put_attr(buf, off, RDMA_NLDEV_ATTR_PORT_STATE, &st, 1);
+	off = put_attr(buf, off, RDMA_NLDEV_ATTR_PORT_PHYS_STATE, &ps, 1);
+	if (with_ndev) {
+		off = put_attr(buf, off, RDMA_NLDEV_ATTR_NDEV_INDEX, &ndev_idx, 4);
+		off = put_attr(buf, off, RDMA_NLDEV_ATTR_NDEV_NAME, "eth0", 5);
+	}
+	h->nlmsg_len = (uint32_t)off;
+	h->nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_PORT_GET);
+	return off;
+}
+
+static void test_nldev_parse(void **state)
+{
+	uint8_t buf[512];
+	struct rd_nl_port p;
+	size_t len;
+
+	(void)state;
+	len = build_port_msg(buf, true);
+	assert_int_equal(rd_nldev_parse_port(buf, len, &p), 0);
+	assert_string_equal(p.dev, "rxe0");
+	assert_int_equal(p.dev_index, 3);
+	assert_int_equal(p.port, 1);
+	assert_true(p.has_state);
+	assert_int_equal(p.state, 4);
+	assert_true(p.has_ndev);
+	assert_string_equal(p.ndev, "eth0");
+
+	/* netdev in another namespace: the kernel leaves the attributes out */
+	len = build_port_msg(buf, false);
+	assert_int_equal(rd_nldev_parse_port(buf, len, &p), 0);
+	assert_false(p.has_ndev);
+
+	/* truncated: header claims more than there is */
+	assert_int_equal(rd_nldev_parse_port(buf, len - 4, &p), -EINVAL);
+	assert_int_equal(rd_nldev_parse_port(buf, 8, &p), -EINVAL);
+
+	/* an attribute whose length runs past the message */
+	len = build_port_msg(buf, true);
+	((struct nlattr *)(buf + NLMSG_HDRLEN))->nla_len = 400;
+	assert_int_equal(rd_nldev_parse_port(buf, len, &p), -EINVAL);
+
+	/* a string without its NUL */
+	len = build_port_msg(buf, true);
+	struct nlattr *name = (struct nlattr *)(buf + NLMSG_HDRLEN + NLA_ALIGN(NLA_HDRLEN + 4));
+
+	((char *)name + NLA_HDRLEN)[4] = 'X';
+	assert_int_equal(rd_nldev_parse_port(buf, len, &p), -EINVAL);
+
+	/* no device name at all */
+	struct nlmsghdr *h = (struct nlmsghdr *)buf;
+
+	h->nlmsg_len = NLMSG_HDRLEN + NLA_ALIGN(NLA_HDRLEN + 4);
+	assert_int_equal(rd_nldev_parse_port(buf, h->nlmsg_len, &p), -EINVAL);
+}
+
+static void test_netdev_facts(void **state)
+{
+	struct rd_sysroot sr;
+	struct rd_netdev_info nd;
+	struct rd_vlan_map vlans;
+
+	(void)state;
+	scratch_make();
+	put("sys/class/net/bond0/operstate", "up\n");
+	put("sys/class/net/bond0/mtu", "9000\n");
+	put("sys/class/net/bond0/speed", "200000\n");
+	put("sys/class/net/bond0/bonding/slaves", "ens1f0 ens1f1\n");
+	put("sys/class/net/eth9/operstate", "down\n");
+	put("sys/class/net/eth9/speed", "-1\n");
+	put("sys/class/net/v/operstate", "unknown\n");
+	put("sys/class/net/v/carrier", "1\n");
+	put("proc/net/vlan/config", "VLAN Dev name | VLAN ID\nName-Type: X\nv | 7 | eth9\n");
+	assert_int_equal(rd_sysroot_init(&sr, scratch), 0);
+	assert_int_equal(rd_vlan_map_read(&sr, &vlans), 0);
+
+	assert_int_equal(rd_netdev_read(&sr, "bond0", &vlans, &nd), 0);
+	assert_true(nd.present);
+	assert_string_equal(rd_netdev_updown(&nd), "Up");
+	assert_int_equal(nd.mtu, 9000);
+	assert_int_equal(nd.speed_mbps, 200000);
+	assert_int_equal(nd.bond_slaves.n, 2);
+	assert_string_equal(nd.bond_slaves.v[1], "ens1f1");
+	assert_int_equal(nd.vlan, -1);
+	rd_netdev_info_free(&nd);
+
+	assert_int_equal(rd_netdev_read(&sr, "eth9", &vlans, &nd), 0);
+	assert_string_equal(rd_netdev_updown(&nd), "Down");
+	assert_false(nd.has_speed);
+	rd_netdev_info_free(&nd);
+
+	assert_int_equal(rd_netdev_read(&sr, "v", &vlans, &nd), 0);
+	assert_string_equal(rd_netdev_updown(&nd), "Up");	/* unknown + carrier */
+	assert_int_equal(nd.vlan, 7);
+	assert_string_equal(nd.vlan_lower, "eth9");
+	rd_netdev_info_free(&nd);
+
+	assert_int_equal(rd_netdev_read(&sr, "gone", &vlans, &nd), 0);
+	assert_false(nd.present);
+	assert_string_equal(rd_netdev_updown(&nd), "NA");
+	rd_netdev_info_free(&nd);
+	assert_int_equal(rd_netdev_read(&sr, "../../etc", &vlans, &nd), 0);
+	assert_false(nd.present);
+	rd_netdev_info_free(&nd);
+
+	assert_true(rd_netdev_is_up(&sr, "bond0"));
+	assert_false(rd_netdev_is_up(&sr, "eth9"));
+	assert_true(rd_netdev_is_up(&sr, "elsewhere"));	/* not visible: cannot tell */
+	rd_vlan_map_free(&vlans);
+	scratch_remove();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_vlan_line),
+		cmocka_unit_test(test_nldev_parse),
+		cmocka_unit_test(test_netdev_facts),
+	};
+
+	return cmocka_run_group_tests_name("netdev", tests, NULL, NULL);
+}
