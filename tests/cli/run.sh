@@ -5,7 +5,9 @@
 # usage: tests/cli/run.sh BUILD_DIR RESULT_FILE [CASE-NAME-PATTERN]
 #   UPDATE=1 rewrites tests/cli/expected/ from the current output (review the diff!).
 #
-# tests/cli/cases: one case a line, "name | exit-status | command"; the command
+# tests/cli/cases and tests/cli/cases.d/*.cases (one file per tool, so that
+# work on different tools does not collide): one case a line,
+# "name | exit-status | command"; the command
 # runs under bash with $B = build dir and $F = tests/fixtures (relative, so the
 # paths in messages are stable).  Cases whose name ends in -json must print JSON
 # that jq accepts.  A case may use '{pre}' scripts: see tests/cli/cases.
@@ -59,7 +61,7 @@ while IFS='|' read -r name status cmd; do
 		echo "  \$ $cmd"
 		head -40 "$tmp/diff" | sed 's/^/  /'
 	fi
-done < tests/cli/cases
+done < <(cat tests/cli/cases tests/cli/cases.d/*.cases 2>/dev/null)
 
 mkdir -p "$(dirname "$result")"
 echo "$pass $fail" > "$result"

@@ -11,9 +11,16 @@ log=build/vm/logs
 mkdir -p "$log"
 
 # Single-host scenarios, in order.  smoke proves the stack before the tools.
+# Each scenario leaves the VM as it found it (rxe0 on eth0, no extra links).
+# Tools add theirs as tests/vm/t-<tool>.sh; pairs as tests/vm/p-<tool>-a.sh
+# and p-<tool>-b.sh.
 SINGLE=(tests/vm/smoke.sh tests/vm/devinfo.sh tests/vm/gids.sh)
+for f in tests/vm/t-*.sh; do [ -e "$f" ] && SINGLE+=("$f"); done
 # Pairs: A-side then B-side.
 PAIR=(tests/vm/smoke-pair-a.sh tests/vm/smoke-pair-b.sh tests/vm/gids-pair-a.sh tests/vm/gids-pair-b.sh)
+for f in tests/vm/p-*-a.sh; do
+	[ -e "$f" ] && [ -e "${f%-a.sh}-b.sh" ] && PAIR+=("$f" "${f%-a.sh}-b.sh")
+done
 
 pass=0 fail=0
 count() { # file: add the run's closing "N passed, N failed"

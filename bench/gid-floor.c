@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gid-floor: the floor for a GID listing.  It opens, reads and closes each file a
+ * listing of every device's GID table must read, once, and does nothing else: no
+ * parsing beyond "is this the zero GID", no sorting, no output but one summary line.
+ *
+ *   per device  node_type node_guid sys_image_guid fw_ver hca_type board_id node_desc
+ *   per port    state phys_state rate link_layer lid sm_lid sm_sl lid_mask_count cap_mask
+ *   per slot    gids/N; for a non-zero GID also gid_attrs/types/N and gid_attrs/ndevs/N
+ *   once        /proc/net/vlan/config (netdev -> VLAN id)
+ *   listings    sys/class/infiniband, each device's ports/, each port's gids/
+ *
+ * That is the set of files rdma-gids reads for its listing (lib/device.c
+ * rd_device_read/read_port, lib/gid.c rd_port_gid_table), each read once.
+ *
+ * usage: gid-floor SYSROOT      (reads SYSROOT/sys and SYSROOT/proc; "/" for live)
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static unsigned long nread, nmissing;
+
+static ssize_t slurp(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0) {
+		nmissing++;
+		return -1;
+	}
+	n = read(fd, buf, len);
+	close(fd);
+	nread++;
+	return n;
+}
+
+static void read_attrs(const char *dir, const char *const *names)
+{
+	char path[PATH_MAX], buf[256];
+
+	for (; *names; names++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, *names);
+		slurp(path, buf, sizeof(buf));
+	}
+}
+
+static const char *const dev_attrs[] = {
+	"node_type", "node_guid", "sys_image_guid", "fw_ver", "hca_type", "board_id",
+	"node_desc", NULL,
+};
+static const char *const port_attrs[] = {
+	"state", "phys_state", "rate", "link_layer", "lid", "sm_lid", "sm_sl",
+	"lid_mask_count", "cap_mask", NULL,
+};
+
+static const char zero_gid[] = "0000:0000:0000:0000:0000:0000:0000:0000";
+
+int main(int argc, char **argv)
+{
+	char root[PATH_MAX], ib[PATH_MAX], dev[PATH_MAX], port[PATH_MAX], path[PATH_MAX];
+	char buf[256];
+	unsigned long ndev = 0, nport = 0, nslot = 0, nused = 0;
+	struct dirent *de, *pe, *ge;
+	DIR *dd, *pd, *gd;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s SYSROOT\n", argv[0]);
+		return 2;
+	}
+	snprintf(root, sizeof(root), "%s", strcmp(argv[1], "/") ? argv[1] : "");
+
+	snprintf(path, sizeof(path), "%s/proc/net/vlan/config", root);
+	{
+		/* The config is small but may exceed one buffer: read it to the end. */
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+		if (fd >= 0) {
+			while (read(fd, buf, sizeof(buf)) > 0)
+				;
+			close(fd);
+			nread++;
+		}
+	}
+
+	snprintf(ib, sizeof(ib), "%s/sys/class/infiniband", root);
+	dd = opendir(ib);
+	if (!dd) {
+		perror(ib);
+		return 1;
+	}
+	while ((de = readdir(dd))) {
+		if (de->d_name[0] == '.')
+			continue;
+		ndev++;
+		snprintf(dev, sizeof(dev), "%s/%s", ib, de->d_name);
+		read_attrs(dev, dev_attrs);
+		snprintf(path, sizeof(path), "%s/ports", dev);
+		pd = opendir(path);
+		if (!pd)
+			continue;
+		while ((pe = readdir(pd))) {
+			if (pe->d_name[0] == '.')
+				continue;
+			nport++;
+			snprintf(port, sizeof(port), "%s/ports/%s", dev, pe->d_name);
+			read_attrs(port, port_attrs);
+			snprintf(path, sizeof(path), "%s/gids", port);
+			gd = opendir(path);
+			if (!gd)
+				continue;
+			while ((ge = readdir(gd))) {
+				ssize_t n;
+
+				if (ge->d_name[0] == '.')
+					continue;
+				nslot++;
+				snprintf(path, sizeof(path), "%s/gids/%s", port, ge->d_name);
+				n = slurp(path, buf, sizeof(buf));
+				if (n < 39 || memcmp(buf, zero_gid, 39) == 0)
+					continue;
+				nused++;
+				snprintf(path, sizeof(path), "%s/gid_attrs/types/%s", port, ge->d_name);
+				slurp(path, buf, sizeof(buf));
+				snprintf(path, sizeof(path), "%s/gid_attrs/ndevs/%s", port, ge->d_name);
+				slurp(path, buf, sizeof(buf));
+			}
+			closedir(gd);
+		}
+		closedir(pd);
+	}
+	closedir(dd);
+	printf("devices=%lu ports=%lu slots=%lu used=%lu files_read=%lu missing=%lu\n", ndev,
+	       nport, nslot, nused, nread, nmissing);
+	return 0;
+}
