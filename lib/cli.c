@@ -19,6 +19,7 @@ void rd_cli_init(struct rd_cli *cli, const char *prog)
 {
 	memset(cli, 0, sizeof(*cli));
 	cli->prog = prog;
+	cli->scan_flags = RD_SCAN_NETDEVS;
 }
 
 void rd_cli_free(struct rd_cli *cli)
@@ -168,7 +169,8 @@ int rd_cli_scan_devices(struct rd_cli *cli, struct rd_device_list *list)
 	const char *unknown = NULL;
 	int ret;
 
-	ret = rd_device_scan(&cli->sr, &cli->devices, list, &unknown, &cli->warnings);
+	ret = rd_device_scan_flags(&cli->sr, &cli->devices, list, &unknown, &cli->warnings,
+				   cli->scan_flags);
 	if (ret == -ENODEV && unknown) {
 		struct rd_strlist names = { 0 };
 		char *known;

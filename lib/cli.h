@@ -54,6 +54,7 @@ struct rd_cli {
 	struct rd_sysroot sr;
 	struct rd_warnings warnings;
 	bool want_help, want_version;
+	unsigned int scan_flags;	/* RD_SCAN_*; rd_cli_init sets them all */
 };
 
 void rd_cli_init(struct rd_cli *cli, const char *prog);

@@ -309,27 +309,44 @@ static void read_port(const struct rd_sysroot *sr, const struct rd_device *dev,
 		port->known |= RD_PORT_CAP_MASK;
 }
 
-static int find_uverbs(const struct rd_sysroot *sr, const char *name, char *out, size_t len)
+/* uverbsN -> ib device, read once per scan: pairs of (uverbs name, ibdev). */
+struct uverbs_map {
+	struct rd_strlist uverbs, ibdevs;
+};
+
+static void uverbs_map_read(const struct rd_sysroot *sr, struct uverbs_map *m)
 {
 	struct rd_strlist l = { 0 };
 	char ibdev[64];
-	int ret;
 
-	out[0] = '\0';
-	ret = rd_sys_list(sr, &l, "/sys/class/infiniband_verbs");
-	if (ret)
-		return ret;
+	if (rd_sys_list(sr, &l, "/sys/class/infiniband_verbs"))
+		return;
 	for (size_t i = 0; i < l.n; i++) {
 		if (strncmp(l.v[i], "uverbs", 6) != 0)
 			continue;
 		if (rd_sys_read_str(sr, ibdev, sizeof(ibdev), "/sys/class/infiniband_verbs/%s/ibdev",
-				    l.v[i]) == 0 && strcmp(ibdev, name) == 0) {
-			rd_strlcpy(out, l.v[i], len);
+				    l.v[i]) == 0 &&
+		    rd_strlist_add(&m->uverbs, l.v[i]) == 0 && rd_strlist_add(&m->ibdevs, ibdev) != 0)
 			break;
-		}
 	}
 	rd_strlist_free(&l);
-	return out[0] ? 0 : -ENOENT;
+}
+
+static void uverbs_map_free(struct uverbs_map *m)
+{
+	rd_strlist_free(&m->uverbs);
+	rd_strlist_free(&m->ibdevs);
+}
+
+static void find_uverbs(const struct uverbs_map *m, const char *name, char *out, size_t len)
+{
+	out[0] = '\0';
+	for (size_t i = 0; i < m->ibdevs.n && i < m->uverbs.n; i++) {
+		if (strcmp(m->ibdevs.v[i], name) == 0) {
+			rd_strlcpy(out, m->uverbs.v[i], len);
+			return;
+		}
+	}
 }
 
 static bool looks_like_pci(const char *s)
@@ -341,8 +358,8 @@ static bool looks_like_pci(const char *s)
 	       strlen(s) == 12;
 }
 
-int rd_device_read(const struct rd_sysroot *sr, const char *name, struct rd_device *dev,
-		   struct rd_warnings *w)
+static int device_read(const struct rd_sysroot *sr, const char *name, struct rd_device *dev,
+		       struct rd_warnings *w, const struct uverbs_map *uv, unsigned int flags)
 {
 	struct field_ctx fc = { .sr = sr, .w = w, .dev = name };
 	struct rd_strlist ports = { 0 };
@@ -390,7 +407,7 @@ int rd_device_read(const struct rd_sysroot *sr, const char *name, struct rd_devi
 		rd_strlcpy(dev->pci, link, sizeof(dev->pci));
 	if (rd_sys_link_basename(sr, link, sizeof(link), "%s/device/driver", fc.dir) == 0)
 		rd_strlcpy(dev->driver, link, sizeof(dev->driver));
-	(void)find_uverbs(sr, name, dev->uverbs, sizeof(dev->uverbs));
+	find_uverbs(uv, name, dev->uverbs, sizeof(dev->uverbs));
 	dev->num_vfs = -1;
 	if (rd_sys_link_basename(sr, link, sizeof(link), "%s/device/physfn", fc.dir) == 0 &&
 	    looks_like_pci(link))
@@ -428,6 +445,8 @@ int rd_device_read(const struct rd_sysroot *sr, const char *name, struct rd_devi
 
 		p->num = (unsigned int)num;
 		read_port(sr, dev, p, w);
+		if (!(flags & RD_SCAN_NETDEVS))
+			continue;
 		ret = rd_port_netdevs_sysfs(sr, dev, p, &p->netdevs);
 		if (ret == -ENOMEM)
 			goto out;
@@ -442,6 +461,18 @@ out:
 	rd_strlist_free(&ports);
 	if (ret)
 		rd_device_free(dev);
+	return ret;
+}
+
+int rd_device_read(const struct rd_sysroot *sr, const char *name, struct rd_device *dev,
+		   struct rd_warnings *w)
+{
+	struct uverbs_map uv = { 0 };
+	int ret;
+
+	uverbs_map_read(sr, &uv);
+	ret = device_read(sr, name, dev, w, &uv, RD_SCAN_NETDEVS);
+	uverbs_map_free(&uv);
 	return ret;
 }
 
@@ -470,7 +501,15 @@ struct rd_port *rd_device_port(struct rd_device *dev, unsigned int num)
 int rd_device_scan(const struct rd_sysroot *sr, const struct rd_strlist *filter,
 		   struct rd_device_list *list, const char **unknown, struct rd_warnings *w)
 {
+	return rd_device_scan_flags(sr, filter, list, unknown, w, RD_SCAN_NETDEVS);
+}
+
+int rd_device_scan_flags(const struct rd_sysroot *sr, const struct rd_strlist *filter,
+			 struct rd_device_list *list, const char **unknown, struct rd_warnings *w,
+			 unsigned int flags)
+{
 	struct rd_strlist names = { 0 };
+	struct uverbs_map uv = { 0 };
 	int ret;
 
 	list->v = NULL;
@@ -497,10 +536,11 @@ int rd_device_scan(const struct rd_sysroot *sr, const struct rd_strlist *filter,
 		ret = -ENOMEM;
 		goto out;
 	}
+	uverbs_map_read(sr, &uv);
 	for (size_t i = 0; i < names.n; i++) {
 		if (filter && filter->n && !rd_strlist_has(filter, names.v[i]))
 			continue;
-		ret = rd_device_read(sr, names.v[i], &list->v[list->n], w);
+		ret = device_read(sr, names.v[i], &list->v[list->n], w, &uv, flags);
 		if (ret == -ENODEV) {
 			/* Listed but unreadable (dangling link, vanished): say so, go on. */
 			rd_warn(w, "%s: listed in " IB_CLASS " but cannot be read; skipped",
@@ -513,6 +553,7 @@ int rd_device_scan(const struct rd_sysroot *sr, const struct rd_strlist *filter,
 		list->n++;
 	}
 out:
+	uverbs_map_free(&uv);
 	rd_strlist_free(&names);
 	if (ret)
 		rd_device_list_free(list);

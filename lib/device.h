@@ -104,9 +104,16 @@ void rd_device_free(struct rd_device *dev);
 /*
  * Scan devices: all (filter NULL/empty) or the named ones, in the order of the
  * system.  -ENODEV with *unknown set to the first name that does not exist.
+ * rd_device_scan fills everything; rd_device_scan_flags can leave out what a
+ * tool does not show (RD_SCAN_NETDEVS: the ports' netdev lists, which read
+ * every gid_attrs/ndevs file).
  */
+enum { RD_SCAN_NETDEVS = 1u << 0 };
 int rd_device_scan(const struct rd_sysroot *sr, const struct rd_strlist *filter,
 		   struct rd_device_list *list, const char **unknown, struct rd_warnings *w);
+int rd_device_scan_flags(const struct rd_sysroot *sr, const struct rd_strlist *filter,
+			 struct rd_device_list *list, const char **unknown, struct rd_warnings *w,
+			 unsigned int flags);
 void rd_device_list_free(struct rd_device_list *list);
 
 struct rd_port *rd_device_port(struct rd_device *dev, unsigned int num);

@@ -93,8 +93,21 @@ int rd_port_gid_table(const struct rd_sysroot *sr, const struct rd_device *dev,
 		      const struct rd_port *port, bool include_empty, struct rd_gid_table *t,
 		      struct rd_warnings *w)
 {
-	struct rd_strlist slots = { 0 };
 	struct rd_vlan_map vlans = { 0 };
+	int ret;
+
+	(void)rd_vlan_map_read(sr, &vlans);
+	ret = rd_port_gid_table_vlans(sr, dev, port, include_empty, &vlans, t, w);
+	rd_vlan_map_free(&vlans);
+	return ret;
+}
+
+int rd_port_gid_table_vlans(const struct rd_sysroot *sr, const struct rd_device *dev,
+			    const struct rd_port *port, bool include_empty,
+			    const struct rd_vlan_map *vlans, struct rd_gid_table *t,
+			    struct rd_warnings *w)
+{
+	struct rd_strlist slots = { 0 };
 	char dir[RD_PATH_MAX];
 	size_t cap = 0;
 	int ret;
@@ -107,8 +120,6 @@ int rd_port_gid_table(const struct rd_sysroot *sr, const struct rd_device *dev,
 			rd_read_strerror(ret), dir);
 		return ret;
 	}
-	/* One read of /proc/net/vlan/config for the whole table. */
-	(void)rd_vlan_map_read(sr, &vlans);
 
 	for (size_t i = 0; i < slots.n; i++) {
 		struct rd_gid g = { .vlan = -1 };
@@ -139,7 +150,7 @@ int rd_port_gid_table(const struct rd_sysroot *sr, const struct rd_device *dev,
 				g.ndev[0] = '\0';
 			g.ver = rd_port_gid_ver(dev, port, g.type);
 			if (g.ndev[0])
-				g.vlan = rd_vlan_map_lookup(&vlans, g.ndev);
+				g.vlan = rd_vlan_map_lookup(vlans, g.ndev);
 		}
 		if (t->n == cap) {
 			size_t ncap = cap ? cap * 2 : 16;
@@ -156,7 +167,6 @@ int rd_port_gid_table(const struct rd_sysroot *sr, const struct rd_device *dev,
 	}
 	ret = 0;
 out:
-	rd_vlan_map_free(&vlans);
 	rd_strlist_free(&slots);
 	if (ret)
 		rd_gid_table_free(t);

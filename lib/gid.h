@@ -46,6 +46,12 @@ struct rd_gid_table {
 int rd_port_gid_table(const struct rd_sysroot *sr, const struct rd_device *dev,
 		      const struct rd_port *port, bool include_empty, struct rd_gid_table *t,
 		      struct rd_warnings *w);
+struct rd_vlan_map;
+/* The same with the VLAN map read once by the caller for many ports. */
+int rd_port_gid_table_vlans(const struct rd_sysroot *sr, const struct rd_device *dev,
+			    const struct rd_port *port, bool include_empty,
+			    const struct rd_vlan_map *vlans, struct rd_gid_table *t,
+			    struct rd_warnings *w);
 void rd_gid_table_free(struct rd_gid_table *t);
 
 bool rd_gid_is_zero(const uint8_t g[16]);

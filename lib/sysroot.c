@@ -82,6 +82,9 @@ static int read_file(const char *path, char *buf, size_t len)
 		if (n == 0)
 			break;
 		off += (size_t)n;
+		/* sysfs hands over an attribute in one read: a short read is the end. */
+		if ((size_t)n < len - 1 - (off - (size_t)n))
+			break;
 		if (off == len - 1) {
 			char extra;
 

@@ -166,7 +166,7 @@ static void print_map(struct rd_out *o, bool verbose, const struct port_map *m)
 
 /* Reverse lookup: a netdev name or an IP address. */
 static int lookup(struct rd_cli *cli, struct rd_out *o, struct port_map *maps, size_t nmaps,
-		  const char *query)
+		  const struct rd_vlan_map *vlans, const char *query)
 {
 	uint8_t want[16] = { 0 };
 	bool is_ip = false;
@@ -192,7 +192,7 @@ static int lookup(struct rd_cli *cli, struct rd_out *o, struct port_map *maps, s
 		if (!is_ip && (rd_strlist_has(&m->nd.bond_slaves, query) ||
 			       rd_ipoib_on_port(&cli->sr, m->dev, m->port, query)))
 			port_match = true;
-		if (rd_port_gid_table(&cli->sr, m->dev, m->port, false, &t, &cli->warnings))
+		if (rd_port_gid_table_vlans(&cli->sr, m->dev, m->port, false, vlans, &t, &cli->warnings))
 			continue;
 		for (size_t k = 0; k < t.n; k++) {
 			bool hit = is_ip ? memcmp(t.v[k].raw, want, 16) == 0 :
@@ -309,6 +309,7 @@ int main(int argc, char **argv)
 	ret = rd_cli_setup(&cli);
 	if (ret >= 0)
 		goto out;
+	cli.scan_flags = 0;	/* rd_port_netdev maps ports; the netdev lists are not needed */
 	ret = rd_cli_scan_devices(&cli, &list);
 	if (ret)
 		goto out;
@@ -363,7 +364,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (query) {
-		ret = lookup(&cli, o, maps, nmaps, query);
+		ret = lookup(&cli, o, maps, nmaps, &vlans, query);
 		goto out;
 	}
 	if (verbose || cli.json)

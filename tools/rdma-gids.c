@@ -171,6 +171,7 @@ int main(int argc, char **argv)
 	};
 	struct gid_filter f = { .vlan = -1 };
 	struct rd_device_list list = { 0 };
+	struct rd_vlan_map vlans = { 0 };
 	bool best = false, compat = false;
 	unsigned int found = 0, best_found = 0, best_ports = 0;
 	struct rd_out *o = NULL;
@@ -285,9 +286,11 @@ int main(int argc, char **argv)
 	ret = rd_cli_setup(&cli);
 	if (ret >= 0)
 		goto out;
+	cli.scan_flags = 0;	/* the ports' netdev lists are not shown here */
 	ret = rd_cli_scan_devices(&cli, &list);
 	if (ret)
 		goto out;
+	(void)rd_vlan_map_read(&cli.sr, &vlans);
 
 	if (compat) {
 		printf("DEV\tPORT\tINDEX\tGID\t\t\t\t\tIPv4  \t\tVER\tDEV\n");
@@ -314,7 +317,8 @@ int main(int argc, char **argv)
 
 			if (!rd_cli_port_selected(&cli, p))
 				continue;
-			if (rd_port_gid_table(&cli.sr, d, p, f.all && !best && !compat, &t, &cli.warnings))
+			if (rd_port_gid_table_vlans(&cli.sr, d, p, f.all && !best && !compat, &vlans, &t,
+						    &cli.warnings))
 				continue;	/* warned; the other ports go on */
 			if (best) {
 				struct up_ctx uc = { .sr = &cli.sr };
@@ -407,6 +411,7 @@ out:
 		ret = RD_EXIT_FAIL;
 	}
 	rd_cli_flush_warnings(&cli);
+	rd_vlan_map_free(&vlans);
 	rd_device_list_free(&list);
 	rd_cli_free(&cli);
 	return ret;
