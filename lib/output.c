@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <json-c/json.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -461,8 +462,17 @@ void rd_out_double(struct rd_out *o, int kind, const char *key, const char *labe
 		   const char *textfmt)
 {
 	if (o->json) {
-		if (kind & RD_JSON)
-			json_attach(o, key, json_object_new_double(val));
+		if (kind & RD_JSON) {
+			char num[32];
+
+			/* Ten significant digits: 130.4, not 130.40000000000001. */
+			if (isfinite(val)) {
+				snprintf(num, sizeof(num), "%.10g", val);
+				json_attach(o, key, json_object_new_double_s(val, num));
+			} else {
+				json_attach(o, key, json_object_new_null());
+			}
+		}
 		return;
 	}
 	if (kind & RD_TEXT) {
@@ -525,6 +535,25 @@ void rd_out_line(struct rd_out *o, const char *fmt, ...)
 		o->io_error = -EIO;
 	va_end(ap);
 	text_printf(o, "\n");
+}
+
+void rd_out_text(struct rd_out *o, enum rd_color c, const char *fmt, ...)
+{
+	char *s = NULL;
+	va_list ap;
+	int n;
+
+	if (o->json)
+		return;
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		o->failed = true;
+		return;
+	}
+	text_colored(o, c, s);
+	free(s);
 }
 
 int rd_color_mode(const char *arg, int fd, bool *color)

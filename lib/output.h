@@ -79,6 +79,12 @@ void rd_out_strlist(struct rd_out *o, int kind, const char *key, const char *lab
 		    const struct rd_strlist *l, const char *sep);
 /* A free line of text (text mode only), indented like the current section. */
 void rd_out_line(struct rd_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * A piece of a text line (text mode only), coloured, with no indent and no
+ * newline added: for lines made of parts, like a streaming tool's events.
+ */
+void rd_out_text(struct rd_out *o, enum rd_color c, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* Colour decision for --color=auto|always|never with NO_COLOR; -EINVAL on a bad word. */
 int rd_color_mode(const char *arg, int fd, bool *color);

@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: MIT
+#define _GNU_SOURCE
+#include "rc.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+void rd_rc_opts_default(struct rd_rc_opts *o)
+{
+	o->timeout = 14;
+	o->retry_cnt = 7;
+	o->rnr_retry = 7;
+	o->min_rnr_timer = 12;
+	o->mtu = 0;
+}
+
+uint64_t rd_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int rd_rc_alloc(struct rd_rc *rc, struct ibv_context *ctx, uint8_t port, size_t slot_size,
+		unsigned int nrecv, unsigned int nsend)
+{
+	size_t total;
+	int ret;
+
+	memset(rc, 0, sizeof(*rc));
+	rc->ctx = ctx;
+	rc->port = port;
+	rc->slot_size = slot_size;
+	rc->nrecv = nrecv;
+	rc->nsend = nsend;
+	if (!slot_size || !nrecv || !nsend || nrecv + nsend > 65536)
+		return -EINVAL;
+	if (slot_size > SIZE_MAX / (nrecv + nsend))
+		return -EOVERFLOW;
+	total = slot_size * (nrecv + nsend);
+	if (posix_memalign((void **)&rc->buf, 4096, total)) {
+		rc->buf = NULL;
+		return -ENOMEM;
+	}
+	memset(rc->buf, 0, total);
+	rc->pd = ibv_alloc_pd(ctx);
+	if (!rc->pd) {
+		ret = errno ? -errno : -ENOMEM;
+		goto fail;
+	}
+	rc->cq = ibv_create_cq(ctx, (int)(nrecv + nsend), NULL, NULL, 0);
+	if (!rc->cq) {
+		ret = errno ? -errno : -ENOMEM;
+		goto fail;
+	}
+	rc->mr = ibv_reg_mr(rc->pd, rc->buf, total, IBV_ACCESS_LOCAL_WRITE);
+	if (!rc->mr) {
+		ret = errno ? -errno : -ENOMEM;
+		goto fail;
+	}
+	return 0;
+fail:
+	rd_rc_free(rc);
+	return ret;
+}
+
+int rd_rc_create_qp(struct rd_rc *rc)
+{
+	struct ibv_qp_init_attr attr = {
+		.send_cq = rc->cq,
+		.recv_cq = rc->cq,
+		.qp_type = IBV_QPT_RC,
+		.cap = {
+			.max_send_wr = rc->nsend,
+			.max_recv_wr = rc->nrecv,
+			.max_send_sge = 1,
+			.max_recv_sge = 1,
+		},
+	};
+
+	rc->qp = ibv_create_qp(rc->pd, &attr);
+	if (!rc->qp)
+		return errno ? -errno : -ENOMEM;
+	rc->own_qp = true;
+	return 0;
+}
+
+void rd_rc_free(struct rd_rc *rc)
+{
+	if (rc->qp && rc->own_qp)
+		ibv_destroy_qp(rc->qp);
+	rc->qp = NULL;
+	if (rc->mr)
+		ibv_dereg_mr(rc->mr);
+	rc->mr = NULL;
+	if (rc->cq)
+		ibv_destroy_cq(rc->cq);
+	rc->cq = NULL;
+	if (rc->pd)
+		ibv_dealloc_pd(rc->pd);
+	rc->pd = NULL;
+	free(rc->buf);
+	rc->buf = NULL;
+}
+
+int rd_rc_local(struct rd_rc *rc, int gid_index, struct rd_rc_endpoint *ep)
+{
+	struct ibv_port_attr pa;
+	union ibv_gid gid;
+	uint32_t rnd = 0;
+
+	memset(ep, 0, sizeof(*ep));
+	if (ibv_query_port(rc->ctx, rc->port, &pa))
+		return errno ? -errno : -EIO;
+	ep->lid = pa.lid;
+	ep->mtu = pa.active_mtu;
+	ep->qpn = rc->qp ? rc->qp->qp_num : 0;
+	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
+		rnd = (uint32_t)rd_now_ns();
+	ep->psn = rnd & 0xffffff;
+	if (gid_index >= 0) {
+		if (ibv_query_gid(rc->ctx, rc->port, gid_index, &gid))
+			return errno ? -errno : -EIO;
+		memcpy(ep->gid, gid.raw, 16);
+		ep->gid_index = (uint8_t)gid_index;
+		ep->use_grh = true;
+	}
+	/* RoCE has no LIDs: addressing is by GID only. */
+	if (pa.link_layer == IBV_LINK_LAYER_ETHERNET && gid_index < 0)
+		return -EINVAL;
+	return 0;
+}
+
+int rd_rc_connect(struct rd_rc *rc, const struct rd_rc_endpoint *local,
+		  const struct rd_rc_endpoint *remote, const struct rd_rc_opts *opts,
+		  enum ibv_mtu *path_mtu)
+{
+	enum ibv_mtu mtu = local->mtu < remote->mtu ? local->mtu : remote->mtu;
+	struct ibv_qp_attr a;
+
+	if (opts->mtu && opts->mtu < mtu)
+		mtu = opts->mtu;
+	if (path_mtu)
+		*path_mtu = mtu;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.pkey_index = 0;
+	a.port_num = rc->port;
+	a.qp_access_flags = 0;
+	if (ibv_modify_qp(rc->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			  IBV_QP_ACCESS_FLAGS))
+		return errno ? -errno : -EIO;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = mtu;
+	a.dest_qp_num = remote->qpn;
+	a.rq_psn = remote->psn;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = opts->min_rnr_timer;
+	a.ah_attr.dlid = remote->lid;
+	a.ah_attr.sl = 0;
+	a.ah_attr.port_num = rc->port;
+	if (remote->use_grh || local->use_grh) {
+		a.ah_attr.is_global = 1;
+		a.ah_attr.grh.hop_limit = 64;
+		a.ah_attr.grh.sgid_index = local->gid_index;
+		memcpy(a.ah_attr.grh.dgid.raw, remote->gid, 16);
+	}
+	if (ibv_modify_qp(rc->qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+			  IBV_QP_MIN_RNR_TIMER))
+		return errno ? -errno : -EIO;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = opts->timeout;
+	a.retry_cnt = opts->retry_cnt;
+	a.rnr_retry = opts->rnr_retry;
+	a.sq_psn = local->psn;
+	a.max_rd_atomic = 1;
+	if (ibv_modify_qp(rc->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			  IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+uint8_t *rd_rc_slot(struct rd_rc *rc, unsigned int slot)
+{
+	return rc->buf + (size_t)slot * rc->slot_size;
+}
+
+int rd_rc_post_recv(struct rd_rc *rc, unsigned int slot)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)rd_rc_slot(rc, slot),
+		.length = (uint32_t)rc->slot_size,
+		.lkey = rc->mr->lkey,
+	};
+	struct ibv_recv_wr wr = { .wr_id = RD_WR_RECV | slot, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+	int ret = ibv_post_recv(rc->qp, &wr, &bad);
+
+	return ret ? -ret : 0;
+}
+
+int rd_rc_post_send(struct rd_rc *rc, unsigned int slot, uint32_t len, uint32_t imm)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)rd_rc_slot(rc, slot),
+		.length = len,
+		.lkey = rc->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = RD_WR_SEND | slot,
+		.sg_list = &sge,
+		.num_sge = len ? 1 : 0,
+		.opcode = IBV_WR_SEND_WITH_IMM,
+		.send_flags = IBV_SEND_SIGNALED,
+		.imm_data = htobe32(imm),
+	};
+	struct ibv_send_wr *bad;
+	int ret;
+
+	if (len > rc->slot_size)
+		return -EMSGSIZE;
+	ret = ibv_post_send(rc->qp, &wr, &bad);
+	return ret ? -ret : 0;
+}
+
+int rd_rc_poll(struct rd_rc *rc, struct ibv_wc *wc, int n, uint64_t deadline,
+	       volatile int *stop)
+{
+	unsigned int spins = 0;
+
+	for (;;) {
+		int got = ibv_poll_cq(rc->cq, n, wc);
+
+		if (got < 0)
+			return -EIO;
+		if (got > 0) {
+			for (int i = 0; i < got; i++) {
+				if (wc[i].status != IBV_WC_SUCCESS && !rc->has_error) {
+					rc->has_error = true;
+					rc->first_error = wc[i];
+				}
+			}
+			return got;
+		}
+		if (stop && *stop)
+			return -EINTR;
+		/* Check the clock and let the kernel's softirq work run (soft-RoCE). */
+		if ((++spins & 63) == 0) {
+			if (rd_now_ns() >= deadline)
+				return -ETIMEDOUT;
+			sched_yield();
+		}
+	}
+}
+
+const char *rd_wc_diagnosis(enum ibv_wc_status st)
+{
+	switch (st) {
+	case IBV_WC_SUCCESS:
+		return "success";
+	case IBV_WC_RETRY_EXC_ERR:
+		return "packets lost: the peer never acknowledged after every retry; check the link "
+		       "(ip link, rdma-devmap), PFC/ECN on the switch, MTU on the path, and that both "
+		       "sides use the same GID type (RoCE v1/v2, rdma-gids --best)";
+	case IBV_WC_RNR_RETRY_EXC_ERR:
+		return "receiver not ready: the peer had no receive posted in time (it stalled, "
+		       "crashed, or posts too few receives)";
+	case IBV_WC_WR_FLUSH_ERR:
+		return "the queue pair was already in error; the first error is the cause";
+	case IBV_WC_LOC_LEN_ERR:
+		return "a message was larger than the receive buffer: sizes disagree";
+	case IBV_WC_REM_INV_REQ_ERR:
+		return "the peer rejected the request as invalid (message larger than its receive "
+		       "buffer, or an operation it does not allow)";
+	case IBV_WC_REM_ACCESS_ERR:
+		return "the peer refused access to its memory";
+	case IBV_WC_REM_OP_ERR:
+		return "the peer could not complete the operation";
+	case IBV_WC_LOC_PROT_ERR:
+		return "local protection error: a buffer outside its registered memory";
+	case IBV_WC_LOC_QP_OP_ERR:
+		return "local QP operation error (bad work request or QP state)";
+	case IBV_WC_BAD_RESP_ERR:
+		return "unexpected response from the peer";
+	case IBV_WC_FATAL_ERR:
+		return "fatal device error: the device needs a reset";
+	default:
+		return "unexpected completion error";
+	}
+}
