@@ -309,7 +309,7 @@ int rd_cm_connect(const char *peer, uint16_t port, const char *bind_addr, int ti
 		return -ETIMEDOUT;
 	}
 	if (ev->event != RDMA_CM_EVENT_ESTABLISHED) {
-		char reason[64] = "";
+		char reason[150] = "";
 
 		if (ev->event == RDMA_CM_EVENT_REJECTED && ev->param.conn.private_data &&
 		    ev->param.conn.private_data_len >= 8) {
@@ -335,7 +335,7 @@ int rd_cm_connect(const char *peer, uint16_t port, const char *bind_addr, int ti
 		else if (ev->event == RDMA_CM_EVENT_REJECTED)
 			cm_err(err, "connect", "REJECTED", ev->status,
 			       "REJECTED (reason %d): no rdma-selftest server on %s port %u — start "
-			       "'rdma-selftest --server' there, or check --port", ev->status, peer, port);
+			       "'rdma-selftest --server' there, or check -P", ev->status, peer, port);
 		else if (ev->event == RDMA_CM_EVENT_UNREACHABLE)
 			cm_err(err, "connect", "UNREACHABLE", ev->status,
 			       "UNREACHABLE (status %d): %s never answered the connection request "
@@ -401,9 +401,9 @@ int rd_cm_listen(const char *bind_addr, uint16_t port, struct rd_cm_listener *l,
 		int e = errno;
 
 		cm_err(err, "listen", NULL, e,
-		       e == EADDRNOTAVAIL || e == ENODEV ?
-			       "cannot listen on %s: no RDMA device owns that address (see rdma-devmap)" :
-			       "cannot listen: %s", bind_addr ? bind_addr : strerror(e));
+		       "cannot listen on %s port %u: %s%s", bind_addr ? bind_addr : "every address", port,
+		       strerror(e), e == EADDRNOTAVAIL || e == ENODEV ?
+				    " (no RDMA device owns that address; see rdma-devmap)" : "");
 		rd_cm_listener_close(l);
 		return -e;
 	}
@@ -417,7 +417,7 @@ int rd_cm_listener_fd(const struct rd_cm_listener *l)
 
 static void reject(struct rdma_cm_id *id, const char *why)
 {
-	uint8_t buf[56];
+	uint8_t buf[148];	/* an IB CM REJ carries up to 148 bytes of private data */
 	uint32_t magic = htobe32(RD_OOB_MAGIC);
 	size_t n = strlen(why);
 

@@ -19,7 +19,7 @@
 #include "util.h"
 
 /* Layout: magic 0, version 4, type 6, qpn 8, psn 12, lid 16, mtu 18, gid_kind 19,
- * gid 20, max_size 36, window 40, iters 44, reason 48..96, reserved to 112. */
+ * gid 20, max_size 36, window 40, iters 44, reason 48..112. */
 
 static void put16(uint8_t *p, uint16_t v) { v = htobe16(v); memcpy(p, &v, 2); }
 static void put32(uint8_t *p, uint32_t v) { v = htobe32(v); memcpy(p, &v, 4); }

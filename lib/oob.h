@@ -40,7 +40,7 @@ struct rd_oob_msg {
 	uint32_t max_size;	/* largest message of the test */
 	uint32_t window;	/* outstanding sends in the bandwidth stage */
 	uint32_t iters;
-	char reason[48];	/* REJECT: NUL-terminated text */
+	char reason[64];	/* REJECT: NUL-terminated text */
 };
 
 /* To and from the wire (big-endian, RD_OOB_LEN bytes). */

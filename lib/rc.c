@@ -212,17 +212,23 @@ int rd_rc_post_recv(struct rd_rc *rc, unsigned int slot)
 
 int rd_rc_post_send(struct rd_rc *rc, unsigned int slot, uint32_t len, uint32_t imm)
 {
+	return rd_rc_post_send_batch(rc, slot, len, imm, 1);
+}
+
+int rd_rc_post_send_batch(struct rd_rc *rc, unsigned int slot, uint32_t len, uint32_t imm,
+			  unsigned int covers)
+{
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)rd_rc_slot(rc, slot),
 		.length = len,
 		.lkey = rc->mr->lkey,
 	};
 	struct ibv_send_wr wr = {
-		.wr_id = RD_WR_SEND | slot,
+		.wr_id = RD_WR_SEND | ((uint64_t)(covers & 0xffff) << 32) | slot,
 		.sg_list = &sge,
 		.num_sge = len ? 1 : 0,
 		.opcode = IBV_WR_SEND_WITH_IMM,
-		.send_flags = IBV_SEND_SIGNALED,
+		.send_flags = covers ? IBV_SEND_SIGNALED : 0,
 		.imm_data = htobe32(imm),
 	};
 	struct ibv_send_wr *bad;

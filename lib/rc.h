@@ -74,8 +74,15 @@ int rd_rc_connect(struct rd_rc *rc, const struct rd_rc_endpoint *local,
 
 uint8_t *rd_rc_slot(struct rd_rc *rc, unsigned int slot);
 int rd_rc_post_recv(struct rd_rc *rc, unsigned int slot);
-/* Send len bytes of a slot with immediate data; signaled always (we count them). */
+/* Send len bytes of a slot with immediate data, signaled. */
 int rd_rc_post_send(struct rd_rc *rc, unsigned int slot, uint32_t len, uint32_t imm);
+/*
+ * The same, signaled only when `covers` > 0: its completion then stands for
+ * itself and the covers-1 unsignaled sends before it (RD_WR_COVERS(wr_id)).
+ */
+int rd_rc_post_send_batch(struct rd_rc *rc, unsigned int slot, uint32_t len, uint32_t imm,
+			  unsigned int covers);
+#define RD_WR_COVERS(id) ((unsigned int)(((id) >> 32) & 0xffffu))
 
 /*
  * Poll up to n completions; wait until at least one or deadline (CLOCK_MONOTONIC

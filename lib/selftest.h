@@ -53,7 +53,7 @@ void rd_st_fill(uint8_t *buf, uint32_t len, uint32_t seq);
 long rd_st_check(const uint8_t *buf, uint32_t len, uint32_t seq);
 
 struct rd_st_error {
-	char what[256];		/* plain words */
+	char what[512];		/* plain words */
 	bool wc;		/* from a completion */
 	enum ibv_wc_status status;
 	uint32_t vendor_err;

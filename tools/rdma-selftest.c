@@ -93,10 +93,12 @@ static void usage(const char *prog)
 	       "  -s, --size BYTES      message size (default 64; bandwidth 65536)\n"
 	       "      --sizes LIST      bandwidth and latency for each size (comma list)\n"
 	       "  -a, --all-sizes       every power of two from 2 B to 1 MiB\n"
-	       "      --window N        outstanding sends in the bandwidth stage (default 64)\n"
+	       "      --window N        outstanding sends in the bandwidth stage (default 128;\n"
+	       "                        lowered for big messages to fit the server's 64 MiB)\n"
 	       "  -D, --duration SEC    bandwidth for SEC seconds instead of -n messages\n"
 	       "      --quick           connect and ping-pong only\n"
-	       "      --timeout SEC     deadline of every stage (default 5)\n"
+	       "      --timeout SEC     longest wait for any answer (CM event, completion,\n"
+	       "                        TCP), default 5\n"
 	       "      --expect-gbps X   fail when the bandwidth is below X Gb/s\n"
 	       "      --expect-lat-us Y fail when the median latency is above Y us\n"
 	       "      --qp-timeout N --retry-cnt N --rnr-retry N --min-rnr-timer N --mtu BYTES\n"
@@ -118,6 +120,7 @@ struct report {
 	bool failed;
 	char fail_stage[32];
 	const struct rd_st_error *err;	/* the completion error behind the next FAIL */
+	bool printed_failed_stage;
 };
 
 static void stage(struct report *r, const char *name, bool ok, double ms, const char *fmt, ...)
@@ -161,11 +164,60 @@ static const char *mtu_str(enum ibv_mtu m)
 	return m >= 1 && m <= 5 ? s[m] : "?";
 }
 
+struct results {
+	struct rd_st_latency lat[32];
+	struct rd_st_bandwidth bw[32];
+	unsigned int nlat, nbw;
+};
+
+/* The figures, after the stages list (JSON only). */
+static void print_results_json(struct report *r, const struct results *res)
+{
+	if (!r->json)
+		return;
+	rd_out_list_begin(r->o, "latency");
+	for (unsigned int i = 0; i < res->nlat; i++) {
+		const struct rd_st_latency *l = &res->lat[i];
+
+		rd_out_section_begin(r->o, NULL, NULL);
+		rd_out_u64(r->o, RD_JSON, "bytes", NULL, l->size);
+		rd_out_u64(r->o, RD_JSON, "iterations", NULL, l->iters);
+		rd_out_double(r->o, RD_JSON, "min_us", NULL, l->min, NULL);
+		rd_out_double(r->o, RD_JSON, "median_us", NULL, l->median, NULL);
+		rd_out_double(r->o, RD_JSON, "avg_us", NULL, l->avg, NULL);
+		rd_out_double(r->o, RD_JSON, "stdev_us", NULL, l->stdev, NULL);
+		rd_out_double(r->o, RD_JSON, "p99_us", NULL, l->p99, NULL);
+		rd_out_double(r->o, RD_JSON, "p99_9_us", NULL, l->p999, NULL);
+		rd_out_double(r->o, RD_JSON, "max_us", NULL, l->max, NULL);
+		rd_out_section_end(r->o);
+	}
+	rd_out_list_end(r->o);
+	rd_out_list_begin(r->o, "bandwidth");
+	for (unsigned int i = 0; i < res->nbw; i++) {
+		const struct rd_st_bandwidth *b = &res->bw[i];
+
+		rd_out_section_begin(r->o, NULL, NULL);
+		rd_out_u64(r->o, RD_JSON, "bytes", NULL, b->size);
+		rd_out_u64(r->o, RD_JSON, "messages", NULL, b->msgs);
+		rd_out_double(r->o, RD_JSON, "seconds", NULL, b->seconds, NULL);
+		rd_out_double(r->o, RD_JSON, "gbps", NULL, b->gbps, NULL);
+		rd_out_double(r->o, RD_JSON, "mpps", NULL, b->mpps, NULL);
+		rd_out_section_end(r->o);
+	}
+	rd_out_list_end(r->o);
+	if (r->failed) {
+		rd_out_str(r->o, RD_JSON, "failed_stage", NULL, r->fail_stage);
+		r->printed_failed_stage = true;
+	}
+}
+
 /* Stages 2-4 on a connected client QP; returns true if all passed. */
-static bool run_stages(struct report *r, const struct opts *op, struct rd_rc *rc)
+static bool run_stages(struct report *r, const struct opts *op, struct rd_rc *rc,
+		       struct results *res)
 {
 	struct rd_st_error err = { 0 };
 	struct rd_st_pingpong pp;
+	bool broken = false;	/* the QP failed: no goodbye possible */
 
 	r->err = NULL;
 	uint32_t ping_size = op->nsizes ? op->sizes[0] : 64;
@@ -177,14 +229,16 @@ static bool run_stages(struct report *r, const struct opts *op, struct rd_rc *rc
 		stage(r, "pingpong", false, 0, "after %u good messages: %s", pp.msgs, err.what);
 		return false;
 	}
+	if (op->quick && (op->expect_gbps > 0 || op->expect_lat_us > 0) && !r->json)
+		printf("  note: --expect-* checks need the latency and bandwidth stages (not --quick)\n");
 	stage(r, "pingpong", true, (double)pp.ns / 1e6, "%u messages of %u B verified both ways",
 	      pp.msgs, ping_size);
 	if (op->quick)
 		goto bye;
 
 	/* Latency and bandwidth for each size. */
-	struct rd_st_latency lat[32];
-	struct rd_st_bandwidth bw[32];
+	struct rd_st_latency *lat = res->lat;
+	struct rd_st_bandwidth *bw = res->bw;
 	unsigned int nsz = op->nsizes ? op->nsizes : 1, nlat = 0, nbw = 0;
 
 	for (unsigned int i = 0; i < nsz && !stop; i++) {
@@ -196,6 +250,7 @@ static bool run_stages(struct report *r, const struct opts *op, struct rd_rc *rc
 			r->err = &err;
 			stage(r, "latency", false, (double)(rd_now_ns() - t0) / 1e6, "%u B: %s", size,
 			      err.what);
+			broken = true;
 			goto tables;
 		}
 		stage(r, "latency", true, (double)(rd_now_ns() - t0) / 1e6,
@@ -213,6 +268,7 @@ static bool run_stages(struct report *r, const struct opts *op, struct rd_rc *rc
 			r->err = &err;
 			stage(r, "bandwidth", false, (double)(rd_now_ns() - t0) / 1e6, "%u B: %s", size,
 			      err.what);
+			broken = true;
 			goto tables;
 		}
 		stage(r, "bandwidth", true, (double)(rd_now_ns() - t0) / 1e6,
@@ -233,36 +289,9 @@ static bool run_stages(struct report *r, const struct opts *op, struct rd_rc *rc
 			      op->expect_gbps);
 	}
 tables:
-	if (r->json) {
-		rd_out_list_end(r->o);	/* stages */
-		rd_out_list_begin(r->o, "latency");
-		for (unsigned int i = 0; i < nlat; i++) {
-			rd_out_section_begin(r->o, NULL, NULL);
-			rd_out_u64(r->o, RD_JSON, "bytes", NULL, lat[i].size);
-			rd_out_u64(r->o, RD_JSON, "iterations", NULL, lat[i].iters);
-			rd_out_double(r->o, RD_JSON, "min_us", NULL, lat[i].min, NULL);
-			rd_out_double(r->o, RD_JSON, "median_us", NULL, lat[i].median, NULL);
-			rd_out_double(r->o, RD_JSON, "avg_us", NULL, lat[i].avg, NULL);
-			rd_out_double(r->o, RD_JSON, "stdev_us", NULL, lat[i].stdev, NULL);
-			rd_out_double(r->o, RD_JSON, "p99_us", NULL, lat[i].p99, NULL);
-			rd_out_double(r->o, RD_JSON, "p99_9_us", NULL, lat[i].p999, NULL);
-			rd_out_double(r->o, RD_JSON, "max_us", NULL, lat[i].max, NULL);
-			rd_out_section_end(r->o);
-		}
-		rd_out_list_end(r->o);
-		rd_out_list_begin(r->o, "bandwidth");
-		for (unsigned int i = 0; i < nbw; i++) {
-			rd_out_section_begin(r->o, NULL, NULL);
-			rd_out_u64(r->o, RD_JSON, "bytes", NULL, bw[i].size);
-			rd_out_u64(r->o, RD_JSON, "messages", NULL, bw[i].msgs);
-			rd_out_double(r->o, RD_JSON, "seconds", NULL, bw[i].seconds, NULL);
-			rd_out_double(r->o, RD_JSON, "gbps", NULL, bw[i].gbps, NULL);
-			rd_out_double(r->o, RD_JSON, "mpps", NULL, bw[i].mpps, NULL);
-			rd_out_section_end(r->o);
-		}
-		rd_out_list_end(r->o);
-		rd_out_list_begin(r->o, NULL);	/* balanced by the caller's list_end */
-	} else {
+	res->nlat = nlat;
+	res->nbw = nbw;
+	if (!r->json) {
 		if (nlat) {
 			printf("\n %7s %11s %11s %11s %11s %11s %11s %11s %11s\n", "#bytes", "#iterations",
 			       "t_min[us]", "t_median", "t_avg", "t_stdev", "t_p99", "t_p99.9", "t_max");
@@ -281,7 +310,7 @@ tables:
 		if (nlat || nbw)
 			printf("\n");
 	}
-	if (r->failed)
+	if (broken || stop)
 		return false;
 bye:
 	if (rd_st_bye(rc, op->timeout_ms, &err))
@@ -420,6 +449,10 @@ static bool loopback_port(struct report *r, const struct opts *op, const struct 
 	uint64_t t0;
 	int ret;
 
+	struct results *res = calloc(1, sizeof(*res));
+
+	if (!res)
+		return false;
 	r->failed = false;
 	for (unsigned int i = 0; i < op->nsizes; i++)
 		prm.max_size = op->sizes[i] > prm.max_size ? op->sizes[i] : prm.max_size;
@@ -437,11 +470,14 @@ static bool loopback_port(struct report *r, const struct opts *op, const struct 
 		rd_out_list_end(r->o);
 		goto done;
 	}
-	if (!lp.ib)
+	if (!lp.ib) {
 		rd_out_u64(r->o, RD_JSON, "gid_index", NULL, (uint64_t)lp.gid_index);
+		rd_out_str(r->o, RD_JSON, "gid_type", NULL, rd_gid_ver_name(lp.ver));
+	}
 	if (!r->json && !lp.ib)
-		printf("  GID %d (%s, %s)\n", lp.gid_index, lp.ver == RD_GID_VER_V2 ? "RoCE v2" : "RoCE v1",
-		       lp.addr);
+		printf("  GID %d (%s, %s)\n", lp.gid_index, lp.ver == RD_GID_VER_V2 ? "RoCE v2" :
+		       lp.ver == RD_GID_VER_V1 ? "RoCE v1" : rd_gid_ver_name(lp.ver) ?
+		       rd_gid_ver_name(lp.ver) : "?", lp.addr);
 	rd_out_list_begin(r->o, "stages");
 	t0 = rd_now_ns();
 	ctx = open_dev(d->name, why, sizeof(why));
@@ -484,7 +520,7 @@ static bool loopback_port(struct report *r, const struct opts *op, const struct 
 			stage(r, "pingpong", false, 0, "cannot start the server thread");
 			goto free;
 		}
-		ok = run_stages(r, op, &cli);
+		ok = run_stages(r, op, &cli, res);
 		if (!ok)
 			stop = stop ? stop : 2;	/* make the server thread give up at once */
 		pthread_join(th, NULL);
@@ -496,11 +532,13 @@ static bool loopback_port(struct report *r, const struct opts *op, const struct 
 	}
 free:
 	rd_out_list_end(r->o);
+	print_results_json(r, res);
 	rd_rc_free(&cli);
 	rd_rc_free(&srv);
 	if (ctx)
 		ibv_close_device(ctx);
 done:
+	free(res);
 	rd_out_str(r->o, RD_JSON, "result", NULL, ok && !r->failed ? "pass" : "fail");
 	rd_out_section_end(r->o);
 	if (!r->json)
@@ -540,8 +578,15 @@ static bool client_cm(struct report *r, const struct opts *op, const struct rd_s
 	stage(r, "route", true, info.route_ms, "resolved");
 	stage(r, "connect", true, info.connect_ms, "QPN 0x%x -> 0x%x, PSN 0x%06x/0x%06x, path MTU %s",
 	      info.qpn, info.peer_qpn, info.sq_psn, info.rq_psn, mtu_str(info.path_mtu));
-	ok = run_stages(r, op, &c.rc);
-	rd_out_list_end(r->o);
+	{
+		struct results *res = calloc(1, sizeof(*res));
+
+		ok = res && run_stages(r, op, &c.rc, res);
+		rd_out_list_end(r->o);
+		if (res)
+			print_results_json(r, res);
+		free(res);
+	}
 	rd_out_str(r->o, RD_JSON, "dev", NULL, info.dev);
 	rd_out_u64(r->o, RD_JSON, "port", NULL, info.port);
 	if (info.gid_index >= 0)
@@ -586,7 +631,8 @@ static bool client_verbs(struct report *r, const struct opts *op, const struct r
 {
 	struct rd_device *d = NULL;
 	struct rd_port *p = NULL;
-	struct local_port lp;
+	struct results *res = NULL;
+	struct local_port lp = { .gid_index = -1 };
 	struct rd_rc rc = { 0 };
 	struct rd_rc_endpoint me, them;
 	struct rd_oob_msg m;
@@ -680,11 +726,21 @@ static bool client_verbs(struct report *r, const struct opts *op, const struct r
 	}
 	stage(r, "connect", true, (double)(rd_now_ns() - t0) / 1e6,
 	      "RESET->INIT->RTR->RTS, PSN 0x%06x/0x%06x, path MTU %s", me.psn, them.psn, mtu_str(mtu));
-	rd_out_str(r->o, RD_JSON, "dev", NULL, d->name);
-	rd_out_u64(r->o, RD_JSON, "port", NULL, p->num);
-	ok = run_stages(r, op, &rc);
+	res = calloc(1, sizeof(*res));
+	ok = res && run_stages(r, op, &rc, res);
 out:
 	rd_out_list_end(r->o);
+	if (res)
+		print_results_json(r, res);
+	free(res);
+	if (d && p) {
+		rd_out_str(r->o, RD_JSON, "dev", NULL, d->name);
+		rd_out_u64(r->o, RD_JSON, "port", NULL, p->num);
+		if (!lp.ib) {
+			rd_out_u64(r->o, RD_JSON, "gid_index", NULL, (uint64_t)lp.gid_index);
+			rd_out_str(r->o, RD_JSON, "gid_type", NULL, kind_name(gid_kind(&lp)));
+		}
+	}
 	if (fd >= 0)
 		close(fd);
 	rd_rc_free(&rc);
@@ -1012,7 +1068,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct opts op = { .service_port = DEFAULT_SERVICE_PORT, .gid_index = -1, .iters = 1000,
-			   .pings = 100, .window = 64, .timeout_ms = 5000 };
+			   .pings = 100, .window = 128, .timeout_ms = 5000 };
 	struct rd_device_list list = { 0 };
 	struct report rep = { 0 };
 	struct rd_cli cli;
@@ -1103,7 +1159,7 @@ int main(int argc, char **argv)
 			break;
 		case OPT_TIMEOUT:
 			dv = strtod(optarg, &end);
-			if (*end || !(dv > 0) || dv > 3600)
+			if (*end || !(dv >= 0.001) || dv > 3600)
 				goto bad;
 			op.timeout_ms = (int)(dv * 1000);
 			break;
@@ -1195,6 +1251,21 @@ bad:
 		for (uint32_t sz = 2; sz <= (1u << 20); sz <<= 1)
 			op.sizes[op.nsizes++] = sz;
 	}
+	{
+		/* Keep within the server's memory limit: fewer outstanding sends for big messages. */
+		uint32_t maxs = 65536;
+		struct rd_st_params t;
+		unsigned int nr, ns;
+		size_t slot;
+
+		for (unsigned int i = 0; i < op.nsizes; i++)
+			maxs = i == 0 || op.sizes[i] > maxs ? op.sizes[i] : maxs;
+		t.max_size = maxs;
+		t.window = op.window;
+		rd_st_slots(&t, &nr, &ns, &slot);
+		while (op.window > 1 && (uint64_t)slot * (2ull * op.window + 4) > RD_ST_MAX_MEM)
+			op.window--;
+	}
 	ret = rd_cli_setup(&cli);
 	if (ret >= 0)
 		goto out;
@@ -1240,7 +1311,7 @@ bad:
 		ok = op.verbs ? client_verbs(&rep, &op, &cli.sr, &list, cli.port, &prm) :
 				client_cm(&rep, &op, &prm);
 		rd_out_str(rep.o, RD_JSON, "result", NULL, ok ? "pass" : "fail");
-		if (rep.failed)
+		if (rep.failed && !rep.printed_failed_stage)
 			rd_out_str(rep.o, RD_JSON, "failed_stage", NULL, rep.fail_stage);
 		if (!cli.json)
 			printf("rdma-selftest: %s%s%s\n", ok ? "PASS" : "FAIL", rep.failed ? " at " : "",

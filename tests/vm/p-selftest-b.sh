@@ -85,8 +85,9 @@ fi
 vm_check_output "server still serves after kills, cuts and interrupts" "^rdma-selftest: PASS\$" \
 	timeout 180 "$S" "$PEER_IP" "${Q[@]}"
 # The server's link goes down during a run: retry exceeded, named
-# rxe retries forever when retry_cnt is 7 (like rnr_retry): ask for 3 here.
-bw_run cut --retry-cnt 3
+# rxe retries forever when retry_cnt is 7 (like rnr_retry): ask for 6 here,
+# with a 1 s ACK timeout so that qemu's slowness is not mistaken for loss.
+bw_run cut --retry-cnt 6 --qp-timeout 18 --timeout 60
 if vm_retry 120 in_bandwidth cut; then
 	vm_signal st-linkdown-now
 	vm_bg_wait cut > /tmp/cut.txt 2>&1; rc=$?
