@@ -223,3 +223,27 @@ int rd_cli_scan_devices(struct rd_cli *cli, struct rd_device_list *list)
 	}
 	return 0;
 }
+
+int rd_cli_help_version(const struct rd_cli *cli, void (*usage)(const char *prog))
+{
+	if (cli->want_help) {
+		usage(cli->prog);
+		return RD_EXIT_OK;
+	}
+	if (cli->want_version) {
+		rd_cli_print_version(cli);
+		return RD_EXIT_OK;
+	}
+	return -1;
+}
+
+int rd_cli_exit(struct rd_cli *cli, struct rd_out *o, int ret)
+{
+	if (o && rd_out_finish(o) && ret == RD_EXIT_OK) {
+		rd_cli_error(cli, "write error on stdout");
+		ret = RD_EXIT_FAIL;
+	}
+	rd_cli_flush_warnings(cli);
+	rd_cli_free(cli);
+	return ret;
+}

@@ -72,6 +72,18 @@ void rd_cli_error(const struct rd_cli *cli, const char *fmt, ...)
 /* Report a usage error with a pointer to --help; returns RD_EXIT_USAGE. */
 int rd_cli_usage_error(const struct rd_cli *cli, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/*
+ * After getopt: --help (usage() on stdout) or --version.  Returns RD_EXIT_OK
+ * when one was handled, -1 to go on.
+ */
+int rd_cli_help_version(const struct rd_cli *cli, void (*usage)(const char *prog));
+struct rd_out;
+/*
+ * The common ending: finish the output (a write error turns success into
+ * failure, reported once), print the warnings, free the CLI state.
+ */
+int rd_cli_exit(struct rd_cli *cli, struct rd_out *o, int ret);
+
 /* Report getopt's '?' or ':' result; returns RD_EXIT_USAGE. */
 int rd_cli_getopt_error(const struct rd_cli *cli, int opt, char **argv);
 /* Print and clear the collected warnings. */

@@ -106,18 +106,24 @@ static int read_file(const char *path, char *buf, size_t len)
 	return 0;
 }
 
-int rd_sys_read_str(const struct rd_sysroot *sr, char *buf, size_t len, const char *fmt, ...)
+/* Resolve the formatted path and read the file into buf. */
+static int vread(const struct rd_sysroot *sr, char *buf, size_t len, const char *fmt, va_list ap)
 {
 	char path[RD_PATH_MAX];
+	int ret = vresolve(sr, path, sizeof(path), fmt, ap);
+
+	return ret ? ret : read_file(path, buf, len);
+}
+
+int rd_sys_read_str(const struct rd_sysroot *sr, char *buf, size_t len, const char *fmt, ...)
+{
 	va_list ap;
 	int ret;
 
 	va_start(ap, fmt);
-	ret = vresolve(sr, path, sizeof(path), fmt, ap);
+	ret = vread(sr, buf, len, fmt, ap);
 	va_end(ap);
-	if (ret)
-		return ret;
-	return read_file(path, buf, len);
+	return ret;
 }
 
 static const char *skip_space(const char *s)
@@ -231,53 +237,38 @@ int rd_parse_enum(const char *s, uint64_t *num, char *name, size_t namelen)
 
 int rd_sys_read_u64(const struct rd_sysroot *sr, uint64_t *v, const char *fmt, ...)
 {
-	char path[RD_PATH_MAX], buf[64];
+	char buf[64];
 	va_list ap;
 	int ret;
 
 	va_start(ap, fmt);
-	ret = vresolve(sr, path, sizeof(path), fmt, ap);
+	ret = vread(sr, buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	if (ret)
-		return ret;
-	ret = read_file(path, buf, sizeof(buf));
-	if (ret)
-		return ret;
-	return rd_parse_u64(buf, v);
+	return ret ? ret : rd_parse_u64(buf, v);
 }
 
 int rd_sys_read_hex(const struct rd_sysroot *sr, uint64_t *v, const char *fmt, ...)
 {
-	char path[RD_PATH_MAX], buf[64];
+	char buf[64];
 	va_list ap;
 	int ret;
 
 	va_start(ap, fmt);
-	ret = vresolve(sr, path, sizeof(path), fmt, ap);
+	ret = vread(sr, buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	if (ret)
-		return ret;
-	ret = read_file(path, buf, sizeof(buf));
-	if (ret)
-		return ret;
-	return rd_parse_hex(buf, v);
+	return ret ? ret : rd_parse_hex(buf, v);
 }
 
 int rd_sys_read_gid(const struct rd_sysroot *sr, uint8_t gid[16], const char *fmt, ...)
 {
-	char path[RD_PATH_MAX], buf[96];
+	char buf[96];
 	va_list ap;
 	int ret;
 
 	va_start(ap, fmt);
-	ret = vresolve(sr, path, sizeof(path), fmt, ap);
+	ret = vread(sr, buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	if (ret)
-		return ret;
-	ret = read_file(path, buf, sizeof(buf));
-	if (ret)
-		return ret;
-	return rd_parse_gid(buf, gid);
+	return ret ? ret : rd_parse_gid(buf, gid);
 }
 
 int rd_sys_list(const struct rd_sysroot *sr, struct rd_strlist *out, const char *fmt, ...)

@@ -392,16 +392,9 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (cli.want_help) {
-		usage(cli.prog);
-		ret = RD_EXIT_OK;
+	ret = rd_cli_help_version(&cli, usage);
+	if (ret >= 0)
 		goto out;
-	}
-	if (cli.want_version) {
-		rd_cli_print_version(&cli);
-		ret = RD_EXIT_OK;
-		goto out;
-	}
 	if (optind < argc) {
 		ret = rd_cli_usage_error(&cli, "unexpected argument '%s'", argv[optind]);
 		goto out;
@@ -458,12 +451,6 @@ int main(int argc, char **argv)
 	}
 	ret = RD_EXIT_OK;
 out:
-	if (o && rd_out_finish(o) && ret == RD_EXIT_OK) {
-		rd_cli_error(&cli, "write error on stdout");
-		ret = RD_EXIT_FAIL;
-	}
-	rd_cli_flush_warnings(&cli);
 	rd_device_list_free(&list);
-	rd_cli_free(&cli);
-	return ret;
+	return rd_cli_exit(&cli, o, ret);
 }

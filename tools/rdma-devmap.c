@@ -290,16 +290,9 @@ int main(int argc, char **argv)
 		ret = rd_cli_getopt_error(&cli, opt, argv);
 		goto out;
 	}
-	if (cli.want_help) {
-		usage(cli.prog);
-		ret = RD_EXIT_OK;
+	ret = rd_cli_help_version(&cli, usage);
+	if (ret >= 0)
 		goto out;
-	}
-	if (cli.want_version) {
-		rd_cli_print_version(&cli);
-		ret = RD_EXIT_OK;
-		goto out;
-	}
 	if (optind < argc)
 		query = argv[optind++];
 	if (optind < argc) {
@@ -375,11 +368,6 @@ int main(int argc, char **argv)
 		rd_out_table_end(o);
 	ret = RD_EXIT_OK;
 out:
-	if (o && rd_out_finish(o) && ret == RD_EXIT_OK) {
-		rd_cli_error(&cli, "write error on stdout");
-		ret = RD_EXIT_FAIL;
-	}
-	rd_cli_flush_warnings(&cli);
 	for (size_t i = 0; i < nmaps; i++)
 		rd_netdev_info_free(&maps[i].nd);
 	free(maps);
@@ -387,6 +375,5 @@ out:
 	rd_nl_ports_free(&nl);
 	rd_device_list_free(&all);
 	rd_device_list_free(&list);
-	rd_cli_free(&cli);
-	return ret;
+	return rd_cli_exit(&cli, o, ret);
 }

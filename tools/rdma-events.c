@@ -288,16 +288,9 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (cli.want_help) {
-		usage(cli.prog);
-		ret = RD_EXIT_OK;
+	ret = rd_cli_help_version(&cli, usage);
+	if (ret >= 0)
 		goto out;
-	}
-	if (cli.want_version) {
-		rd_cli_print_version(&cli);
-		ret = RD_EXIT_OK;
-		goto out;
-	}
 	if (optind < argc) {
 		ret = rd_cli_usage_error(&cli, "unexpected argument '%s' (devices go with -d)", argv[optind]);
 		goto out;
@@ -414,12 +407,6 @@ out:
 	rd_watch_close(w);
 	if (sfd >= 0)
 		close(sfd);
-	if (o && rd_out_finish(o) && ret == RD_EXIT_OK) {
-		rd_cli_error(&cli, "write error on stdout");
-		ret = RD_EXIT_FAIL;
-	}
-	rd_cli_flush_warnings(&cli);
 	rd_device_list_free(&list);
-	rd_cli_free(&cli);
-	return ret;
+	return rd_cli_exit(&cli, o, ret);
 }

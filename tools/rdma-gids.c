@@ -250,16 +250,9 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (cli.want_help) {
-		usage(cli.prog);
-		ret = RD_EXIT_OK;
+	ret = rd_cli_help_version(&cli, usage);
+	if (ret >= 0)
 		goto out;
-	}
-	if (cli.want_version) {
-		rd_cli_print_version(&cli);
-		ret = RD_EXIT_OK;
-		goto out;
-	}
 	/* Positional arguments are device names, as show_gids takes one. */
 	for (; optind < argc; optind++) {
 		if (rd_cli_common_opt(&cli, 'd', argv[optind]) < 0) {
@@ -406,13 +399,7 @@ int main(int argc, char **argv)
 			rd_cli_error(&cli, "no GID matches the filters");
 	}
 out:
-	if (o && rd_out_finish(o) && ret == RD_EXIT_OK) {
-		rd_cli_error(&cli, "write error on stdout");
-		ret = RD_EXIT_FAIL;
-	}
-	rd_cli_flush_warnings(&cli);
 	rd_vlan_map_free(&vlans);
 	rd_device_list_free(&list);
-	rd_cli_free(&cli);
-	return ret;
+	return rd_cli_exit(&cli, o, ret);
 }

@@ -1214,16 +1214,9 @@ bad:
 		ret = rd_cli_usage_error(&cli, "invalid value '%s'", optarg);
 		goto out;
 	}
-	if (cli.want_help) {
-		usage(cli.prog);
-		ret = RD_EXIT_OK;
+	ret = rd_cli_help_version(&cli, usage);
+	if (ret >= 0)
 		goto out;
-	}
-	if (cli.want_version) {
-		rd_cli_print_version(&cli);
-		ret = RD_EXIT_OK;
-		goto out;
-	}
 	if (optind < argc)
 		op.peer = argv[optind++];
 	if (optind < argc) {

@@ -86,9 +86,9 @@ static void test_oob_garbage(void **state)
 	hello(&m);
 	m.type = RD_OOB_REJECT;
 	rd_oob_encode(&m, buf);
-	memset(buf + 48, 'x', 48);
+	memset(buf + 48, 'x', 64);
 	assert_int_equal(rd_oob_decode(buf, sizeof(buf), &d, why, sizeof(why)), -EINVAL);
-	buf[48 + 47] = 0;
+	buf[48 + 63] = 0;
 	buf[50] = '\033';
 	assert_int_equal(rd_oob_decode(buf, sizeof(buf), &d, why, sizeof(why)), -EINVAL);
 }
