@@ -44,7 +44,7 @@ LIBA := $(BUILD)/librdmadiag.a
 
 .SECONDARY:
 .PHONY: all clean install uninstall deps check check-unit check-cli check-vm check-san \
-	check-build lint-man demo help vm-prepare
+	check-build check-tui lint-man demo help vm-prepare
 
 all: $(LIBA) $(TOOL_BINS)
 
@@ -93,7 +93,7 @@ uninstall:
 # ---- dependencies (Debian) ----
 DEB_BUILD_DEPS := build-essential pkg-config clang libibverbs-dev librdmacm-dev libnl-3-dev \
 	libnl-route-3-dev libncurses-dev libjson-c-dev
-DEB_TEST_DEPS := libcmocka-dev mandoc groff-base bash-completion zsh jq tmux util-linux qemu-system-x86 busybox-static cpio kmod rdma-core \
+DEB_TEST_DEPS := libcmocka-dev mandoc groff-base bash-completion zsh jq tmux strace util-linux qemu-system-x86 busybox-static cpio kmod rdma-core \
 	ibverbs-providers ibverbs-utils rdmacm-utils perftest iproute2 xz-utils zstd
 deps:
 	@if [ "$$(id -u)" = 0 ]; then \
@@ -114,6 +114,10 @@ check-unit: all $(UNIT_BINS)
 check-cli: all
 	@tests/cli/run.sh $(BUILD) $(RESULTS)/cli$(if $(SAN),-san)
 
+# Screen tier: interactive views driven in tmux.
+check-tui: all
+	@tests/tui/run.sh $(BUILD) $(RESULTS)/tui$(if $(SAN),-san)
+
 # The sanitizer pass of the unit and CLI tiers, in its own build tree.
 check-san:
 	@$(MAKE) --no-print-directory SAN=1 BUILD=build/san check-unit check-cli
@@ -133,6 +137,7 @@ check:
 	@echo "== build tier (gcc, clang, install)"; tests/check-build.sh $(RESULTS)/build || true
 	@echo "== unit tier"; $(MAKE) --no-print-directory check-unit || true
 	@echo "== CLI tier"; $(MAKE) --no-print-directory check-cli || true
+	@echo "== screen tier (tmux)"; $(MAKE) --no-print-directory check-tui || true
 	@echo "== sanitizer pass (ASan+UBSan): unit and CLI tiers"; $(MAKE) --no-print-directory check-san || true
 	@echo "== man pages"; tests/lint-man.sh --results $(RESULTS)/man $(MANPAGES) || true
 	@echo "== shell completions"; tests/completion.sh $(RESULTS)/completion || true
@@ -147,7 +152,7 @@ demo:
 help:
 	@echo "make [all]      build build/librdmadiag.a and the tools into build/"
 	@echo "make check      all test tiers (unit, CLI, sanitizers, man lint, VM); ends with 'N passed, N failed'"
-	@echo "make check-unit | check-cli | check-san | check-vm   one tier"
+	@echo "make check-unit | check-cli | check-tui | check-san | check-vm   one tier"
 	@echo "make demo       boot the soft-RoCE VM and run every tool in it"
 	@echo "make deps       install the Debian build and test dependencies (root)"
 	@echo "make install [PREFIX=/usr/local] [DESTDIR=]   | make uninstall"
