@@ -43,6 +43,8 @@ MANPAGES := $(sort $(wildcard man/*.1))
 LIBA := $(BUILD)/librdmadiag.a
 
 .SECONDARY:
+
+.PHONY: fuzz fuzz-build check-fuzz
 .PHONY: all clean install uninstall deps check check-unit check-cli check-vm check-san \
 	check-build check-tui lint-man demo help vm-prepare
 
@@ -91,7 +93,7 @@ uninstall:
 	done
 
 # ---- dependencies (Debian) ----
-DEB_BUILD_DEPS := build-essential pkg-config clang libibverbs-dev librdmacm-dev libnl-3-dev \
+DEB_BUILD_DEPS := build-essential pkg-config clang libclang-rt-14-dev libibverbs-dev librdmacm-dev libnl-3-dev \
 	libnl-route-3-dev libncurses-dev libjson-c-dev
 DEB_TEST_DEPS := libcmocka-dev mandoc groff-base bash-completion zsh jq tmux strace util-linux qemu-system-x86 busybox-static cpio kmod rdma-core \
 	ibverbs-providers ibverbs-utils rdmacm-utils perftest iproute2 xz-utils zstd
@@ -128,6 +130,34 @@ vm-prepare:
 check-vm: all vm-prepare
 	@tests/vm/check.sh $(BUILD) $(RESULTS)/vm
 
+# ---- fuzzing (libFuzzer, clang, ASan+UBSan) ----
+FUZZ_SECONDS ?= 60
+FUZZ_BUILD := build/fuzz
+FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(FUZZ_BUILD)/%)
+FUZZ_LIB := $(FUZZ_BUILD)/librdmadiag.a
+
+ifndef FUZZ_INNER
+# The library again, instrumented for libFuzzer, in its own tree.
+$(FUZZ_LIB): $(LIB_SRCS) $(wildcard lib/*.h)
+	@$(MAKE) --no-print-directory FUZZ_INNER=1 CC=clang BUILD=$(FUZZ_BUILD) \
+		CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer" \
+		$(FUZZ_LIB)
+endif
+
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB)
+	$(call say,FUZZ,$@)clang -std=gnu11 -Wall -Wextra -Werror -Ilib $(PKG_CFLAGS) -O1 -g \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ $< $(FUZZ_LIB) $(PKG_LIBS) -lm
+
+fuzz-build: $(FUZZ_BINS)
+
+# make fuzz FUZZ_SECONDS=N: each target for N seconds, corpus in tests/fuzz/corpus/<target>.
+fuzz: fuzz-build
+	@tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(RESULTS)/fuzz
+
+check-fuzz: fuzz-build
+	@tests/fuzz/run.sh $(FUZZ_BUILD) 15 $(RESULTS)/fuzz
+
 lint-man:
 	@tests/lint-man.sh $(MANPAGES)
 
@@ -141,6 +171,7 @@ check:
 	@echo "== sanitizer pass (ASan+UBSan): unit and CLI tiers"; $(MAKE) --no-print-directory check-san || true
 	@echo "== man pages"; tests/lint-man.sh --results $(RESULTS)/man $(MANPAGES) || true
 	@echo "== shell completions"; tests/completion.sh $(RESULTS)/completion || true
+	@echo "== fuzzing (15 s a target)"; $(MAKE) --no-print-directory check-fuzz || true
 	@echo "== VM tier"; $(MAKE) --no-print-directory check-vm || true
 	@tests/summary.sh $(RESULTS)
 
