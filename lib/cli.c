@@ -247,3 +247,20 @@ int rd_cli_exit(struct rd_cli *cli, struct rd_out *o, int ret)
 	rd_cli_free(cli);
 	return ret;
 }
+
+int rd_cli_getopt(struct rd_cli *cli, int argc, char **argv, const char *shortopts,
+		  const struct option *longopts)
+{
+	int opt;
+
+	opterr = 0;	/* errors are reported under the tool's name */
+	while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		int c = rd_cli_common_opt(cli, opt, optarg);
+
+		if (c < 0)
+			return RD_CLI_OPT_USAGE;
+		if (c == 0)
+			return opt;
+	}
+	return -1;
+}

@@ -84,6 +84,15 @@ struct rd_out;
  */
 int rd_cli_exit(struct rd_cli *cli, struct rd_out *o, int ret);
 
+/*
+ * getopt_long with the common options handled here: returns the next
+ * tool-specific option, -1 at the end, or RD_CLI_OPT_USAGE after a common
+ * option's usage error (already reported).
+ */
+#define RD_CLI_OPT_USAGE (-2)
+int rd_cli_getopt(struct rd_cli *cli, int argc, char **argv, const char *shortopts,
+		  const struct option *longopts);
+
 /* Report getopt's '?' or ':' result; returns RD_EXIT_USAGE. */
 int rd_cli_getopt_error(const struct rd_cli *cli, int opt, char **argv);
 /* Print and clear the collected warnings. */

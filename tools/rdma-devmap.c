@@ -273,16 +273,11 @@ int main(int argc, char **argv)
 	int opt, ret = RD_EXIT_FAIL;
 
 	rd_cli_init(&cli, "rdma-devmap");
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":v" RD_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-		int c = rd_cli_common_opt(&cli, opt, optarg);
-
-		if (c < 0) {
+	while ((opt = rd_cli_getopt(&cli, argc, argv, ":v" RD_COMMON_SHORTOPTS, longopts)) != -1) {
+		if (opt == RD_CLI_OPT_USAGE) {
 			ret = RD_EXIT_USAGE;
 			goto out;
 		}
-		if (c > 0)
-			continue;
 		if (opt == 'v') {
 			verbose = true;
 			continue;

@@ -180,16 +180,11 @@ int main(int argc, char **argv)
 	uint64_t num;
 
 	rd_cli_init(&cli, "rdma-gids");
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":an:46" RD_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-		int c = rd_cli_common_opt(&cli, opt, optarg);
-
-		if (c < 0) {
+	while ((opt = rd_cli_getopt(&cli, argc, argv, ":an:46" RD_COMMON_SHORTOPTS, longopts)) != -1) {
+		if (opt == RD_CLI_OPT_USAGE) {
 			ret = RD_EXIT_USAGE;
 			goto out;
 		}
-		if (c > 0)
-			continue;
 		switch (opt) {
 		case 'a':
 			f.all = true;
