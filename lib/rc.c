@@ -3,6 +3,8 @@
 #include "rc.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,7 +55,16 @@ int rd_rc_alloc(struct rd_rc *rc, struct ibv_context *ctx, uint8_t port, size_t 
 		ret = errno ? -errno : -ENOMEM;
 		goto fail;
 	}
-	rc->cq = ibv_create_cq(ctx, (int)(nrecv + nsend), NULL, NULL, 0);
+	/*
+	 * A completion channel lets rd_rc_poll sleep once a wait outlasts its
+	 * spin.  Without one (the device cannot) it keeps spinning.
+	 */
+	rc->chan = ibv_create_comp_channel(ctx);
+	if (rc->chan && fcntl(rc->chan->fd, F_SETFL, fcntl(rc->chan->fd, F_GETFL) | O_NONBLOCK) < 0) {
+		ibv_destroy_comp_channel(rc->chan);
+		rc->chan = NULL;
+	}
+	rc->cq = ibv_create_cq(ctx, (int)(nrecv + nsend), NULL, rc->chan, 0);
 	if (!rc->cq) {
 		ret = errno ? -errno : -ENOMEM;
 		goto fail;
@@ -98,9 +109,16 @@ void rd_rc_free(struct rd_rc *rc)
 	if (rc->mr)
 		ibv_dereg_mr(rc->mr);
 	rc->mr = NULL;
-	if (rc->cq)
+	if (rc->cq) {
+		if (rc->unacked_events)
+			ibv_ack_cq_events(rc->cq, rc->unacked_events);
 		ibv_destroy_cq(rc->cq);
+	}
 	rc->cq = NULL;
+	rc->unacked_events = 0;
+	if (rc->chan)
+		ibv_destroy_comp_channel(rc->chan);
+	rc->chan = NULL;
 	if (rc->pd)
 		ibv_dealloc_pd(rc->pd);
 	rc->pd = NULL;
@@ -240,10 +258,51 @@ int rd_rc_post_send_batch(struct rd_rc *rc, unsigned int slot, uint32_t len, uin
 	return ret ? -ret : 0;
 }
 
+/*
+ * Sleep on the completion channel until a CQ event, the deadline, or *stop;
+ * the CQ is armed.  0: poll the CQ again; -ETIMEDOUT, -EINTR, -EIO.
+ */
+static int wait_cq_event(struct rd_rc *rc, uint64_t deadline, volatile int *stop)
+{
+	struct pollfd pfd = { .fd = rc->chan->fd, .events = POLLIN };
+
+	for (;;) {
+		uint64_t now = rd_now_ns();
+		struct ibv_cq *cq;
+		void *cq_ctx;
+		int ms;
+
+		if (stop && *stop)
+			return -EINTR;
+		if (now >= deadline)
+			return -ETIMEDOUT;
+		/* Wake at least every 100 ms to look at *stop. */
+		ms = deadline - now > 100000000ull ? 100 : (int)((deadline - now + 999999) / 1000000);
+		pfd.revents = 0;
+		if (poll(&pfd, 1, ms) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -EIO;
+		}
+		if (pfd.revents & (POLLERR | POLLHUP | POLLNVAL))
+			return -EIO;
+		if (!(pfd.revents & POLLIN))
+			continue;
+		if (ibv_get_cq_event(rc->chan, &cq, &cq_ctx) == 0 && ++rc->unacked_events >= 64) {
+			ibv_ack_cq_events(rc->cq, rc->unacked_events);
+			rc->unacked_events = 0;
+		}
+		return 0;
+	}
+}
+
 int rd_rc_poll(struct rd_rc *rc, struct ibv_wc *wc, int n, uint64_t deadline,
 	       volatile int *stop)
 {
 	unsigned int spins = 0;
+	uint64_t now, spin_end = 0;
+	bool armed = false;
+	int ret;
 
 	for (;;) {
 		int got = ibv_poll_cq(rc->cq, n, wc);
@@ -261,12 +320,31 @@ int rd_rc_poll(struct rd_rc *rc, struct ibv_wc *wc, int n, uint64_t deadline,
 		}
 		if (stop && *stop)
 			return -EINTR;
-		/* Check the clock and let the kernel's softirq work run (soft-RoCE). */
-		if ((++spins & 63) == 0) {
-			if (rd_now_ns() >= deadline)
-				return -ETIMEDOUT;
+		if ((++spins & 63) != 0)
+			continue;
+		now = rd_now_ns();
+		if (now >= deadline)
+			return -ETIMEDOUT;
+		if (!spin_end)
+			spin_end = now + RD_RC_SPIN_NS;
+		if (!rc->chan || now < spin_end) {
+			/* Let the kernel's softirq work run (soft-RoCE). */
 			sched_yield();
+			continue;
 		}
+		if (!armed) {
+			/* A completion queued before the arm raises no event: poll once more. */
+			if (ibv_req_notify_cq(rc->cq, 0))
+				return -EIO;
+			armed = true;
+			spins = 63;
+			continue;
+		}
+		ret = wait_cq_event(rc, deadline, stop);
+		if (ret)
+			return ret;
+		armed = false;
+		spins = 63;
 	}
 }
 

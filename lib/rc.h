@@ -36,7 +36,8 @@ struct rd_rc_endpoint {
 struct rd_rc {
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
-	struct ibv_comp_channel *chan;
+	struct ibv_comp_channel *chan;	/* CQ events, for waits past the spin */
+	unsigned int unacked_events;
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
 	struct ibv_mr *mr;
@@ -88,8 +89,13 @@ int rd_rc_post_send_batch(struct rd_rc *rc, unsigned int slot, uint32_t len, uin
  * Poll up to n completions; wait until at least one or deadline (CLOCK_MONOTONIC
  * ns).  Returns the count, -ETIMEDOUT, or -errno.  Error completions are
  * returned too (and the first one is remembered in rc->first_error).
- * *stop is checked while waiting (SIGINT); may be NULL.
+ * *stop is checked while waiting (SIGINT); may be NULL.  Busy-polls for
+ * RD_RC_SPIN_NS, then sleeps on the completion channel: streams and fast
+ * round trips never sleep, and an idle or slow peer costs no CPU (on a
+ * one-CPU soft-RoCE host the spinning would take it from the kernel's
+ * packet processing).
  */
+#define RD_RC_SPIN_NS 1000000ull
 int rd_rc_poll(struct rd_rc *rc, struct ibv_wc *wc, int n, uint64_t deadline,
 	       volatile int *stop);
 

@@ -18,6 +18,7 @@
 #   RD_VM_APPEND (extra kernel command line, e.g. "loglevel=7"),
 #   RD_VM_KERNEL (kernel image; default vmlinux, else vmlinuz, from RD_VM_DIR),
 #   RD_VM_BIOS (firmware: auto = qboot.rom if installed, seabios, or a path).
+#   BENCH_* and VMENV_* variables are exported to the scenario scripts.
 # Prints the PASS/FAIL/SKIP lines and, last, "N passed, N failed".
 # Exit status 0 iff nothing failed and every VM finished.
 set -eu
@@ -137,6 +138,10 @@ VM_SCRIPT_TIMEOUT=$script_timeout
 VM_TERM='${TERM:-vt100}'
 VM_VERBOSE=$verbose
 EOF
+# Settings for the scenario scripts (bench parameters) pass through by prefix.
+for v in ${!BENCH_*} ${!VMENV_*}; do
+    printf 'export %s=%q\n' "$v" "${!v}" >>"$scratch/vm.conf"
+done
 mkdir -p "$scratch/sig"
 
 qesc() { printf '%s' "${1//,/,,}"; } # qemu option value escaping
