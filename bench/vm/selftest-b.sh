@@ -1,34 +1,37 @@
 #!/bin/bash
 # Bench, VM b (client side): the same message sizes and counts through perftest
-# and rdma-selftest on the same two-VM link; prints the figures and ratios.
+# and rdma-selftest on the same two-VM link, interleaved round by round so that
+# a drift in the host's load falls on both; prints the figures and ratios.
 . "$RD_ROOT/tests/vm/lib.sh"
 set -u
 DEV=${VM_RDMA_DEV:-rxe0}
-ITERS=${BENCH_ITERS:-2000}
+ITERS=${BENCH_ITERS:-500} ROUNDS=${BENCH_ROUNDS:-5}
+S=$RD_ROOT/build/rdma-selftest
 gid=$(vm_gid_index "$DEV" "$VM_IP")
 med() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 : > /tmp/pl; : > /tmp/pb; : > /tmp/sl; : > /tmp/sb
-for round in 1 2 3; do
-	vm_wait "lat-ready-$round" 300
-	# t_typical is perftest's median (half round trip, usec)
-	timeout 300 ib_send_lat -d "$DEV" -x "$gid" -F -s 64 -n "$ITERS" -p 18530 "$PEER_IP" |
-		awk '$1 == 64 && NF >= 5 {print $5}' >> /tmp/pl
-	vm_wait "bw-ready-$round" 300
-	# BW average[MB/sec] -> Gb/s
-	timeout 300 ib_send_bw -d "$DEV" -x "$gid" -F -s 65536 -n "$ITERS" -p 18531 "$PEER_IP" |
-		awk '$1 == 65536 && NF >= 4 {printf "%.6f\n", $4 * 8 / 1000}' >> /tmp/pb
-done
 vm_wait st-ready 300
-for round in 1 2 3; do
-	timeout 600 "$RD_ROOT/build/rdma-selftest" "$PEER_IP" -P 18532 --timeout 60 -n "$ITERS" \
-		--pings 10 --sizes 64 -j > /tmp/st-lat.json
+for round in $(seq "$ROUNDS"); do
+	vm_wait "lat-ready-$round" 600
+	# t_typical is perftest's median (half round trip, usec)
+	timeout 600 ib_send_lat -d "$DEV" -x "$gid" -F -s 64 -n "$ITERS" -p 18530 "$PEER_IP" |
+		awk '$1 == 64 && NF >= 5 {print $5}' >> /tmp/pl
+	timeout 600 "$S" "$PEER_IP" -P 18532 --timeout 60 -n "$ITERS" --pings 10 --sizes 64 \
+		--latency-only -j > /tmp/st-lat.json
 	jq -r '.latency[0].median_us' /tmp/st-lat.json >> /tmp/sl
-	timeout 600 "$RD_ROOT/build/rdma-selftest" "$PEER_IP" -P 18532 --timeout 60 -n "$ITERS" \
-		--pings 10 --sizes 65536 -j > /tmp/st-bw.json
+	vm_wait "bw-ready-$round" 600
+	# BW average[MB/sec] -> Gb/s
+	timeout 600 ib_send_bw -d "$DEV" -x "$gid" -F -s 65536 -n "$ITERS" -p 18531 "$PEER_IP" |
+		awk '$1 == 65536 && NF >= 4 {printf "%.6f\n", $4 * 8 / 1000}' >> /tmp/pb
+	timeout 600 "$S" "$PEER_IP" -P 18532 --timeout 60 -n "$ITERS" --pings 10 --sizes 65536 \
+		--bandwidth-only -j > /tmp/st-bw.json
 	jq -r '.bandwidth[0].gbps' /tmp/st-bw.json >> /tmp/sb
+	echo "BENCH round $round: lat ib_send_lat $(tail -1 /tmp/pl) rdma-selftest $(tail -1 /tmp/sl);" \
+		"bw ib_send_bw $(tail -1 /tmp/pb) rdma-selftest $(tail -1 /tmp/sb)"
 done
 vm_signal st-done
 pl=$(med < /tmp/pl) pb=$(med < /tmp/pb) sl=$(med < /tmp/sl) sb=$(med < /tmp/sb)
+echo "BENCH $ROUNDS rounds of $ITERS; medians:"
 echo "BENCH median latency 64 B (us, half RTT): ib_send_lat $pl  rdma-selftest $sl"
 echo "BENCH bandwidth 64 KiB (Gb/s):            ib_send_bw  $pb  rdma-selftest $sb"
 awk -v pl="$pl" -v sl="$sl" -v pb="$pb" -v sb="$sb" 'BEGIN {

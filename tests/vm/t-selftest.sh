@@ -25,6 +25,13 @@ vm_check_output "--sizes runs each size" "^ +4096 +50 " timeout 120 "$S" "${Q[@]
 vm_check_output "--quick stops after ping-pong" "PASS  pingpong" timeout 60 "$S" --timeout 30 --pings 10 --quick
 out=$(timeout 60 "$S" --timeout 30 --pings 10 --quick -j)
 vm_check_eq "--quick has only connect and ping-pong" "connect pingpong" "$(jq -r '[.ports[0].stages[].stage] | join(" ")' <<<"$out")"
+out=$(timeout 120 "$S" "${Q[@]}" --bandwidth-only -j)
+vm_check_eq "--bandwidth-only skips the latency stage" "connect pingpong bandwidth" \
+	"$(jq -r '[.ports[0].stages[] | select(.result == "pass") | .stage] | join(" ")' <<<"$out")"
+vm_check "--bandwidth-only JSON has no latency array" jq -e '.ports[0] | (has("latency") | not) and .bandwidth[0].messages == 50' <<<"$out"
+out=$(timeout 120 "$S" "${Q[@]}" --latency-only -j)
+vm_check_eq "--latency-only skips the bandwidth stage" "connect pingpong latency" \
+	"$(jq -r '[.ports[0].stages[] | select(.result == "pass") | .stage] | join(" ")' <<<"$out")"
 out=$(timeout 120 "$S" "${Q[@]}" --expect-gbps 100000 2>&1); rc=$?
 vm_check_eq "--expect-gbps above reality fails" 1 "$rc"
 vm_check_output "--expect-gbps says why" "below --expect-gbps" echo "$out"
