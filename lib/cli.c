@@ -28,27 +28,51 @@ void rd_cli_free(struct rd_cli *cli)
 	rd_warnings_free(&cli->warnings);
 }
 
+/*
+ * One line on stderr: "prog: <prefix><message>".  Names and values in the
+ * message come from sysfs and the command line; their control bytes are
+ * escaped (rd_text_escape) like on stdout, and the message stays one line.
+ */
+static void print_line(const struct rd_cli *cli, const char *prefix, const char *msg)
+{
+	char *e = rd_text_escape(msg, false);
+
+	fprintf(stderr, "%s: %s%s\n", cli->prog, prefix, e ? e : msg);
+	free(e);
+}
+
+static void vprint_line(const struct rd_cli *cli, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+static void vprint_line(const struct rd_cli *cli, const char *fmt, va_list ap)
+{
+	char *msg = NULL;
+
+	if (vasprintf(&msg, fmt, ap) < 0) {
+		fprintf(stderr, "%s: %s\n", cli->prog, fmt);
+		return;
+	}
+	print_line(cli, "", msg);
+	free(msg);
+}
+
 void rd_cli_error(const struct rd_cli *cli, const char *fmt, ...)
 {
 	va_list ap;
 
 	fflush(stdout);
-	fprintf(stderr, "%s: ", cli->prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vprint_line(cli, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 int rd_cli_usage_error(const struct rd_cli *cli, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", cli->prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vprint_line(cli, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry '%s --help' for more information.\n", cli->prog);
+	fprintf(stderr, "Try '%s --help' for more information.\n", cli->prog);
 	return RD_EXIT_USAGE;
 }
 
@@ -56,7 +80,7 @@ void rd_cli_flush_warnings(struct rd_cli *cli)
 {
 	fflush(stdout);
 	for (size_t i = 0; i < cli->warnings.msgs.n; i++)
-		fprintf(stderr, "%s: warning: %s\n", cli->prog, cli->warnings.msgs.v[i]);
+		print_line(cli, "warning: ", cli->warnings.msgs.v[i]);
 	rd_warnings_free(&cli->warnings);
 }
 
@@ -109,8 +133,8 @@ int rd_cli_common_opt(struct rd_cli *cli, int opt, const char *arg)
 		return 1;
 	case RD_OPT_COLOR:
 		cli->color_arg = arg ? arg : "always";
-		if (strcmp(cli->color_arg, "auto") && strcmp(cli->color_arg, "always") &&
-		    strcmp(cli->color_arg, "never")) {
+		if (strcmp(cli->color_arg, "auto") != 0 && strcmp(cli->color_arg, "always") != 0 &&
+		    strcmp(cli->color_arg, "never") != 0) {
 			rd_cli_usage_error(cli, "invalid --color '%s' (auto, always or never)", arg);
 			return -1;
 		}

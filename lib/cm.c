@@ -54,7 +54,7 @@ static void cm_err(struct rd_cm_error *err, const char *stage, const char *event
 	rd_strlcpy(err->event, event ? event : "", sizeof(err->event));
 	err->status = status;
 	va_start(ap, fmt);
-	vsnprintf(err->what, sizeof(err->what), fmt, ap);
+	(void)vsnprintf(err->what, sizeof(err->what), fmt, ap);	/* truncation is fine */
 	va_end(ap);
 }
 
@@ -131,7 +131,7 @@ static void conn_facts(struct rdma_cm_id *id, struct rd_cm_info *info)
 		info->rq_psn = a.rq_psn;
 		info->path_mtu = a.path_mtu;
 		if (a.ah_attr.is_global) {
-			char path[160], type[32];
+			char path[160];
 			FILE *f;
 
 			info->gid_index = a.ah_attr.grh.sgid_index;
@@ -139,11 +139,13 @@ static void conn_facts(struct rdma_cm_id *id, struct rd_cm_info *info)
 				 info->dev, info->port, info->gid_index);
 			f = fopen(path, "re");
 			if (f) {
+				char type[32];
+
 				if (fgets(type, sizeof(type), f)) {
 					type[strcspn(type, "\n")] = '\0';
 					rd_strlcpy(info->gid_type, type, sizeof(info->gid_type));
 				}
-				fclose(f);
+				(void)fclose(f);	/* read-only stream */
 			}
 		}
 	}
@@ -504,8 +506,12 @@ int rd_cm_accept(struct rd_cm_listener *l, uint64_t deadline, int timeout_ms,
 		}
 		if (ev->id != c->id) {
 			if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
-				reject(ev->id, "server busy with another client; retry");
+				/* The request's id is ours to destroy (after the ack). */
+				struct rdma_cm_id *other = ev->id;
+
+				reject(other, "server busy with another client; retry");
 				rdma_ack_cm_event(ev);
+				rdma_destroy_id(other);
 				continue;
 			}
 			rdma_ack_cm_event(ev);

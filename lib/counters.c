@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -34,7 +35,7 @@ static const struct pma_def {
 	const char *name;
 	unsigned char width;
 	bool error;
-	signed char role;
+	short role;	/* enum rd_sum, or RD_SUM_NONE (-1) */
 } pma_defs[] = {
 	{ "symbol_error", 16, true, RD_SUM_NONE },
 	{ "link_error_recovery", 8, true, RD_SUM_NONE },
@@ -67,7 +68,7 @@ static const struct pma_def {
  */
 static const struct hw_role {
 	const char *name;
-	signed char role;
+	short role;
 	unsigned char prio;
 } hw_roles[] = {
 	{ "tx_bytes", RD_SUM_TX_BYTES, 10 },
@@ -287,8 +288,10 @@ int rd_port_ctrs_add(struct rd_port_ctrs *pc, enum rd_ctr_src src, const char *n
 	c = &v[pc->n];
 	memset(c, 0, sizeof(*c));
 	c->name = strdup(name);
+	RD_GCC_LEAK_FP_BEGIN	/* stored in pc->v just above */
 	if (!c->name)
 		return -ENOMEM;
+	RD_GCC_LEAK_FP_END
 	c->src = src;
 	c->fd = fd;
 	rd_ctr_classify(src, name, &c->info);
@@ -332,8 +335,21 @@ static int open_dir(const struct rd_sysroot *sr, const char *dev, unsigned int p
 		if (open_files) {
 			ret = rd_snprintf(path, sizeof(path), "%s/sys/class/infiniband/%s/ports/%u/%s/%s",
 					  sr->root, dev, port, dir, names.v[i]);
+			/* O_NONBLOCK: a FIFO in a copied tree must not block the open. */
 			if (ret == 0)
-				fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+				fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+			if (fd >= 0) {
+				struct stat st;
+
+				/* sysfs counters are regular files; anything else is not read. */
+				if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
+					close(fd);
+					fd = -1;
+					errno = S_ISDIR(st.st_mode) ? EISDIR : EMEDIUMTYPE;
+				}
+			}
+			else if (errno == ENOENT && lstat(path, &(struct stat){ 0 }) == 0)
+				errno = ENOLINK;	/* a dangling symlink in a copied tree */
 			/* fd -1: the reading fails each time and says so. */
 		}
 		ret = rd_port_ctrs_add(pc, src, names.v[i], fd);

@@ -101,6 +101,7 @@ struct rd_counter {
 	uint64_t delta;			/* in the counter's own unit */
 	double rate;			/* delta per second, for OK and WRAP */
 	bool fed;			/* netlink: seen in this refresh */
+	int warned;			/* the error last reported (0: none), so it is said once */
 };
 
 /* A summary quantity of a port (in bytes, packets or events). */

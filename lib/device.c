@@ -29,19 +29,19 @@ static const char *const phys_state_names[] = {
 	[6] = "LinkErrorRecovery", [7] = "PhyTest",
 };
 
-const char *rd_node_type_name(uint64_t t)
+const char *rd_node_type_name(uint64_t node_type)
 {
-	return t < RD_ARRAY_SIZE(node_type_names) ? node_type_names[t] : NULL;
+	return node_type < RD_ARRAY_SIZE(node_type_names) ? node_type_names[node_type] : NULL;
 }
 
-const char *rd_port_state_name(uint64_t s)
+const char *rd_port_state_name(uint64_t state)
 {
-	return s < RD_ARRAY_SIZE(port_state_names) ? port_state_names[s] : NULL;
+	return state < RD_ARRAY_SIZE(port_state_names) ? port_state_names[state] : NULL;
 }
 
-const char *rd_phys_state_name(uint64_t s)
+const char *rd_phys_state_name(uint64_t phys_state)
 {
-	return s < RD_ARRAY_SIZE(phys_state_names) ? phys_state_names[s] : NULL;
+	return phys_state < RD_ARRAY_SIZE(phys_state_names) ? phys_state_names[phys_state] : NULL;
 }
 
 const char *rd_link_layer_name(enum rd_link_layer ll)
@@ -79,7 +79,7 @@ const char *rd_port_transport(const struct rd_device *dev, const struct rd_port 
 int rd_parse_rate(const char *s, struct rd_rate *rate)
 {
 	double gbps;
-	int n = 0;
+	char *end;
 	const char *p;
 
 	memset(rate, 0, sizeof(*rate));
@@ -89,9 +89,14 @@ int rd_parse_rate(const char *s, struct rd_rate *rate)
 		return -ENODATA;
 	if (!isdigit((unsigned char)*s))
 		return -EINVAL;
-	if (sscanf(s, "%lf Gb/sec%n", &gbps, &n) != 1 || n == 0 || gbps < 0 || gbps > 1e6)
+	/* "<number> Gb/sec", blanks allowed before the unit */
+	gbps = strtod(s, &end);
+	p = end;
+	while (isspace((unsigned char)*p))
+		p++;
+	if (end == s || strncmp(p, "Gb/sec", 6) != 0 || !(gbps >= 0 && gbps <= 1e6))
 		return -EINVAL;
-	p = s + n;
+	p += 6;
 	while (isspace((unsigned char)*p))
 		p++;
 	if (*p == '(') {
@@ -127,6 +132,7 @@ int rd_parse_guid(const char *s, uint64_t *guid)
 {
 	unsigned int g[4];
 	char tail;
+	int k;
 
 	while (isspace((unsigned char)*s))
 		s++;
@@ -136,13 +142,10 @@ int rd_parse_guid(const char *s, uint64_t *guid)
 	for (const char *p = s; *p && !isspace((unsigned char)*p); p++)
 		if (!isxdigit((unsigned char)*p) && *p != ':')
 			return -EINVAL;
-	if (sscanf(s, "%4x:%4x:%4x:%4x%c", &g[0], &g[1], &g[2], &g[3], &tail) != 4) {
-		if (sscanf(s, "%4x:%4x:%4x:%4x%c", &g[0], &g[1], &g[2], &g[3], &tail) == 5 &&
-		    isspace((unsigned char)tail))
-			goto ok;
+	/* NOLINTNEXTLINE(cert-err34-c): %4x reads at most 4 hex digits, no overflow */
+	k = sscanf(s, "%4x:%4x:%4x:%4x%c", &g[0], &g[1], &g[2], &g[3], &tail);
+	if (k != 4 && !(k == 5 && isspace((unsigned char)tail)))
 		return -EINVAL;
-	}
-ok:
 	*guid = ((uint64_t)g[0] << 48) | ((uint64_t)g[1] << 32) | ((uint64_t)g[2] << 16) | g[3];
 	return 0;
 }
@@ -212,6 +215,21 @@ static bool read_num_field(const struct field_ctx *fc, const char *file, uint64_
 		return false;
 	}
 	return true;
+}
+
+static bool read_guid_field(const struct field_ctx *fc, const char *file, uint64_t *guid)
+{
+	char buf[128], what[128];
+	int ret;
+
+	if (!read_str_field(fc, file, buf, sizeof(buf), false))
+		return false;
+	ret = rd_parse_guid(buf, guid);
+	if (ret == 0)
+		return true;
+	snprintf(what, sizeof(what), "%s \"%.40s\"", rd_read_strerror(ret), buf);
+	field_warn(fc, file, ret == -ENODATA ? rd_read_strerror(ret) : what);
+	return false;
 }
 
 /* "4: ACTIVE": the number is authoritative; odd text is worth a warning only. */
@@ -354,6 +372,7 @@ static bool looks_like_pci(const char *s)
 	unsigned int dom, bus, slot, fn;
 	char tail;
 
+	/* NOLINTNEXTLINE(cert-err34-c): the field widths bound every value, no overflow */
 	return sscanf(s, "%4x:%2x:%2x.%1x%c", &dom, &bus, &slot, &fn, &tail) == 4 &&
 	       strlen(s) == 12;
 }
@@ -363,7 +382,7 @@ static int device_read(const struct rd_sysroot *sr, const char *name, struct rd_
 {
 	struct field_ctx fc = { .sr = sr, .w = w, .dev = name };
 	struct rd_strlist ports = { 0 };
-	char buf[128], link[64];
+	char link[64];
 	int ret;
 
 	memset(dev, 0, sizeof(*dev));
@@ -376,20 +395,10 @@ static int device_read(const struct rd_sysroot *sr, const char *name, struct rd_
 
 	if (read_enum_field(&fc, "node_type", &dev->node_type, NULL))
 		dev->known |= RD_DEV_NODE_TYPE;
-	if (read_str_field(&fc, "node_guid", buf, sizeof(buf), false)) {
-		ret = rd_parse_guid(buf, &dev->node_guid);
-		if (ret == 0)
-			dev->known |= RD_DEV_NODE_GUID;
-		else
-			field_warn(&fc, "node_guid", rd_read_strerror(ret));
-	}
-	if (read_str_field(&fc, "sys_image_guid", buf, sizeof(buf), false)) {
-		ret = rd_parse_guid(buf, &dev->sys_image_guid);
-		if (ret == 0)
-			dev->known |= RD_DEV_SYS_IMAGE_GUID;
-		else
-			field_warn(&fc, "sys_image_guid", rd_read_strerror(ret));
-	}
+	if (read_guid_field(&fc, "node_guid", &dev->node_guid))
+		dev->known |= RD_DEV_NODE_GUID;
+	if (read_guid_field(&fc, "sys_image_guid", &dev->sys_image_guid))
+		dev->known |= RD_DEV_SYS_IMAGE_GUID;
 	if (read_str_field(&fc, "fw_ver", dev->fw_ver, sizeof(dev->fw_ver), true))
 		dev->known |= RD_DEV_FW_VER;
 	if (read_str_field(&fc, "hca_type", dev->hca_type, sizeof(dev->hca_type), true))
@@ -402,9 +411,14 @@ static int device_read(const struct rd_sysroot *sr, const char *name, struct rd_
 	if (!read_str_field(&fc, "parent", dev->parent, sizeof(dev->parent), true))
 		dev->parent[0] = '\0';
 
-	if (rd_sys_link_basename(sr, link, sizeof(link), "%s/device", fc.dir) == 0 &&
-	    looks_like_pci(link))
-		rd_strlcpy(dev->pci, link, sizeof(dev->pci));
+	if (rd_sys_link_basename(sr, link, sizeof(link), "%s/device", fc.dir) == 0) {
+		/* The link names the parent even when a copied tree lost it. */
+		if (looks_like_pci(link))
+			rd_strlcpy(dev->pci, link, sizeof(dev->pci));
+		ret = rd_sys_check_dir(sr, "%s/device", fc.dir);
+		if (ret)
+			field_warn(&fc, "device", rd_read_strerror(ret));
+	}
 	if (rd_sys_link_basename(sr, link, sizeof(link), "%s/device/driver", fc.dir) == 0)
 		rd_strlcpy(dev->driver, link, sizeof(dev->driver));
 	find_uverbs(uv, name, dev->uverbs, sizeof(dev->uverbs));
@@ -426,10 +440,12 @@ static int device_read(const struct rd_sysroot *sr, const char *name, struct rd_
 		goto out;
 	}
 	dev->ports = calloc(ports.n ? ports.n : 1, sizeof(*dev->ports));
+	RD_GCC_LEAK_FP_BEGIN	/* dev->ports is freed by rd_device_free */
 	if (!dev->ports) {
 		ret = -ENOMEM;
 		goto out;
 	}
+	RD_GCC_LEAK_FP_END
 	for (size_t i = 0; i < ports.n; i++) {
 		uint64_t num;
 
@@ -478,7 +494,7 @@ int rd_device_read(const struct rd_sysroot *sr, const char *name, struct rd_devi
 
 void rd_device_free(struct rd_device *dev)
 {
-	for (unsigned int i = 0; i < dev->nports; i++) {
+	for (unsigned int i = 0; dev->ports && i < dev->nports; i++) {
 		rd_strlist_free(&dev->ports[i].netdevs);
 		free(dev->ports[i].verbs);
 	}
@@ -543,8 +559,16 @@ int rd_device_scan_flags(const struct rd_sysroot *sr, const struct rd_strlist *f
 		ret = device_read(sr, names.v[i], &list->v[list->n], w, &uv, flags);
 		if (ret == -ENODEV) {
 			/* Listed but unreadable (dangling link, vanished): say so, go on. */
-			rd_warn(w, "%s: listed in " IB_CLASS " but cannot be read; skipped",
-				names.v[i]);
+			size_t len = strlen(names.v[i]);
+			int why = rd_sys_check_dir(sr, IB_CLASS "/%s", names.v[i]);
+
+			if (len >= sizeof(list->v->name))
+				rd_warn(w, "%.64s...: listed in " IB_CLASS " but cannot be read: "
+					"name of %zu characters (at most %zu); skipped",
+					names.v[i], len, sizeof(list->v->name) - 1);
+			else
+				rd_warn(w, "%s: listed in " IB_CLASS " but cannot be read: %s; skipped",
+					names.v[i], why ? rd_read_strerror(why) : "vanished");
 			ret = 0;
 			continue;
 		}

@@ -3,6 +3,7 @@
 #include "events.h"
 
 #include <arpa/inet.h>
+#include <assert.h>
 #include <errno.h>
 #include <infiniband/verbs.h>
 #include <net/if.h>
@@ -173,6 +174,7 @@ int rd_gid_table_diff(const struct rd_gid_table *old, const struct rd_gid_table 
 			ret = diff_add(d, &cap, RD_GID_ADDED, NULL, b);
 			j++;
 		} else {
+			assert(a && b);	/* the same index on both sides */
 			if (!gid_same(a, b))
 				ret = diff_add(d, &cap, RD_GID_CHANGED, a, b);
 			i++;

@@ -17,7 +17,7 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 
-static void link_from_rtnl(struct rtnl_link *link, struct rd_ev_link *l)
+void rdw_link_from_rtnl(struct rtnl_link *link, struct rd_ev_link *l)
 {
 	char buf[32];
 	const char *name = rtnl_link_get_name(link);
@@ -57,7 +57,7 @@ void rdw_link_query(struct rd_watch *w, const char *ifname, int ifindex, struct 
 	}
 	if (rtnl_link_get_kernel(w->rtnl_query, ifindex, ifindex ? NULL : ifname, &link) < 0)
 		return;	/* not in this network namespace, or gone */
-	link_from_rtnl(link, l);
+	rdw_link_from_rtnl(link, l);
 	rtnl_link_put(link);
 }
 
@@ -105,7 +105,7 @@ static void on_link_object(struct nl_object *obj, void *arg)
 
 	if (strcmp(nl_object_get_type(obj), "route/link") != 0)
 		return;
-	link_from_rtnl(link, &now);
+	rdw_link_from_rtnl(link, &now);
 	for (struct wdev *d = w->devs; d; d = d->next) {
 		if (d->dead)
 			continue;

@@ -83,6 +83,9 @@ void rdw_link_read(struct rd_watch *w);
 void rdw_link_close(struct rd_watch *w);
 /* The link of ifname (or of ifindex when non-zero) as the kernel has it now. */
 void rdw_link_query(struct rd_watch *w, const char *ifname, int ifindex, struct rd_ev_link *l);
+struct rtnl_link;
+/* A link as libnl parsed it from an RTM_NEWLINK/RTM_DELLINK (fuzzed: tests/fuzz/fuzz_netdev.c). */
+void rdw_link_from_rtnl(struct rtnl_link *link, struct rd_ev_link *l);
 
 /* evhotplug.c */
 int rdw_uevent_setup(struct rd_watch *w);

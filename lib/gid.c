@@ -102,6 +102,37 @@ int rd_port_gid_table(const struct rd_sysroot *sr, const struct rd_device *dev,
 	return ret;
 }
 
+/*
+ * gid_attrs/{types,ndevs}/<slot> of a used GID.  A read the kernel fails
+ * (EINVAL: ndevs on IB ports; a copy keeps no file then) leaves the field
+ * empty, silently; anything else (a dangling link, binary data, a name too
+ * long, a type nobody knows) leaves it empty with a warning.
+ */
+static void read_gid_attr(const struct rd_sysroot *sr, struct rd_warnings *w,
+			  const struct rd_device *dev, const struct rd_port *port, const char *dir,
+			  const char *what, const char *slot, unsigned int index, char *buf, size_t len)
+{
+	int ret = rd_sys_read_str(sr, buf, len, "%s/gid_attrs/%s/%s", dir, what, slot);
+	char why[96];
+
+	if (ret == 0 && strcmp(what, "types") == 0 && strcmp(buf, "IB/RoCE v1") != 0 &&
+	    strcmp(buf, "RoCE v2") != 0 && strcmp(buf, "RoCE v1") != 0) {
+		snprintf(why, sizeof(why), buf[0] ? "unknown GID type \"%.40s\"" : "empty file", buf);
+		ret = -EPROTO;
+	} else if (ret == 0 && !buf[0]) {
+		snprintf(why, sizeof(why), "empty file");
+		ret = -EPROTO;
+	} else if (ret) {
+		snprintf(why, sizeof(why), "%s", rd_read_strerror(ret));
+	}
+	if (ret == 0)
+		return;
+	buf[0] = '\0';
+	if (ret != -ENOENT && ret != -EINVAL)
+		rd_warn(w, "%s port %u: GID %u: gid_attrs/%s: %s (%s/gid_attrs/%s/%s)", dev->name,
+			port->num, index, what, why, dir, what, slot);
+}
+
 int rd_port_gid_table_vlans(const struct rd_sysroot *sr, const struct rd_device *dev,
 			    const struct rd_port *port, bool include_empty,
 			    const struct rd_vlan_map *vlans, struct rd_gid_table *t,
@@ -141,13 +172,10 @@ int rd_port_gid_table_vlans(const struct rd_sysroot *sr, const struct rd_device 
 		if (rd_gid_is_zero(g.raw) && !include_empty)
 			continue;
 		if (!rd_gid_is_zero(g.raw)) {
-			/* EINVAL on unused slots and on IB ndevs: the field stays empty. */
-			if (rd_sys_read_str(sr, g.type, sizeof(g.type), "%s/gid_attrs/types/%s", dir,
-					    slots.v[i]))
-				g.type[0] = '\0';
-			if (rd_sys_read_str(sr, g.ndev, sizeof(g.ndev), "%s/gid_attrs/ndevs/%s", dir,
-					    slots.v[i]))
-				g.ndev[0] = '\0';
+			read_gid_attr(sr, w, dev, port, dir, "types", slots.v[i], g.index, g.type,
+				      sizeof(g.type));
+			read_gid_attr(sr, w, dev, port, dir, "ndevs", slots.v[i], g.index, g.ndev,
+				      sizeof(g.ndev));
 			g.ver = rd_port_gid_ver(dev, port, g.type);
 			if (g.ndev[0])
 				g.vlan = rd_vlan_map_lookup(vlans, g.ndev);

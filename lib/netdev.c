@@ -7,7 +7,6 @@
 #include <ctype.h>
 #include <netlink/netlink.h>
 #include <netlink/route/link.h>
-#include <netlink/route/link/vlan.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -94,7 +93,7 @@ int rd_parse_vlan_config_line(const char *line, char *name, size_t name_len, int
 
 	if (strlen(line) >= sizeof(buf))
 		return -EINVAL;
-	strcpy(buf, line);
+	rd_strlcpy(buf, line, sizeof(buf));
 	f1 = strtok_r(buf, "|", &save);
 	f2 = strtok_r(NULL, "|", &save);
 	f3 = strtok_r(NULL, "|", &save);
@@ -107,26 +106,19 @@ int rd_parse_vlan_config_line(const char *line, char *name, size_t name_len, int
 		return -EINVAL;
 	if (strlen(f1) >= name_len || strlen(f3) >= lower_len)
 		return -EINVAL;
-	strcpy(name, f1);
-	strcpy(lower, f3);
+	rd_strlcpy(name, f1, name_len);
+	rd_strlcpy(lower, f3, lower_len);
 	*vid = (int)id;
 	return 0;
 }
 
-int rd_vlan_map_read(const struct rd_sysroot *sr, struct rd_vlan_map *map)
+int rd_vlan_map_parse(FILE *f, struct rd_vlan_map *map)
 {
-	char path[RD_PATH_MAX], line[256], name[64], lower[64];
+	char line[256], name[64], lower[64];
 	size_t cap = 0;
 	int ret = 0, vid;
-	FILE *f;
 
 	memset(map, 0, sizeof(*map));
-	ret = rd_sys_resolve(sr, path, sizeof(path), "/proc/net/vlan/config");
-	if (ret)
-		return ret;
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
 	while (fgets(line, sizeof(line), f)) {
 		if (rd_parse_vlan_config_line(line, name, sizeof(name), &vid, lower, sizeof(lower)))
 			continue;	/* the two header lines */
@@ -147,7 +139,24 @@ int rd_vlan_map_read(const struct rd_sysroot *sr, struct rd_vlan_map *map)
 		}
 		map->ids[map->names.n - 1] = vid;
 	}
-	fclose(f);
+	return ret;
+}
+
+int rd_vlan_map_read(const struct rd_sysroot *sr, struct rd_vlan_map *map)
+{
+	char path[RD_PATH_MAX];
+	int ret;
+	FILE *f;
+
+	memset(map, 0, sizeof(*map));
+	ret = rd_sys_resolve(sr, path, sizeof(path), "/proc/net/vlan/config");
+	if (ret)
+		return ret;
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	ret = rd_vlan_map_parse(f, map);
+	(void)fclose(f);	/* read-only stream */
 	return ret;
 }
 
@@ -194,7 +203,28 @@ bool rd_netdev_is_up(const struct rd_sysroot *sr, const char *ifname)
 
 static bool valid_ifname(const char *s)
 {
-	return *s && strlen(s) < 64 && !strchr(s, '/') && strcmp(s, ".") && strcmp(s, "..");
+	return *s && strlen(s) < 64 && !strchr(s, '/') && strcmp(s, ".") != 0 && strcmp(s, "..") != 0;
+}
+
+void rd_netdev_from_rtnl(struct rtnl_link *link, struct rd_netdev_info *nd)
+{
+	char buf[32];
+
+	nd->present = true;
+	rtnl_link_operstate2str(rtnl_link_get_operstate(link), buf, sizeof(buf));
+	rd_strlcpy(nd->operstate, buf, sizeof(nd->operstate));
+	nd->carrier = rtnl_link_get_carrier(link);
+	nd->mtu = rtnl_link_get_mtu(link);
+	nd->has_mtu = true;
+	nd->ifindex = (uint64_t)rtnl_link_get_ifindex(link);
+	nd->has_ifindex = true;
+	nd->type = rtnl_link_get_arptype(link);
+	/*
+	 * Not rtnl_link_vlan_get_id(): libnl (3.7) dereferences a NULL pointer
+	 * for a link of kind "vlan" that came without IFLA_INFO_DATA (found by
+	 * tests/fuzz/fuzz_netdev.c).  The id comes from /proc/net/vlan/config,
+	 * which exists whenever a VLAN netdev does (8021q).
+	 */
 }
 
 /* Live: what rtnetlink says.  Returns false if it could not answer. */
@@ -202,7 +232,6 @@ static bool netdev_rtnl(const char *name, struct rd_netdev_info *nd)
 {
 	struct nl_sock *sk = nl_socket_alloc();
 	struct rtnl_link *link = NULL;
-	char buf[32];
 	bool ok = false;
 
 	if (!sk)
@@ -216,17 +245,7 @@ static bool netdev_rtnl(const char *name, struct rd_netdev_info *nd)
 	}
 	if (rtnl_link_get_kernel(sk, 0, name, &link) < 0)
 		goto out;
-	nd->present = true;
-	rtnl_link_operstate2str(rtnl_link_get_operstate(link), buf, sizeof(buf));
-	rd_strlcpy(nd->operstate, buf, sizeof(nd->operstate));
-	nd->carrier = rtnl_link_get_carrier(link);
-	nd->mtu = rtnl_link_get_mtu(link);
-	nd->has_mtu = true;
-	nd->ifindex = (uint64_t)rtnl_link_get_ifindex(link);
-	nd->has_ifindex = true;
-	nd->type = rtnl_link_get_arptype(link);
-	if (rtnl_link_is_vlan(link))
-		nd->vlan = rtnl_link_vlan_get_id(link);
+	rd_netdev_from_rtnl(link, nd);
 	ok = true;
 out:
 	if (link)
@@ -235,12 +254,31 @@ out:
 	return ok;
 }
 
+int64_t rd_parse_netdev_speed(const char *s)
+{
+	long long sp = strtoll(s, NULL, 10);
+
+	return sp > 0 ? sp : -1;
+}
+
+int rd_parse_bond_slaves(char *s, struct rd_strlist *out)
+{
+	char *save = NULL, *tok;
+
+	for (tok = strtok_r(s, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		int ret = rd_strlist_add(out, tok);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 int rd_netdev_read(const struct rd_sysroot *sr, const char *name, const struct rd_vlan_map *vlans,
 		   struct rd_netdev_info *nd)
 {
 	char base[RD_PATH_MAX], buf[256];
 	uint64_t v;
-	int ret;
 
 	memset(nd, 0, sizeof(*nd));
 	nd->carrier = -1;
@@ -270,10 +308,8 @@ int rd_netdev_read(const struct rd_sysroot *sr, const char *name, const struct r
 	}
 	/* speed is "-1" when unknown, and fails (EINVAL) on a down link. */
 	if (rd_sys_read_str(sr, buf, sizeof(buf), "%s/speed", base) == 0) {
-		long long sp = strtoll(buf, NULL, 10);
-
-		nd->has_speed = sp > 0;
-		nd->speed_mbps = sp > 0 ? sp : -1;
+		nd->speed_mbps = rd_parse_netdev_speed(buf);
+		nd->has_speed = nd->speed_mbps > 0;
 	}
 	if (vlans) {
 		const char *lower = rd_vlan_map_lower(vlans, name);
@@ -284,13 +320,10 @@ int rd_netdev_read(const struct rd_sysroot *sr, const char *name, const struct r
 			rd_strlcpy(nd->vlan_lower, lower, sizeof(nd->vlan_lower));
 	}
 	if (rd_sys_read_str(sr, buf, sizeof(buf), "%s/bonding/slaves", base) == 0) {
-		char *save = NULL, *tok;
+		int ret = rd_parse_bond_slaves(buf, &nd->bond_slaves);
 
-		for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-			ret = rd_strlist_add(&nd->bond_slaves, tok);
-			if (ret)
-				return ret;
-		}
+		if (ret)
+			return ret;
 	}
 	if (rd_sys_link_basename(sr, buf, sizeof(buf), "%s/master", base) == 0)
 		rd_strlcpy(nd->master, buf, sizeof(nd->master));
@@ -330,8 +363,7 @@ const char *rd_map_via_name(enum rd_map_via v)
 	}
 }
 
-/* Parse "aa:bb:..." into bytes; returns the count, or -1. */
-static int parse_hwaddr(const char *s, uint8_t *out, int max)
+int rd_parse_hwaddr(const char *s, uint8_t *out, int max)
 {
 	int n = 0;
 
@@ -339,6 +371,7 @@ static int parse_hwaddr(const char *s, uint8_t *out, int max)
 		unsigned int b;
 		int used;
 
+		/* NOLINTNEXTLINE(cert-err34-c): %2x reads at most 2 hex digits, no overflow */
 		if (n == max || sscanf(s, "%2x%n", &b, &used) != 1 || used != 2)
 			return -1;
 		out[n++] = (uint8_t)b;
@@ -361,7 +394,7 @@ bool rd_ipoib_on_port(const struct rd_sysroot *sr, const struct rd_device *dev,
 	if (!valid_ifname(ifname) ||
 	    rd_sys_read_u64(sr, &type, "/sys/class/net/%s/type", ifname) || type != 32 ||
 	    rd_sys_read_str(sr, addr, sizeof(addr), "/sys/class/net/%s/address", ifname) ||
-	    parse_hwaddr(addr, hw, 20) != 20 ||
+	    rd_parse_hwaddr(addr, hw, 20) != 20 ||
 	    rd_sys_read_gid(sr, gid, "/sys/class/infiniband/%s/ports/%u/gids/0", dev->name, port->num))
 		return false;
 	return memcmp(hw + 12, gid + 8, 8) == 0;
@@ -386,7 +419,7 @@ static int ipoib_match(const struct rd_sysroot *sr, const struct rd_device *dev,
 		if (rd_sys_read_u64(sr, &type, "/sys/class/net/%s/type", nets.v[i]) || type != 32)
 			continue;
 		if (rd_sys_read_str(sr, addr, sizeof(addr), "/sys/class/net/%s/address", nets.v[i]) ||
-		    parse_hwaddr(addr, hw, 20) != 20 || memcmp(hw + 12, gid + 8, 8) != 0)
+		    rd_parse_hwaddr(addr, hw, 20) != 20 || memcmp(hw + 12, gid + 8, 8) != 0)
 			continue;
 		/* P_Key children share the GUID; prefer the parent (no '.' child name). */
 		if (ret == 0 && strchr(nets.v[i], '.'))
@@ -446,7 +479,8 @@ int rd_port_netdev(const struct rd_sysroot *sr, const struct rd_nl_ports *nl,
 	    ipoib_match(sr, dev, port, name, name_len) == 0)
 		*via = RD_VIA_IPOIB_GUID;
 	/* Named by sysfs but not visible here: it lives in another network namespace. */
-	if (name[0] && !rd_sys_exists(sr, "/sys/class/net/%s/", name))
+	/* (Not when a copied tree has a dangling /sys/class/net link: that netdev is lost.) */
+	if (name[0] && rd_sys_check_dir(sr, "/sys/class/net/%s", name) == -ENOENT)
 		*other_netns = true;
 	return 0;
 }

@@ -6,6 +6,8 @@
 #ifndef RD_NETDEV_H
 #define RD_NETDEV_H
 
+#include <stdio.h>
+
 #include "device.h"
 #include "sysroot.h"
 #include "util.h"
@@ -32,6 +34,8 @@ int rd_parse_vlan_config_line(const char *line, char *name, size_t name_len, int
 			      char *lower, size_t lower_len);
 /* -ENOENT when the file does not exist (no VLANs); the map is then empty. */
 int rd_vlan_map_read(const struct rd_sysroot *sr, struct rd_vlan_map *map);
+/* Its parsing half: the map from the file's lines (fmemopen for tests).  -ENOMEM only. */
+int rd_vlan_map_parse(FILE *f, struct rd_vlan_map *map);
 /* VLAN id of ifname, -1 if it is not a VLAN netdev. */
 int rd_vlan_map_lookup(const struct rd_vlan_map *map, const char *ifname);
 const char *rd_vlan_map_lower(const struct rd_vlan_map *map, const char *ifname);
@@ -64,14 +68,22 @@ struct rd_netdev_info {
 };
 
 /*
- * Read netdev facts: live, operstate/MTU/carrier/master/VLAN through
- * rtnetlink (libnl-route-3) when it answers, sysfs otherwise and for the rest
- * (speed, bond slaves).  vlans may be NULL.  0 even when the netdev is not
- * visible (present = false); -ENOMEM only.
+ * Read netdev facts: live, operstate/MTU/carrier through rtnetlink
+ * (libnl-route-3) when it answers, sysfs otherwise and for the rest (speed,
+ * bond slaves, master); the VLAN id and lower device from vlans (may be
+ * NULL).  0 even when the netdev is not visible (present = false); -ENOMEM only.
  */
 int rd_netdev_read(const struct rd_sysroot *sr, const char *name, const struct rd_vlan_map *vlans,
 		   struct rd_netdev_info *nd);
 void rd_netdev_info_free(struct rd_netdev_info *nd);
+struct rtnl_link;
+/* The facts rtnetlink gives, from libnl's parse of an RTM_NEWLINK (present, operstate, carrier,
+ * MTU, ifindex, type). */
+void rd_netdev_from_rtnl(struct rtnl_link *link, struct rd_netdev_info *nd);
+/* The sysfs "speed" value: Mb/s, or -1 when unknown ("-1", 0, not a number). */
+int64_t rd_parse_netdev_speed(const char *s);
+/* bonding/slaves, "ens1f0 ens1f1": each name appended to out (s is cut up).  -ENOMEM only. */
+int rd_parse_bond_slaves(char *s, struct rd_strlist *out);
 /* "Up", "Down" or "NA" as ibdev2netdev prints it. */
 const char *rd_netdev_updown(const struct rd_netdev_info *nd);
 
@@ -87,6 +99,9 @@ enum rd_map_via {
 const char *rd_map_via_name(enum rd_map_via v);
 
 struct rd_nl_ports;
+
+/* "aa:bb:..." (a netdev's address file) into at most max bytes; the count, or -1. */
+int rd_parse_hwaddr(const char *s, uint8_t *out, int max);
 
 /* Is ifname an IPoIB netdev (or P_Key child) of this IB port, by its GUID? */
 bool rd_ipoib_on_port(const struct rd_sysroot *sr, const struct rd_device *dev,

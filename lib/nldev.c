@@ -100,7 +100,9 @@ static int on_msg(struct nl_msg *msg, void *arg)
 	struct rd_nl_port p;
 
 	if (parse_attrs(nlmsg_hdr(msg), &p) == 0) {
+		RD_GCC_LEAK_FP_BEGIN	/* the grown array is ctx->out->v */
 		int ret = add_port(ctx->out, &p);
+		RD_GCC_LEAK_FP_END
 
 		if (ret)
 			ctx->err = ret;
@@ -156,7 +158,7 @@ static int dump(struct nl_sock *sk, int cmd, const uint32_t *dev_index, struct r
 int rd_nldev_ports(struct rd_nl_ports *out, int timeout_ms)
 {
 	struct rd_nl_ports devs = { 0 };
-	struct timeval tv = { .tv_sec = timeout_ms / 1000, .tv_usec = (timeout_ms % 1000) * 1000 };
+	struct timeval tv = { .tv_sec = timeout_ms / 1000, .tv_usec = (suseconds_t)(timeout_ms % 1000) * 1000 };
 	struct nl_sock *sk;
 	int ret;
 

@@ -14,7 +14,7 @@
 struct rd_nlstat;
 
 /* Each receive waits at most timeout_ms.  -EPROTONOSUPPORT without RDMA netlink. */
-int rd_nlstat_open(struct rd_nlstat **ns, int timeout_ms);
+int rd_nlstat_open(struct rd_nlstat **out, int timeout_ms);
 void rd_nlstat_close(struct rd_nlstat *ns);
 
 /* Called per counter of a reply; a non-zero return stops the walk and is returned. */

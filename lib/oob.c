@@ -59,8 +59,8 @@ int rd_oob_decode(const uint8_t *buf, size_t len, struct rd_oob_msg *m, char *wh
 	}
 	m->version = get16(buf + 4);
 	if (m->version != RD_OOB_VERSION) {
-		snprintf(why, why_len, "protocol version %u, this side speaks %u", m->version,
-			 RD_OOB_VERSION);
+		snprintf(why, why_len, "protocol version %u, this side speaks %u",
+			 (unsigned int)m->version, (unsigned int)RD_OOB_VERSION);
 		return -EPROTONOSUPPORT;
 	}
 	m->type = get16(buf + 6);
@@ -209,7 +209,7 @@ int rd_tcp_listen(const char *bind_addr, uint16_t port, char *err, size_t err_le
 
 int rd_tcp_accept(int lfd, uint64_t deadline, char *peer, size_t peer_len)
 {
-	struct sockaddr_storage ss;
+	struct sockaddr_storage ss = { 0 };	/* AF_UNSPEC unless accept4 fills it */
 	socklen_t sl = sizeof(ss);
 	int ret, fd, one = 1;
 

@@ -189,6 +189,121 @@ static void text_colored(struct rd_out *o, enum rd_color c, const char *s)
 		text_printf(o, "%s", s);
 }
 
+/*
+ * Length of the valid UTF-8 sequence at s (1-4) with its code point, 0 when
+ * the byte at s does not start one.  Stops at the NUL: never reads past it.
+ */
+static size_t utf8_seq(const unsigned char *s, uint32_t *cp)
+{
+	unsigned char c = s[0];
+	uint32_t v;
+	size_t n;
+
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if (c >= 0xc2 && c <= 0xdf) {
+		n = 2;
+		v = c & 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		n = 3;
+		v = c & 0x0f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		n = 4;
+		v = c & 0x07;
+	} else {
+		return 0;
+	}
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		v = (v << 6) | (s[i] & 0x3f);
+	}
+	if ((n == 3 && v < 0x800) || (n == 4 && (v < 0x10000 || v > 0x10ffff)) ||
+	    (v >= 0xd800 && v <= 0xdfff))
+		return 0;
+	*cp = v;
+	return n;
+}
+
+char *rd_text_escape(const char *s, bool keep_layout)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	char *out = malloc(strlen(s) * 4 + 1), *q = out;
+
+	if (!out)
+		return NULL;
+	while (*p) {
+		uint32_t cp = 0;
+		size_t n = utf8_seq(p, &cp);
+		bool layout = keep_layout && (cp == '\n' || cp == '\t');
+
+		if (n == 0 || (!layout && (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f)))) {
+			/* A control character (C0, DEL, C1) or a byte that is not UTF-8. */
+			size_t k = n ? n : 1;
+
+			for (size_t i = 0; i < k; i++)
+				q += sprintf(q, "\\x%02x", p[i]);
+			p += k;
+			continue;
+		}
+		memcpy(q, p, n);
+		q += n;
+		p += n;
+	}
+	*q = '\0';
+	return out;
+}
+
+/* Print s in text mode with every control byte made visible. */
+static void text_escaped(struct rd_out *o, enum rd_color c, const char *s, bool keep_layout)
+{
+	char *e = rd_text_escape(s, keep_layout);
+
+	if (!e) {
+		o->failed = true;
+		return;
+	}
+	text_colored(o, c, e);
+	free(e);
+}
+
+/* A JSON string; bytes that are not UTF-8 become U+FFFD (JSON is UTF-8 only). */
+static json_object *json_string(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	json_object *j;
+	char *fixed, *q;
+	uint32_t cp;
+	size_t n;
+
+	for (; *p; p += n)
+		if (!(n = utf8_seq(p, &cp)))
+			break;
+	if (!*p)
+		return json_object_new_string(s);
+	fixed = malloc(strlen(s) * 3 + 1);
+	if (!fixed)
+		return NULL;
+	q = fixed;
+	for (p = (const unsigned char *)s; *p; p += n) {
+		n = utf8_seq(p, &cp);
+		if (n) {
+			memcpy(q, p, n);
+			q += n;
+		} else {
+			memcpy(q, "\xef\xbf\xbd", 3);
+			q += 3;
+			n = 1;
+		}
+	}
+	*q = '\0';
+	j = json_object_new_string(fixed);
+	free(fixed);
+	return j;
+}
+
 /* ---- tables ---- */
 
 int rd_out_table_begin(struct rd_out *o, const char *key, const struct rd_col *cols, size_t ncols,
@@ -339,10 +454,10 @@ int rd_out_section_begin(struct rd_out *o, const char *key, const char *heading_
 		va_list ap;
 
 		va_start(ap, heading_fmt);
-		vsnprintf(buf, sizeof(buf), heading_fmt, ap);
+		(void)vsnprintf(buf, sizeof(buf), heading_fmt, ap);	/* truncation is fine */
 		va_end(ap);
 		text_printf(o, "%*s", o->indent, "");
-		text_colored(o, o->section_depth == 0 ? RD_C_NAME : RD_C_NONE, buf);
+		text_escaped(o, o->section_depth == 0 ? RD_C_NAME : RD_C_NONE, buf, false);
 		text_printf(o, "\n");
 		o->indent += 2;
 	}
@@ -402,10 +517,13 @@ static void text_field(struct rd_out *o, const char *key, const char *label, enu
 		struct cell *cell = &row_cells(t, t->rows - 1)[c];
 
 		free(cell->text);
-		cell->text = val ? strdup(val) : NULL;
+		/* Escaped here, so that the column widths count what is printed. */
+		cell->text = val ? rd_text_escape(val, false) : NULL;
+		RD_GCC_LEAK_FP_BEGIN	/* cell->text is freed with the table */
 		if (val && !cell->text)
 			o->failed = true;
 		cell->color = color;
+		RD_GCC_LEAK_FP_END
 		return;
 	}
 	if (!val)
@@ -413,7 +531,7 @@ static void text_field(struct rd_out *o, const char *key, const char *label, enu
 	int pad = LABEL_WIDTH - o->indent - (int)strlen(label) - 1;
 
 	text_printf(o, "%*s%s:%*s", o->indent, "", label, pad > 1 ? pad : 1, "");
-	text_colored(o, color, val);
+	text_escaped(o, color, val, false);
 	text_printf(o, "\n");
 }
 
@@ -422,7 +540,7 @@ void rd_out_cstr(struct rd_out *o, int kind, const char *key, const char *label,
 {
 	if (o->json) {
 		if ((kind & RD_JSON) && val)
-			json_attach(o, key, json_object_new_string(val));
+			json_attach(o, key, json_string(val));
 		return;
 	}
 	if (kind & RD_TEXT)
@@ -452,7 +570,7 @@ void rd_out_u64_fmt(struct rd_out *o, int kind, const char *key, const char *lab
 		va_list ap;
 
 		va_start(ap, fmt);
-		vsnprintf(buf, sizeof(buf), fmt, ap);
+		(void)vsnprintf(buf, sizeof(buf), fmt, ap);	/* truncation is fine */
 		va_end(ap);
 		text_field(o, key, label ? label : key, RD_C_NONE, buf);
 	}
@@ -463,10 +581,10 @@ void rd_out_double(struct rd_out *o, int kind, const char *key, const char *labe
 {
 	if (o->json) {
 		if (kind & RD_JSON) {
-			char num[32];
-
 			/* Ten significant digits: 130.4, not 130.40000000000001. */
 			if (isfinite(val)) {
+				char num[32];
+
 				snprintf(num, sizeof(num), "%.10g", val);
 				json_attach(o, key, json_object_new_double_s(val, num));
 			} else {
@@ -503,7 +621,7 @@ void rd_out_strlist(struct rd_out *o, int kind, const char *key, const char *lab
 		json_object *arr = json_object_new_array();
 
 		for (size_t i = 0; arr && i < l->n; i++)
-			json_object_array_add(arr, json_object_new_string(l->v[i]));
+			json_object_array_add(arr, json_string(l->v[i]));
 		json_attach(o, key, arr);
 		return;
 	}
@@ -525,16 +643,23 @@ void rd_out_strlist(struct rd_out *o, int kind, const char *key, const char *lab
 
 void rd_out_line(struct rd_out *o, const char *fmt, ...)
 {
+	char *s = NULL;
 	va_list ap;
+	int n;
 
 	if (o->json)
 		return;
-	text_printf(o, "%*s", o->indent, "");
 	va_start(ap, fmt);
-	if (vfprintf(o->fp, fmt, ap) < 0)
-		o->io_error = -EIO;
+	n = vasprintf(&s, fmt, ap);
 	va_end(ap);
+	if (n < 0) {
+		o->failed = true;
+		return;
+	}
+	text_printf(o, "%*s", o->indent, "");
+	text_escaped(o, RD_C_NONE, s, true);
 	text_printf(o, "\n");
+	free(s);
 }
 
 void rd_out_text(struct rd_out *o, enum rd_color c, const char *fmt, ...)
@@ -552,7 +677,7 @@ void rd_out_text(struct rd_out *o, enum rd_color c, const char *fmt, ...)
 		o->failed = true;
 		return;
 	}
-	text_colored(o, c, s);
+	text_escaped(o, c, s, true);
 	free(s);
 }
 

@@ -86,6 +86,15 @@ void rd_out_line(struct rd_out *o, const char *fmt, ...) __attribute__((format(p
 void rd_out_text(struct rd_out *o, enum rd_color c, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/*
+ * Text for a terminal: a copy of s (malloc'd; NULL without memory) in which
+ * control characters (C0, DEL, C1) and bytes that are not UTF-8 are written
+ * as \xNN, so that a device name or node_desc holding "\033[2J" cannot drive
+ * the terminal.  keep_layout lets '\n' and '\t' through (free text lines).
+ * Every text value of the output layer goes through it; JSON escapes by itself.
+ */
+char *rd_text_escape(const char *s, bool keep_layout);
+
 /* Colour decision for --color=auto|always|never with NO_COLOR; -EINVAL on a bad word. */
 int rd_color_mode(const char *arg, int fd, bool *color);
 

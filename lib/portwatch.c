@@ -31,16 +31,17 @@ static int open_rooted(const struct rd_sysroot *sr, int flags, const char *fmt, 
 	__attribute__((format(printf, 3, 4)));
 static int open_rooted(const struct rd_sysroot *sr, int flags, const char *fmt, ...)
 {
-	char rel[RD_PATH_MAX], path[RD_PATH_MAX];
+	char rel[RD_PATH_MAX], full[RD_PATH_MAX];
 	va_list ap;
 	int ret;
 
 	va_start(ap, fmt);
 	ret = rd_vsnprintf(rel, sizeof(rel), fmt, ap);
 	va_end(ap);
-	if (ret || rd_sys_resolve(sr, path, sizeof(path), rel))
+	if (ret || rd_sys_resolve(sr, full, sizeof(full), rel))
 		return -1;
-	return open(path, flags | O_CLOEXEC | O_NOCTTY);
+	/* O_NONBLOCK: a FIFO where an attribute should be must not block. */
+	return open(full, flags | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 }
 
 static void close_fd(int *fd)
@@ -168,6 +169,7 @@ static int add_port(struct rd_portwatch *pw, const struct rd_device *d, const st
 	bool other_netns;
 	int ret;
 
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression): v holds pointers; *v is one */
 	v = realloc(pw->v, (pw->n + 1) * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
@@ -258,7 +260,9 @@ static int adopt_device(struct rd_portwatch *pw, const struct rd_device *d)
 	for (unsigned int j = 0; j < d->nports; j++) {
 		if (pw->port_filter && d->ports[j].num != pw->port_filter)
 			continue;
+		RD_GCC_LEAK_FP_BEGIN	/* add_port stores its port in pw->v */
 		ret = add_port(pw, d, &d->ports[j]);
+		RD_GCC_LEAK_FP_END
 		if (ret)
 			return ret;
 		pw->devs[pw->ndevs - 1].nports++;
@@ -459,6 +463,26 @@ static void read_facts(struct rd_watch_port *p)
 	}
 }
 
+/* A counter that cannot be read shows as unknown; say why once, not every sample. */
+static void warn_counters(struct rd_portwatch *pw, struct rd_watch_port *p)
+{
+	for (size_t i = 0; i < p->ctrs.n; i++) {
+		struct rd_counter *c = &p->ctrs.v[i];
+		const char *dir = rd_ctr_src_dir(c->src);
+
+		if (c->err && c->err != c->warned) {
+			if (c->fd >= 0 || !p->use_nl || c->src == RD_SRC_PMA)
+				rd_warn(pw->w, "%s port %u: %s/%s: %s (/sys/class/infiniband/%s/ports/%u/%s/%s)",
+					p->dev, p->port, dir, c->name, rd_read_strerror(c->err), p->dev,
+					p->port, dir, c->name);
+			else
+				rd_warn(pw->w, "%s port %u: hw counter %s: %s (netlink)", p->dev, p->port,
+					c->name, rd_read_strerror(c->err));
+		}
+		c->warned = c->err;
+	}
+}
+
 static void sample_port(struct rd_portwatch *pw, struct rd_watch_port *p)
 {
 	const struct rd_sum_val *tx, *rx;
@@ -481,6 +505,7 @@ static void sample_port(struct rd_portwatch *pw, struct rd_watch_port *p)
 		port_mark_gone(pw, p);
 		return;
 	}
+	warn_counters(pw, p);
 	if (p->nl_new_names && pw->nl) {
 		p->nl_new_names = false;
 		if (rd_nlstat_port(pw->nl, p->nl_dev_index, p->port, nl_collect_new_cb, &p->ctrs) == 0)

@@ -8,6 +8,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <time.h>
 
@@ -45,11 +46,18 @@ int rd_rc_alloc(struct rd_rc *rc, struct ibv_context *ctx, uint8_t port, size_t 
 	if (slot_size > SIZE_MAX / (nrecv + nsend))
 		return -EOVERFLOW;
 	total = slot_size * (nrecv + nsend);
-	if (posix_memalign((void **)&rc->buf, 4096, total)) {
+	/*
+	 * Mapped, not malloc'ed: page-aligned, zeroed, and given back to the
+	 * kernel by rd_rc_free.  From malloc, a buffer below glibc's (raised)
+	 * mmap threshold stays resident in the heap after the session: a
+	 * long-running server would keep the largest buffer any client asked
+	 * for (up to 64 MiB).
+	 */
+	rc->buf = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (rc->buf == MAP_FAILED) {
 		rc->buf = NULL;
 		return -ENOMEM;
 	}
-	memset(rc->buf, 0, total);
 	rc->pd = ibv_alloc_pd(ctx);
 	if (!rc->pd) {
 		ret = errno ? -errno : -ENOMEM;
@@ -122,7 +130,8 @@ void rd_rc_free(struct rd_rc *rc)
 	if (rc->pd)
 		ibv_dealloc_pd(rc->pd);
 	rc->pd = NULL;
-	free(rc->buf);
+	if (rc->buf)
+		munmap(rc->buf, rc->slot_size * (rc->nrecv + rc->nsend));
 	rc->buf = NULL;
 }
 
@@ -262,7 +271,7 @@ int rd_rc_post_send_batch(struct rd_rc *rc, unsigned int slot, uint32_t len, uin
  * Sleep on the completion channel until a CQ event, the deadline, or *stop;
  * the CQ is armed.  0: poll the CQ again; -ETIMEDOUT, -EINTR, -EIO.
  */
-static int wait_cq_event(struct rd_rc *rc, uint64_t deadline, volatile int *stop)
+static int wait_cq_event(struct rd_rc *rc, uint64_t deadline, const volatile int *stop)
 {
 	struct pollfd pfd = { .fd = rc->chan->fd, .events = POLLIN };
 
@@ -297,7 +306,7 @@ static int wait_cq_event(struct rd_rc *rc, uint64_t deadline, volatile int *stop
 }
 
 int rd_rc_poll(struct rd_rc *rc, struct ibv_wc *wc, int n, uint64_t deadline,
-	       volatile int *stop)
+	       const volatile int *stop)
 {
 	unsigned int spins = 0;
 	uint64_t now, spin_end = 0;

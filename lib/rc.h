@@ -97,7 +97,7 @@ int rd_rc_post_send_batch(struct rd_rc *rc, unsigned int slot, uint32_t len, uin
  */
 #define RD_RC_SPIN_NS 1000000ull
 int rd_rc_poll(struct rd_rc *rc, struct ibv_wc *wc, int n, uint64_t deadline,
-	       volatile int *stop);
+	       const volatile int *stop);
 
 uint64_t rd_now_ns(void);
 

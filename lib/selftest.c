@@ -99,7 +99,7 @@ static void set_error(struct rd_st_error *err, const char *fmt, ...)
 
 	err->wc = false;
 	va_start(ap, fmt);
-	vsnprintf(err->what, sizeof(err->what), fmt, ap);
+	(void)vsnprintf(err->what, sizeof(err->what), fmt, ap);	/* truncation is fine */
 	va_end(ap);
 }
 
@@ -117,7 +117,7 @@ static int poll_error(int ret, int timeout_ms, const char *waiting_for, struct r
 
 /* ---- server ---- */
 
-int rd_st_serve(struct rd_rc *rc, int idle_ms, volatile int *stop, struct rd_st_error *err,
+int rd_st_serve(struct rd_rc *rc, int idle_ms, const volatile int *stop, struct rd_st_error *err,
 		uint64_t *msgs)
 {
 	unsigned int inflight = 0, next_send = 0;
@@ -244,7 +244,7 @@ int rd_st_post_receives(struct rd_rc *rc, struct rd_st_error *err)
  * done_reply) and its wc.
  */
 static int round_trip(struct rd_rc *rc, uint32_t len, uint32_t imm, uint32_t want_type,
-		      uint32_t want_seq, int timeout_ms, volatile int *stop, struct ibv_wc *reply,
+		      uint32_t want_seq, int timeout_ms, const volatile int *stop, struct ibv_wc *reply,
 		      struct rd_st_error *err)
 {
 	uint64_t deadline = rd_now_ns() + MS(timeout_ms);
@@ -293,11 +293,10 @@ static int round_trip(struct rd_rc *rc, uint32_t len, uint32_t imm, uint32_t wan
 }
 
 int rd_st_pingpong(struct rd_rc *rc, uint32_t n, uint32_t size, int timeout_ms,
-		   volatile int *stop, struct rd_st_pingpong *res, struct rd_st_error *err)
+		   const volatile int *stop, struct rd_st_pingpong *res, struct rd_st_error *err)
 {
 	uint64_t t0 = rd_now_ns();
 	struct ibv_wc reply;
-	int ret;
 
 	memset(res, 0, sizeof(*res));
 	if (size > rc->slot_size) {
@@ -307,6 +306,7 @@ int rd_st_pingpong(struct rd_rc *rc, uint32_t n, uint32_t size, int timeout_ms,
 	for (uint32_t seq = 1; seq <= n; seq++) {
 		unsigned int slot;
 		long bad;
+		int ret;
 
 		rd_st_fill(rd_rc_slot(rc, rc->nrecv), size, seq);
 		ret = round_trip(rc, size, RD_ST_IMM(RD_ST_PING, seq), RD_ST_PONG, seq, timeout_ms,
@@ -356,6 +356,7 @@ static double pct(const uint64_t *s, uint32_t n, double p)
 void rd_st_lat_stats(uint64_t *rtt, uint32_t n, struct rd_st_latency *res)
 {
 	double sum = 0, var = 0, mean;
+	uint32_t mid = n / 2;
 
 	res->iters = n;
 	if (!n)
@@ -371,14 +372,13 @@ void rd_st_lat_stats(uint64_t *rtt, uint32_t n, struct rd_st_latency *res)
 	res->max = (double)rtt[n - 1] / 2000.0;
 	res->avg = mean / 2000.0;
 	res->stdev = (n > 1 ? sqrt(var / (n - 1)) : 0) / 2000.0;
-	res->median = (n % 2 ? (double)rtt[n / 2] : ((double)rtt[n / 2 - 1] + (double)rtt[n / 2]) / 2) /
-		      2000.0;
+	res->median = (n % 2 ? (double)rtt[mid] : ((double)rtt[mid - 1] + (double)rtt[mid]) / 2) / 2000.0;
 	res->p99 = pct(rtt, n, 99) / 2000.0;
 	res->p999 = pct(rtt, n, 99.9) / 2000.0;
 }
 
 int rd_st_latency(struct rd_rc *rc, uint32_t n, uint32_t size, int timeout_ms,
-		  volatile int *stop, struct rd_st_latency *res, struct rd_st_error *err)
+		  const volatile int *stop, struct rd_st_latency *res, struct rd_st_error *err)
 {
 	uint64_t *rtt;
 	struct ibv_wc reply;
@@ -419,7 +419,7 @@ out:
 }
 
 int rd_st_bandwidth(struct rd_rc *rc, uint32_t size, uint32_t window, uint64_t n,
-		    uint32_t duration_ms, int timeout_ms, volatile int *stop,
+		    uint32_t duration_ms, int timeout_ms, const volatile int *stop,
 		    struct rd_st_bandwidth *res, struct rd_st_error *err)
 {
 	uint64_t t0, t_end, sent = 0, done = 0, deadline_run;

@@ -69,7 +69,7 @@ int rd_st_post_receives(struct rd_rc *rc, struct rd_st_error *err);
  * Serve one connected client until BYE (0), an error or idle_ms without
  * traffic (-ETIMEDOUT), or *stop (-EINTR).  Receives must be posted.
  */
-int rd_st_serve(struct rd_rc *rc, int idle_ms, volatile int *stop, struct rd_st_error *err,
+int rd_st_serve(struct rd_rc *rc, int idle_ms, const volatile int *stop, struct rd_st_error *err,
 		uint64_t *msgs);
 
 struct rd_st_pingpong {
@@ -77,7 +77,7 @@ struct rd_st_pingpong {
 	uint64_t ns;
 };
 int rd_st_pingpong(struct rd_rc *rc, uint32_t n, uint32_t size, int timeout_ms,
-		   volatile int *stop, struct rd_st_pingpong *res, struct rd_st_error *err);
+		   const volatile int *stop, struct rd_st_pingpong *res, struct rd_st_error *err);
 
 struct rd_st_latency {
 	uint32_t iters;
@@ -86,7 +86,7 @@ struct rd_st_latency {
 	double min, median, avg, stdev, p99, p999, max;
 };
 int rd_st_latency(struct rd_rc *rc, uint32_t n, uint32_t size, int timeout_ms,
-		  volatile int *stop, struct rd_st_latency *res, struct rd_st_error *err);
+		  const volatile int *stop, struct rd_st_latency *res, struct rd_st_error *err);
 
 struct rd_st_bandwidth {
 	uint32_t size;
@@ -96,7 +96,7 @@ struct rd_st_bandwidth {
 };
 /* n messages, or for duration_ms when n == 0. */
 int rd_st_bandwidth(struct rd_rc *rc, uint32_t size, uint32_t window, uint64_t n,
-		    uint32_t duration_ms, int timeout_ms, volatile int *stop,
+		    uint32_t duration_ms, int timeout_ms, const volatile int *stop,
 		    struct rd_st_bandwidth *res, struct rd_st_error *err);
 
 int rd_st_bye(struct rd_rc *rc, int timeout_ms, struct rd_st_error *err);

@@ -59,17 +59,38 @@ static int vresolve(const struct rd_sysroot *sr, char *buf, size_t len, const ch
 	return rd_sys_resolve(sr, buf, len, rel);
 }
 
+/*
+ * Why path could not be opened: -ENOLINK when it is a symlink to nothing (a
+ * copied tree that lost the target), so that it is not taken for an
+ * attribute that is absent on purpose (-ENOENT).
+ */
+static int open_error(const char *path, int err)
+{
+	struct stat st;
+
+	if (err == ENOENT && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+		return -ENOLINK;
+	return -err;
+}
+
 /* Read a whole small file; -EOVERFLOW if it does not fit. */
 static int read_file(const char *path, char *buf, size_t len)
 {
+	struct stat st;
 	size_t off = 0;
 	int fd, ret = 0;
 
 	if (len < 2)
 		return -EINVAL;
+	buf[0] = '\0';
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
-		return -errno;
+		return open_error(path, errno);
+	/* sysfs and procfs attributes are regular files; a FIFO or device is not read. */
+	if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
+		close(fd);
+		return S_ISDIR(st.st_mode) ? -EISDIR : -EMEDIUMTYPE;
+	}
 	for (;;) {
 		ssize_t n = read(fd, buf + off, len - 1 - off);
 
@@ -205,7 +226,7 @@ int rd_parse_enum(const char *s, uint64_t *num, char *name, size_t namelen)
 	size_t n = 0;
 	int ret;
 
-	while (isdigit((unsigned char)p[n]) && n < sizeof(digits) - 1) {
+	while (n < sizeof(digits) - 1 && isdigit((unsigned char)p[n])) {
 		digits[n] = p[n];
 		n++;
 	}
@@ -286,7 +307,7 @@ int rd_sys_list(const struct rd_sysroot *sr, struct rd_strlist *out, const char 
 		return ret;
 	d = opendir(path);
 	if (!d)
-		return -errno;
+		return open_error(path, errno);
 	while ((errno = 0, de = readdir(d))) {
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
@@ -350,8 +371,25 @@ int rd_sys_link_basename(const struct rd_sysroot *sr, char *buf, size_t len, con
 		return -EINVAL;
 	if (strlen(base) >= len)
 		return -ENAMETOOLONG;
-	strcpy(buf, base);
+	rd_strlcpy(buf, base, len);
 	return 0;
+}
+
+int rd_sys_check_dir(const struct rd_sysroot *sr, const char *fmt, ...)
+{
+	char path[RD_PATH_MAX];
+	struct stat st;
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vresolve(sr, path, sizeof(path), fmt, ap);
+	va_end(ap);
+	if (ret)
+		return ret;
+	if (stat(path, &st) < 0)
+		return open_error(path, errno);
+	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
 }
 
 bool rd_sys_exists(const struct rd_sysroot *sr, const char *fmt, ...)
@@ -381,6 +419,14 @@ const char *rd_read_strerror(int err)
 		return "value too long";
 	case -EILSEQ:
 		return "binary data";
+	case -ENOLINK:
+		return "dangling symlink";
+	case -ELOOP:
+		return "symlink loop";
+	case -EISDIR:
+		return "a directory, not a file";
+	case -EMEDIUMTYPE:
+		return "not a regular file";
 	default:
 		return strerror(-err);
 	}

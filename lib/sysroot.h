@@ -33,6 +33,8 @@ int rd_sys_resolve(const struct rd_sysroot *sr, char *buf, size_t len, const cha
  * rd_sys_read_u64: decimal; rd_sys_read_hex: hex with optional 0x;
  *   both -ENODATA for an empty file, -EINVAL for garbage, -ERANGE on overflow.
  * rd_sys_read_gid: a GID/IPv6 address into 16 bytes.
+ * All: -ENOLINK for a dangling symlink (-ENOENT only when nothing is there),
+ *   -EISDIR for a directory, -EMEDIUMTYPE for a FIFO, socket or device node.
  */
 int rd_sys_read_str(const struct rd_sysroot *sr, char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -51,6 +53,9 @@ int rd_sys_readlink(const struct rd_sysroot *sr, char *buf, size_t len, const ch
 /* Last path component of a symlink's target ("../../mlx5_core" -> "mlx5_core"). */
 int rd_sys_link_basename(const struct rd_sysroot *sr, char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* 0 if the path is a directory (symlinks followed); else -ENOTDIR, -ENOLINK, -ELOOP... */
+int rd_sys_check_dir(const struct rd_sysroot *sr, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 bool rd_sys_exists(const struct rd_sysroot *sr, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

@@ -74,16 +74,17 @@ static int cmp_rows(const void *a, const void *b)
 
 int rd_topui_build_view(struct ui *u)
 {
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression): v holds pointers; *v is one */
 	struct rd_watch_port **v = realloc(u->view, (u->pw->n ? u->pw->n : 1) * sizeof(*v));
 
 	if (!v)
 		return -ENOMEM;
 	u->view = v;
 	u->nview = u->pw->n;
-	memcpy(v, u->pw->v, u->nview * sizeof(*v));
+	memcpy(v, u->pw->v, u->nview * sizeof(*v));	/* NOLINT(bugprone-sizeof-expression) */
 	sort_ui = u;
 	if (u->nview > 1)
-		qsort(v, u->nview, sizeof(*v), cmp_rows);
+		qsort(v, u->nview, sizeof(*v), cmp_rows);	/* NOLINT(bugprone-sizeof-expression) */
 	/* The selection follows its port through re-sorting. */
 	for (size_t i = 0; i < u->nview; i++)
 		if (v[i]->id == u->sel_id)
@@ -135,7 +136,7 @@ static void header(const struct ui *u)
 	struct tm tm;
 
 	localtime_r(&u->last, &tm);
-	strftime(when, sizeof(when), "%H:%M:%S", &tm);
+	(void)strftime(when, sizeof(when), "%H:%M:%S", &tm);	/* fits: 8 chars */
 	snprintf(line, sizeof(line), "rdma-top - %s - every %gs - %zu port%s - sort: %s%s%s", when,
 		 u->interval, rd_portwatch_live(u->pw), rd_portwatch_live(u->pw) == 1 ? "" : "s",
 		 u->absolute ? cols[sc].abs_head : cols[sc].head, u->absolute ? " - absolute" : "",

@@ -75,10 +75,11 @@ void rd_fmt_count(double v, bool si, bool frac, char *buf, size_t len)
 		put_fixed(buf, len, v, 0, 0);
 		return;
 	}
-	while (v >= 999.5 && i < (int)sizeof(suffix) - 2) {
+	/* v >= 999.5 here: at least one step, so i >= 0. */
+	do {
 		v /= 1000;
 		i++;
-	}
+	} while (v >= 999.5 && i < (int)sizeof(suffix) - 2);
 	put_fixed(buf, len, v, v < 9.995 ? 2 : v < 99.95 ? 1 : 0, suffix[i]);
 }
 
@@ -130,9 +131,7 @@ void rd_fmt_sum(const struct rd_sum_val *s, enum rd_sum which, bool rate, bool s
 			put_u64(num, sizeof(num) - 1, s->total);
 		else
 			rd_fmt_count((double)s->total, true, false, num, sizeof(num) - 1);
-		if (s->total_partial)
-			strcat(num, "+");
-		rd_strlcpy(buf, num, len);
+		snprintf(buf, len, "%s%s", num, s->total_partial ? "+" : "");
 		return;
 	}
 	switch (s->rate_state) {
@@ -150,9 +149,7 @@ void rd_fmt_sum(const struct rd_sum_val *s, enum rd_sum which, bool rate, bool s
 		rd_fmt_gbps_value(s->rate, num, sizeof(num) - 1);
 	else
 		rd_fmt_count(s->rate, si, true, num, sizeof(num) - 1);
-	if (s->rate_state == RD_RATE_PARTIAL)
-		strcat(num, "+");
-	rd_strlcpy(buf, num, len);
+	snprintf(buf, len, "%s%s", num, s->rate_state == RD_RATE_PARTIAL ? "+" : "");
 }
 
 void rd_fmt_util(const struct rd_watch_port *p, char *buf, size_t len)
@@ -208,6 +205,8 @@ static void put_label_value(FILE *fp, const char *s)
 			fprintf(fp, "\\%c", *s);
 		else if (*s == '\n')
 			fputs("\\n", fp);
+		else if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			fputs("\xef\xbf\xbd", fp);	/* U+FFFD: no escape sequence reaches a terminal */
 		else
 			fputc(*s, fp);
 	}
@@ -230,8 +229,10 @@ static void metric_name(char *buf, size_t len, const char *prefix, const char *n
 	for (; *name && off + 1 < len; name++, off++) {
 		char c = *name;
 
-		buf[off] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-				   c == '_' || c == ':' ? c : '_';
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_' || c == ':'))
+			c = '_';
+		buf[off] = c;
 	}
 	buf[off < len ? off : len - 1] = '\0';
 }

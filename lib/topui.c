@@ -227,7 +227,7 @@ int rd_topui_run(struct rd_portwatch *pw, const struct rd_topui_opts *opts)
 		ret = rd_ticker_arm(&u.t, u.interval);
 	while (ret == 0 && !u.quit) {
 		unsigned int ev;
-		int signo, ch, keys = 0;
+		int signo;
 
 		rd_topui_draw(&u);
 		/* A second at most: the clock in the header moves even when paused. */
@@ -241,6 +241,8 @@ int rd_topui_run(struct rd_portwatch *pw, const struct rd_topui_opts *opts)
 				u.quit = true;
 		}
 		if (ev & RD_EV_INPUT) {
+			int ch, keys = 0;
+
 			while ((ch = getch()) != ERR) {
 				key(&u, ch);
 				keys++;

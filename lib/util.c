@@ -19,8 +19,10 @@ int rd_strlist_add(struct rd_strlist *l, const char *s)
 		l->cap = cap;
 	}
 	l->v[l->n] = strdup(s);
+	RD_GCC_LEAK_FP_BEGIN	/* stored in l->v just above */
 	if (!l->v[l->n])
 		return -ENOMEM;
+	RD_GCC_LEAK_FP_END
 	l->n++;
 	l->v[l->n] = NULL;
 	return 0;
@@ -125,10 +127,13 @@ void rd_warn(struct rd_warnings *w, const char *fmt, ...)
 	if (!w)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	(void)vsnprintf(buf, sizeof(buf), fmt, ap);	/* truncation is fine */
 	va_end(ap);
-	/* Out of memory while warning: the warning is lost, nothing else is. */
-	(void)rd_strlist_add(&w->msgs, buf);
+	/*
+	 * The same fact read twice (a GID table by two lib calls) is said once.
+	 * Out of memory while warning: the warning is lost, nothing else is.
+	 */
+	(void)rd_strlist_add_unique(&w->msgs, buf);
 }
 
 void rd_warnings_free(struct rd_warnings *w)

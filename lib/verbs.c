@@ -133,13 +133,14 @@ static void query_one(struct ibv_device *ibdev, struct rd_device *dev)
 	ctx = ibv_open_device(ibdev);
 	if (!ctx) {
 		int err = errno ? errno : EIO;
-		char path[64];
 
 		/*
 		 * libibverbs falls back to other ways of opening the char device
 		 * and the last one's errno wins (often ENOENT): ask the node.
 		 */
 		if (dev->uverbs[0]) {
+			char path[64];
+
 			snprintf(path, sizeof(path), "/dev/infiniband/%s", dev->uverbs);
 			if (access(path, R_OK | W_OK) < 0)
 				err = errno;
@@ -166,7 +167,9 @@ static void query_one(struct ibv_device *ibdev, struct rd_device *dev)
 	dev->verbs = vd;
 	for (unsigned int i = 0; i < dev->nports; i++) {
 		struct rd_port *p = &dev->ports[i];
+		RD_GCC_LEAK_FP_BEGIN	/* the last one went to the previous p->verbs */
 		struct rd_verbs_port *vp = calloc(1, sizeof(*vp));
+		RD_GCC_LEAK_FP_END
 
 		if (!vp)
 			break;

@@ -266,12 +266,13 @@ static void print_verbs_port(struct rd_out *o, const struct rd_verbs_port *v)
 
 static void print_port_detail(struct rd_out *o, const struct rd_device *d, const struct rd_port *p)
 {
-	char buf[64];
-
 	rd_out_section_begin(o, NULL, "port %u", p->num);
 	rd_out_u64(o, RD_JSON, "port", NULL, p->num);
-	if (p->known & RD_PORT_STATE)
+	if (p->known & RD_PORT_STATE) {
+		char buf[64];
+
 		rd_out_cstr(o, RD_ANY, "state", NULL, state_color(p), state_text(p, buf, sizeof(buf)));
+	}
 	if (p->known & RD_PORT_PHYS_STATE) {
 		const char *n = rd_phys_state_name(p->phys_state);
 
@@ -324,7 +325,10 @@ static void print_detail(struct rd_out *o, const struct rd_cli *cli, const struc
 	}
 	rd_out_str(o, RD_ANY, "hca_type", NULL, (d->known & RD_DEV_HCA_TYPE) ? d->hca_type : NULL);
 	rd_out_str(o, RD_ANY, "board_id", NULL, (d->known & RD_DEV_BOARD_ID) ? d->board_id : NULL);
-	rd_out_str(o, RD_ANY, "node_desc", NULL, (d->known & RD_DEV_NODE_DESC) ? d->node_desc : NULL);
+	rd_out_str(o, RD_JSON, "node_desc", NULL, (d->known & RD_DEV_NODE_DESC) ? d->node_desc : NULL);
+	/* An empty node_desc (it is writable) reads like an empty fw_ver. */
+	rd_out_str(o, RD_TEXT, "node_desc", NULL,
+		   !(d->known & RD_DEV_NODE_DESC) ? NULL : d->node_desc[0] ? d->node_desc : "(none)");
 	rd_out_str(o, RD_ANY, "pci", NULL, d->pci[0] ? d->pci : NULL);
 	rd_out_str(o, RD_ANY, "driver", NULL, d->driver[0] ? d->driver : NULL);
 	rd_out_str(o, RD_ANY, "parent", NULL, d->parent[0] ? d->parent : NULL);

@@ -340,6 +340,15 @@ int main(int argc, char **argv)
 			m->port = &d->ports[j];
 			rd_port_netdev(&cli.sr, have_nl ? &nl : NULL, d, m->port, m->netdev,
 				       sizeof(m->netdev), &m->via, &m->other_netns);
+			if (m->netdev[0] && !m->other_netns) {
+				/* Named, yet not readable here (a copy with a dangling link). */
+				int why = rd_sys_check_dir(&cli.sr, "/sys/class/net/%s", m->netdev);
+
+				if (why)
+					rd_warn(&cli.warnings, "%s port %u: netdev %s: %s (/sys/class/net/%s)",
+						d->name, m->port->num, m->netdev, rd_read_strerror(why),
+						m->netdev);
+			}
 			rd_netdev_read(&cli.sr, m->netdev, &vlans, &m->nd);
 			m->pf_dev = find_pf_dev(cli.devices.n ? &all : &list, d);
 		}

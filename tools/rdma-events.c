@@ -313,7 +313,7 @@ int main(int argc, char **argv)
 	if (ret)
 		goto out;
 	/* Line-buffered even into a pipe: a watcher's lines must not wait. */
-	setvbuf(stdout, NULL, _IOLBF, 0);
+	(void)setvbuf(stdout, NULL, _IOLBF, 0);	/* cannot fail before any output */
 	o = rd_out_new(stdout, cli.json, cli.color);
 	if (!o) {
 		rd_cli_error(&cli, "out of memory");
@@ -335,8 +335,8 @@ int main(int argc, char **argv)
 	 * ignored signal never reaches a signalfd; `rdma-events &` in a
 	 * script must still stop on kill -INT (tcpdump does the same).
 	 */
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
+	(void)signal(SIGINT, SIG_DFL);	/* valid signals: cannot fail */
+	(void)signal(SIGTERM, SIG_DFL);
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGTERM);

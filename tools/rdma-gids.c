@@ -96,8 +96,7 @@ static const struct rd_col gid_cols[] = {
 static void print_gid_fields(struct rd_out *o, int kind, const struct rd_device *d,
 			     const struct rd_port *p, const struct rd_gid *g)
 {
-	char gid[40], addr[48];
-	int family;
+	char gid[40];
 
 	rd_gid_format(g->raw, gid);
 	rd_out_cstr(o, kind, "dev", NULL, RD_C_NAME, d->name);
@@ -107,6 +106,9 @@ static void print_gid_fields(struct rd_out *o, int kind, const struct rd_device 
 	if (rd_gid_is_zero(g->raw)) {
 		rd_out_str(o, kind & RD_TEXT, "address", NULL, NULL);
 	} else {
+		char addr[48];
+		int family;
+
 		rd_gid_address(g->raw, addr, &family);
 		rd_out_str(o, kind & RD_TEXT, "address", NULL, addr);
 		rd_out_str(o, kind & RD_JSON, family == AF_INET ? "ipv4" : "ipv6", NULL, addr);
@@ -125,19 +127,27 @@ static void print_compat_row(FILE *fp, const struct rd_device *d, const struct r
 			     const struct rd_gid *g)
 {
 	const char *ver = strrchr(g->type, 'v');
-	char gid[40], ip[16];
+	char gid[40];
 
 	if (!ver)
 		ver = strrchr(g->type, 'V');
 	rd_gid_format(g->raw, gid);
-	if (rd_gid_is_v4mapped(g->raw)) {
+	/* sysfs strings: their control bytes are escaped as everywhere in text. */
+	char *name = rd_text_escape(d->name, false), *v = rd_text_escape(ver ? ver : "", false);
+	char *ndev = rd_text_escape(g->ndev, false);
+
+	if (name && v && ndev && rd_gid_is_v4mapped(g->raw)) {
+		char ip[16];
+
 		inet_ntop(AF_INET, g->raw + 12, ip, sizeof(ip));
-		fprintf(fp, "%s\t%u\t%u\t%s\t%s  \t%s\t%s\n", d->name, p->num, g->index, gid, ip,
-			ver ? ver : "", g->ndev);
-	} else {
-		fprintf(fp, "%s\t%u\t%u\t%s\t\t\t%s\t%s\n", d->name, p->num, g->index, gid,
-			ver ? ver : "", g->ndev);
+		fprintf(fp, "%s\t%u\t%u\t%s\t%s  \t%s\t%s\n", name, p->num, g->index, gid, ip, v,
+			ndev);
+	} else if (name && v && ndev) {
+		fprintf(fp, "%s\t%u\t%u\t%s\t\t\t%s\t%s\n", name, p->num, g->index, gid, v, ndev);
 	}
+	free(name);
+	free(v);
+	free(ndev);
 }
 
 static bool compat_skipped(const struct rd_gid *g)

@@ -229,6 +229,7 @@ static bool run_stages(struct report *r, const struct opts *op, struct rd_rc *rc
 
 	ret = rd_st_pingpong(rc, op->pings, ping_size, op->timeout_ms, &stop, &pp, &err);
 	if (ret) {
+		/* cppcheck-suppress autoVariables ; stage() next uses it and clears it */
 		r->err = &err;
 		stage(r, "pingpong", false, 0, "after %u good messages: %s", pp.msgs, err.what);
 		return false;
@@ -251,6 +252,7 @@ static bool run_stages(struct report *r, const struct opts *op, struct rd_rc *rc
 
 		ret = rd_st_latency(rc, op->iters, size, op->timeout_ms, &stop, &lat[nlat], &err);
 		if (ret) {
+			/* cppcheck-suppress autoVariables ; stage() next uses it and clears it */
 			r->err = &err;
 			stage(r, "latency", false, (double)(rd_now_ns() - t0) / 1e6, "%u B: %s", size,
 			      err.what);
@@ -269,6 +271,7 @@ static bool run_stages(struct report *r, const struct opts *op, struct rd_rc *rc
 		ret = rd_st_bandwidth(rc, size, op->window, op->duration_s ? 0 : op->iters,
 				      op->duration_s * 1000, op->timeout_ms, &stop, &bw[nbw], &err);
 		if (ret) {
+			/* cppcheck-suppress autoVariables ; stage() next uses it and clears it */
 			r->err = &err;
 			stage(r, "bandwidth", false, (double)(rd_now_ns() - t0) / 1e6, "%u B: %s", size,
 			      err.what);
@@ -344,7 +347,6 @@ static int pick_gid(const struct rd_sysroot *sr, struct rd_device *d, struct rd_
 		    int want, struct local_port *lp)
 {
 	struct rd_gid_table t;
-	char reason[160];
 	const struct rd_gid *g = NULL;
 
 	memset(lp, 0, sizeof(*lp));
@@ -362,6 +364,8 @@ static int pick_gid(const struct rd_sysroot *sr, struct rd_device *d, struct rd_
 		if (!g)
 			snprintf(lp->why, sizeof(lp->why), "GID index %d is empty (see rdma-gids)", want);
 	} else {
+		char reason[160];
+
 		g = rd_gid_best(&t, p, -1, up_fn, (void *)sr, reason, sizeof(reason), lp->why,
 				sizeof(lp->why));
 	}
@@ -812,8 +816,10 @@ static int port_for_addr(const struct sockaddr_storage *ss, struct rd_device_lis
 	if (ss->ss_family == AF_INET) {
 		want[10] = want[11] = 0xff;
 		memcpy(want + 12, &((const struct sockaddr_in *)ss)->sin_addr, 4);
-	} else {
+	} else if (ss->ss_family == AF_INET6) {
 		memcpy(want, &((const struct sockaddr_in6 *)ss)->sin6_addr, 16);
+	} else {
+		return -EAFNOSUPPORT;
 	}
 	for (unsigned int i = 0; i < list->n; i++) {
 		for (unsigned int j = 0; j < list->v[i].nports; j++) {
@@ -855,7 +861,7 @@ static void oob_reject(int fd, const char *why)
 static int serve_verbs(const struct opts *op, int lfd, const struct rd_sysroot *sr,
 		       struct rd_device_list *list)
 {
-	struct sockaddr_storage local;
+	struct sockaddr_storage local = { 0 };
 	socklen_t sl = sizeof(local);
 	struct rd_oob_msg m, reply;
 	struct rd_st_params prm;
@@ -901,7 +907,8 @@ static int serve_verbs(const struct opts *op, int lfd, const struct rd_sysroot *
 		goto out;
 	}
 	/* The port that owns the address the client reached us on, unless -d/-x say. */
-	getsockname(fd, (struct sockaddr *)&local, &sl);
+	if (getsockname(fd, (struct sockaddr *)&local, &sl) < 0)
+		local.ss_family = AF_UNSPEC;	/* no port owns it: rejected below */
 	if (op->gid_index >= 0 && list->n && list->v[0].nports) {
 		ret = pick_gid(sr, &list->v[0], &list->v[0].ports[0], op->gid_index, &lp);
 	} else {

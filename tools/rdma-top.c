@@ -126,7 +126,7 @@ static void json_port(struct rd_out *o, const struct rd_watch_port *p, double no
 		struct tm tm;
 
 		gmtime_r(&t, &tm);
-		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+		(void)strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);	/* fits */
 		snprintf(when + strlen(when), sizeof(when) - strlen(when), ".%03dZ",
 			 (int)((now - (double)t) * 1000) % 1000);
 		rd_out_str(o, RD_JSON, "time", NULL, when);
@@ -253,7 +253,7 @@ static int print_sample(struct rd_out *o, const struct rd_portwatch *pw, unsigne
 		char when[32];
 
 		localtime_r(&t, &tm);
-		strftime(when, sizeof(when), "%H:%M:%S", &tm);
+		(void)strftime(when, sizeof(when), "%H:%M:%S", &tm);	/* fits */
 		rd_out_line(o, "%srdma-top - %s - sample %lu - %zu port%s", sample > 1 ? "\n" : "", when,
 			    sample, rd_portwatch_live(pw), rd_portwatch_live(pw) == 1 ? "" : "s");
 	}

@@ -10,10 +10,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct rd_oob_msg m;
 	char why[128];
-	uint8_t again[RD_OOB_LEN];
 
 	if (rd_oob_decode(data, size, &m, why, sizeof(why)) == 0) {
 		struct rd_oob_msg m2;
+		uint8_t again[RD_OOB_LEN];
 
 		/* What decodes must survive a round trip unchanged. */
 		rd_oob_encode(&m, again);

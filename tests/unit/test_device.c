@@ -22,6 +22,14 @@ static void test_rate(void **state)
 	assert_int_equal(rd_parse_rate("100 Gb/sec (4X EDR", &r), -EINVAL);
 	assert_int_equal(rd_parse_rate("100 Mb/sec", &r), -EINVAL);
 	assert_int_equal(rd_parse_rate("", &r), -ENODATA);
+	/* strtod-based (lint: cert-err34-c): the unit may follow without a blank... */
+	assert_int_equal(rd_parse_rate("25Gb/sec", &r), 0);
+	assert_true(r.gbps == 25.0);
+	/* ...but out-of-range and overflowing numbers are refused, not HUGE_VAL. */
+	assert_int_equal(rd_parse_rate("1e999 Gb/sec", &r), -EINVAL);
+	assert_int_equal(rd_parse_rate("2000000 Gb/sec", &r), -EINVAL);
+	assert_int_equal(rd_parse_rate("100", &r), -EINVAL);
+	assert_int_equal(rd_parse_rate("100 Gb/se", &r), -EINVAL);
 }
 
 static void test_guid(void **state)
@@ -38,6 +46,11 @@ static void test_guid(void **state)
 	assert_int_equal(rd_parse_guid("0c42:a103:0065:8b1e:1", &g), -EINVAL);
 	assert_int_equal(rd_parse_guid("xyz", &g), -EINVAL);
 	assert_int_equal(rd_parse_guid("", &g), -ENODATA);
+	/* One trailing blank after the fourth group is fine, anything else is not. */
+	assert_int_equal(rd_parse_guid("0c42:a103:0065:8b1e \n", &g), 0);
+	assert_true(g == 0x0c42a10300658b1eULL);
+	assert_int_equal(rd_parse_guid("0c42:a103:0065:8b1eX", &g), -EINVAL);
+	assert_int_equal(rd_parse_guid("0c42a:a103:0065:8b1e", &g), -EINVAL);
 }
 
 static void test_names(void **state)

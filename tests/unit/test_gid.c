@@ -203,7 +203,8 @@ static void test_table_read(void **state)
 	/* A port without gids/: an error for that port only, with a warning. */
 	port.num = 2;
 	assert_int_equal(rd_port_gid_table(&sr, &dev, &port, false, &t, &w), -ENOENT);
-	assert_int_equal(w.msgs.n, 3);
+	/* GID 2's warning again from the second read is said once (rd_warn dedups). */
+	assert_int_equal(w.msgs.n, 2);
 	rd_warnings_free(&w);
 	scratch_remove();
 }

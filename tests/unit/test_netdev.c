@@ -4,6 +4,12 @@
 #include <linux/netlink.h>
 #include <rdma/rdma_netlink.h>
 
+#include <netlink/msg.h>
+#include <netlink/netlink.h>
+#include <netlink/object.h>
+#include <netlink/route/link.h>
+#include <netlink/route/link/vlan.h>
+
 #include "netdev.h"
 #include "nldev.h"
 
@@ -28,6 +34,92 @@ static void test_vlan_line(void **state)
 						   sizeof(lower)), -EINVAL);
 	assert_int_equal(rd_parse_vlan_config_line(" | 5 | y", name, sizeof(name), &vid, lower,
 						   sizeof(lower)), -EINVAL);
+}
+
+/* The parsing halves of the netdev readers, on text as the files hold it. */
+static void test_netdev_parsers(void **state)
+{
+	static const char cfg[] = "VLAN Dev name\t | VLAN ID\n"
+				  "Name-Type: VLAN_NAME_TYPE_RAW_PLUS_VID_NO_PAD\n"
+				  "bond0.10       | 10  | bond0\n"
+				  "ib0.x | 4096 | ib0\n"
+				  "ens1f0.4095    | 4095  | ens1f0\n";
+	struct rd_vlan_map map;
+	struct rd_strlist l = { 0 };
+	char slaves[] = "ens1f0  ens1f1";
+	uint8_t hw[20];
+	FILE *f;
+
+	(void)state;
+	f = fmemopen((void *)cfg, sizeof(cfg) - 1, "r");
+	assert_non_null(f);
+	assert_int_equal(rd_vlan_map_parse(f, &map), 0);
+	fclose(f);
+	assert_int_equal(map.names.n, 2);
+	assert_int_equal(rd_vlan_map_lookup(&map, "ens1f0.4095"), 4095);
+	assert_string_equal(rd_vlan_map_lower(&map, "bond0.10"), "bond0");
+	assert_int_equal(rd_vlan_map_lookup(&map, "ib0.x"), -1);
+	rd_vlan_map_free(&map);
+
+	assert_int_equal(rd_parse_netdev_speed("25000"), 25000);
+	assert_int_equal(rd_parse_netdev_speed("-1"), -1);
+	assert_int_equal(rd_parse_netdev_speed("0"), -1);
+	assert_int_equal(rd_parse_netdev_speed("fast"), -1);
+
+	assert_int_equal(rd_parse_bond_slaves(slaves, &l), 0);
+	assert_int_equal(l.n, 2);
+	assert_string_equal(l.v[1], "ens1f1");
+	rd_strlist_free(&l);
+
+	assert_int_equal(rd_parse_hwaddr("00:00:10:49:fe:80:00:00:00:00:00:00:98:03:9b:03:00:9a:3b:2c",
+					 hw, 20), 20);
+	assert_int_equal(hw[19], 0x2c);
+	assert_int_equal(rd_parse_hwaddr("98:03:9b:9a:3b:2c", hw, 20), 6);
+	assert_int_equal(rd_parse_hwaddr("98:03:9b:9a:3b:2c", hw, 5), -1);
+	assert_int_equal(rd_parse_hwaddr("98:3:9b", hw, 20), -1);
+	assert_int_equal(rd_parse_hwaddr("98-03", hw, 20), -1);
+	assert_int_equal(rd_parse_hwaddr("", hw, 20), 0);
+}
+
+/* rtnetlink: what libnl parsed, including a "vlan" link without IFLA_INFO_DATA (libnl crashed on it). */
+static bool link_is_vlan;
+
+static void on_link(struct nl_object *obj, void *arg)
+{
+	struct rd_netdev_info *nd = arg;
+
+	link_is_vlan = rtnl_link_is_vlan((struct rtnl_link *)obj);
+	rd_netdev_from_rtnl((struct rtnl_link *)obj, nd);
+}
+
+static void test_netdev_from_rtnl(void **state)
+{
+	/* RTM_NEWLINK, ifindex 7, "ens1f0.100", MTU 1500, operstate up, linkinfo {kind "vlan"}. */
+	static const uint8_t m[] __attribute__((aligned(4))) = {
+		0x50, 0, 0, 0, 0x10, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0,		/* nlmsghdr */
+		0, 0, 1, 0, 7, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0,		/* ifinfomsg */
+		0x0f, 0, 3, 0, 'e', 'n', 's', '1', 'f', '0', '.', '1', '0', '0', 0, 0,
+		8, 0, 4, 0, 0xdc, 0x05, 0, 0,
+		5, 0, 0x10, 0, 6, 0, 0, 0,
+		0x10, 0, 0x12, 0, 9, 0, 1, 0, 'v', 'l', 'a', 'n', 0, 0, 0, 0,
+	};
+	struct rd_netdev_info nd;
+	struct nl_msg *msg;
+
+	(void)state;
+	memset(&nd, 0, sizeof(nd));
+	nd.vlan = -1;
+	msg = nlmsg_convert((struct nlmsghdr *)(void *)m);
+	assert_non_null(msg);
+	nlmsg_set_proto(msg, NETLINK_ROUTE);
+	assert_int_equal(nl_msg_parse(msg, on_link, &nd), 0);
+	nlmsg_free(msg);
+	assert_true(nd.present);
+	assert_string_equal(nd.operstate, "up");
+	assert_int_equal(nd.mtu, 1500);
+	assert_int_equal(nd.ifindex, 7);
+	assert_true(link_is_vlan);	/* libnl's vlan state, without its data */
+	assert_int_equal(nd.vlan, -1);	/* from /proc/net/vlan/config, not from here */
 }
 
 /* Build one RDMA netlink message by hand: header + attributes. */
@@ -168,6 +260,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_vlan_line),
+		cmocka_unit_test(test_netdev_parsers),
+		cmocka_unit_test(test_netdev_from_rtnl),
 		cmocka_unit_test(test_nldev_parse),
 		cmocka_unit_test(test_netdev_facts),
 	};
