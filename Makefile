@@ -45,8 +45,8 @@ LIBA := $(BUILD)/librdmadiag.a
 .SECONDARY:
 
 .PHONY: fuzz fuzz-build check-fuzz
-.PHONY: all clean install uninstall deps check check-unit check-cli check-vm check-san \
-	check-build check-tui lint-man demo help vm-prepare
+.PHONY: all clean install uninstall deps check check-unit check-cli check-vm check-san check-valgrind \
+	check-build check-tui lint-man lint demo help vm-prepare
 
 all: $(LIBA) $(TOOL_BINS)
 
@@ -95,8 +95,8 @@ uninstall:
 # ---- dependencies (Debian) ----
 DEB_BUILD_DEPS := build-essential pkg-config clang libclang-rt-14-dev libibverbs-dev librdmacm-dev libnl-3-dev \
 	libnl-route-3-dev libncurses-dev libjson-c-dev
-DEB_TEST_DEPS := libcmocka-dev mandoc groff-base bash-completion zsh jq tmux strace util-linux qemu-system-x86 busybox-static cpio kmod rdma-core \
-	ibverbs-providers ibverbs-utils rdmacm-utils perftest iproute2 xz-utils zstd
+DEB_TEST_DEPS := libcmocka-dev mandoc groff-base cppcheck clang-tidy bash-completion zsh jq tmux strace util-linux qemu-system-x86 busybox-static cpio kmod rdma-core \
+	ibverbs-providers ibverbs-utils rdmacm-utils perftest iproute2 xz-utils zstd valgrind
 deps:
 	@if [ "$$(id -u)" = 0 ]; then \
 		export DEBIAN_FRONTEND=noninteractive; \
@@ -124,6 +124,10 @@ check-tui: all
 check-san:
 	@$(MAKE) --no-print-directory SAN=1 BUILD=build/san check-unit check-cli
 
+# Valgrind memcheck over the CLI cases: no error, leak or fd left open (tests/valgrind/run.sh).
+check-valgrind: all
+	@tests/valgrind/run.sh $(BUILD) $(RESULTS)/valgrind
+
 vm-prepare:
 	@tests/vm/prepare.sh build/vm
 
@@ -132,7 +136,7 @@ check-vm: all vm-prepare
 
 # ---- fuzzing (libFuzzer, clang, ASan+UBSan) ----
 FUZZ_SECONDS ?= 60
-FUZZ_BUILD := build/fuzz
+FUZZ_BUILD ?= build/fuzz
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(FUZZ_BUILD)/%)
 FUZZ_LIB := $(FUZZ_BUILD)/librdmadiag.a
@@ -149,6 +153,20 @@ $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB)
 	$(call say,FUZZ,$@)clang -std=gnu11 -Wall -Wextra -Werror -Ilib $(PKG_CFLAGS) -O1 -g \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ $< $(FUZZ_LIB) $(PKG_LIBS) -lm
 
+# fuzz_cli runs every tool's main() in-process: the tools compiled again with
+# main renamed (<tool>_main), instrumented like the library; the fixtures by absolute path.
+FUZZ_CLI_OBJS := $(TOOLS:%=$(FUZZ_BUILD)/cli/%.o)
+$(FUZZ_BUILD)/cli/rdma-%.o: tools/rdma-%.c $(wildcard lib/*.h)
+	@mkdir -p $(@D)
+	$(call say,FUZZ,$@)clang -std=gnu11 -Wall -Wextra -Werror -Ilib $(PKG_CFLAGS) -DRD_VERSION='"$(VERSION)"' \
+		-Dmain=$(subst -,_,rdma-$*)_main -O1 -g -fsanitize=fuzzer-no-link,address,undefined \
+		-fno-omit-frame-pointer -c -o $@ $<
+$(FUZZ_BUILD)/fuzz_cli: tests/fuzz/fuzz_cli.c $(FUZZ_CLI_OBJS) $(FUZZ_LIB)
+	$(call say,FUZZ,$@)clang -std=gnu11 -Wall -Wextra -Werror -Ilib $(PKG_CFLAGS) -O1 -g \
+		-DRD_FIXTURES='"$(CURDIR)/tests/fixtures"' -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=all -Wl,--wrap=rd_ticker_wait,--wrap=rd_sysroot_is_live \
+		-o $@ $< $(FUZZ_CLI_OBJS) $(FUZZ_LIB) $(PKG_LIBS) -lm
+
 fuzz-build: $(FUZZ_BINS)
 
 # make fuzz FUZZ_SECONDS=N: each target for N seconds, corpus in tests/fuzz/corpus/<target>.
@@ -161,6 +179,11 @@ check-fuzz: fuzz-build
 lint-man:
 	@tests/lint-man.sh $(MANPAGES)
 
+# Static analysis with zero findings: cppcheck, clang-tidy (.clang-tidy), gcc -fanalyzer
+# (a -Werror build in build/analyzer); see tests/lint/README.md.
+lint:
+	@tests/lint/run.sh $(RESULTS)/lint $(ALL_CFLAGS)
+
 check:
 	@rm -rf $(RESULTS); mkdir -p $(RESULTS)
 	@$(MAKE) --no-print-directory all
@@ -169,6 +192,8 @@ check:
 	@echo "== CLI tier"; $(MAKE) --no-print-directory check-cli || true
 	@echo "== screen tier (tmux)"; $(MAKE) --no-print-directory check-tui || true
 	@echo "== sanitizer pass (ASan+UBSan): unit and CLI tiers"; $(MAKE) --no-print-directory check-san || true
+	@echo "== valgrind (memcheck): CLI cases"; $(MAKE) --no-print-directory check-valgrind || true
+	@echo "== static analysis (cppcheck, clang-tidy, gcc -fanalyzer)"; $(MAKE) --no-print-directory lint || true
 	@echo "== man pages"; tests/lint-man.sh --results $(RESULTS)/man $(MANPAGES) || true
 	@echo "== shell completions"; tests/completion.sh $(RESULTS)/completion || true
 	@echo "== fuzzing (15 s a target)"; $(MAKE) --no-print-directory check-fuzz || true
@@ -183,7 +208,8 @@ demo:
 help:
 	@echo "make [all]      build build/librdmadiag.a and the tools into build/"
 	@echo "make check      all test tiers (unit, CLI, sanitizers, man lint, VM); ends with 'N passed, N failed'"
-	@echo "make check-unit | check-cli | check-tui | check-san | check-vm   one tier"
+	@echo "make lint       static analysis: cppcheck, clang-tidy, gcc -fanalyzer (zero findings)"
+	@echo "make check-unit | check-cli | check-tui | check-san | check-valgrind | check-vm   one tier"
 	@echo "make demo       boot the soft-RoCE VM and run every tool in it"
 	@echo "make deps       install the Debian build and test dependencies (root)"
 	@echo "make install [PREFIX=/usr/local] [DESTDIR=]   | make uninstall"

@@ -1,0 +1,99 @@
+#!/bin/bash
+# Static analysis, three checks, each passing only with zero findings:
+#   cppcheck    lib/ tools/ tests/fuzz/ tests/unit/ bench/*.c
+#   clang-tidy  lib/ tools/ with the checks in .clang-tidy
+#   gcc -fanalyzer  a -Werror build of lib/ and tools/ in build/analyzer
+# Every finding is printed; RESULT_FILE gets "passed failed" (out of 3) for
+# tests/summary.sh.  The compiler flags are the Makefile's ALL_CFLAGS, so the
+# analyzers see the code the way the build compiles it.
+# usage: tests/lint/run.sh RESULT_FILE CFLAGS...
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+result=$1
+shift
+cflags=("$@")
+jobs=${LINT_JOBS:-$(nproc 2>/dev/null || echo 2)}
+work=build/lint
+mkdir -p "$work" "$(dirname "$result")"
+pass=0 fail=0
+
+# One analyzer's verdict: its findings are the lines of $log.
+verdict() {
+	local name=$1 log=$2 secs=$3 n
+	n=$(grep -c . "$log")
+	if [ "$n" -eq 0 ]; then
+		echo "lint: $name: no finding (${secs}s)"
+		pass=$((pass + 1))
+	else
+		echo "FAIL: lint: $name: $n finding(s) (${secs}s)"
+		sed 's/^/  /' "$log"
+		fail=$((fail + 1))
+	fi
+}
+
+missing() {
+	echo "FAIL: lint: $1: not installed (make deps)"
+	fail=$((fail + 1))
+}
+
+# cppcheck gets the -I/-D/-U part of the flags.  The system headers are not
+# parsed (missingIncludeSystem); the pkg-config -I dirs give it the libnl and
+# json-c types.
+if command -v cppcheck > /dev/null; then
+	t0=$SECONDS
+	pp=()
+	for f in "${cflags[@]}"; do
+		case $f in -I* | -D* | -U*) pp+=("$f") ;; esac
+	done
+	cppcheck --quiet --std=c11 --language=c -j "$jobs" \
+		--enable=warning,style,performance,portability --inline-suppr \
+		--suppress=missingIncludeSystem --error-exitcode=0 \
+		--template='{file}:{line}:{column}: {severity}: {message} [{id}]' \
+		"${pp[@]}" -Itests/unit \
+		lib tools tests/fuzz tests/unit bench/*.c > "$work/cppcheck.log" 2>&1
+	verdict cppcheck "$work/cppcheck.log" $((SECONDS - t0))
+else
+	missing cppcheck
+fi
+
+# clang-tidy: one process a file, $jobs at a time.  Only the diagnostic lines
+# ("file:line:col: warning: ... [check]") count; the notes that follow them
+# are kept in the full log.
+if command -v clang-tidy > /dev/null; then
+	t0=$SECONDS
+	rm -f "$work"/tidy.*.log
+	printf '%s\n' lib/*.c tools/*.c |
+		LINT_WORK=$work xargs -P "$jobs" -I{} bash -c \
+			'f=$1; shift; clang-tidy --quiet "$f" -- "$@" > "$LINT_WORK/tidy.${f//\//_}.log" 2>&1' \
+			tidy {} "${cflags[@]}"
+	cat "$work"/tidy.*.log > "$work/clang-tidy.full.log"
+	grep -E '^[^ ].*:[0-9]+:[0-9]+: (warning|error): .*\]$' "$work/clang-tidy.full.log" |
+		sort -u > "$work/clang-tidy.log"
+	verdict clang-tidy "$work/clang-tidy.log" $((SECONDS - t0))
+	grep -q . "$work/clang-tidy.log" && echo "  (notes: $work/clang-tidy.full.log)"
+else
+	missing clang-tidy
+fi
+
+# gcc -fanalyzer: the ordinary build with -fanalyzer added to its -Werror
+# flags, from scratch, in its own tree.
+if command -v gcc > /dev/null; then
+	t0=$SECONDS
+	rm -rf build/analyzer
+	${MAKE:-make} --no-print-directory -s -k -j "$jobs" -Otarget CC=gcc BUILD=build/analyzer \
+		CFLAGS="-O2 -g -fanalyzer" all > "$work/analyzer.full.log" 2>&1
+	rc=$?
+	grep -E ': (warning|error): ' "$work/analyzer.full.log" | sort -u > "$work/analyzer.log"
+	# A build that failed without a diagnostic line (a link error, say) still fails.
+	if [ "$rc" -ne 0 ] && ! grep -q . "$work/analyzer.log"; then
+		tail -5 "$work/analyzer.full.log" > "$work/analyzer.log"
+	fi
+	verdict "gcc -fanalyzer" "$work/analyzer.log" $((SECONDS - t0))
+	grep -q . "$work/analyzer.log" && echo "  (paths: $work/analyzer.full.log)"
+else
+	missing gcc
+fi
+
+echo "$pass $fail" > "$result"
+echo "lint: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
