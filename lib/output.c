@@ -181,12 +181,32 @@ static void text_printf(struct rd_out *o, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Plain text and padding without a format to parse (tables print many cells). */
+static void text_puts(struct rd_out *o, const char *s)
+{
+	if (fputs(s, o->fp) < 0)
+		o->io_error = -EIO;
+}
+
+static void text_pad(struct rd_out *o, size_t n)
+{
+	static const char spaces[] = "                                                                ";
+
+	while (n) {
+		size_t k = n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1;
+
+		if (fwrite(spaces, 1, k, o->fp) != k)
+			o->io_error = -EIO;
+		n -= k;
+	}
+}
+
 static void text_colored(struct rd_out *o, enum rd_color c, const char *s)
 {
 	if (o->color && c != RD_C_NONE)
 		text_printf(o, "%s%s\033[0m", sgr(c), s);
 	else
-		text_printf(o, "%s", s);
+		text_puts(o, s);
 }
 
 /*
@@ -230,10 +250,18 @@ static size_t utf8_seq(const unsigned char *s, uint32_t *cp)
 char *rd_text_escape(const char *s, bool keep_layout)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	char *out = malloc(strlen(s) * 4 + 1), *q = out;
+	char *out, *q;
 
+	/* The common case: printable ASCII only. */
+	while (*p >= 0x20 && *p < 0x7f)
+		p++;
+	if (!*p)
+		return strdup(s);
+	p = (const unsigned char *)s;
+	out = malloc(strlen(s) * 4 + 1);
 	if (!out)
 		return NULL;
+	q = out;
 	while (*p) {
 		uint32_t cp = 0;
 		size_t n = utf8_seq(p, &cp);
@@ -412,7 +440,7 @@ int rd_out_table_end(struct rd_out *o)
 		bool is_header = t->header && r == 0;
 		struct cell *row = is_header ? NULL : row_cells(t, r - (t->header ? 1 : 0));
 
-		text_printf(o, "%*s", t->indent, "");
+		text_pad(o, (size_t)t->indent);
 		for (size_t c = 0; c < t->ncols; c++) {
 			const char *s = is_header ? t->cols[c].header : (row[c].text ? row[c].text : "-");
 			enum rd_color col = is_header ? RD_C_NONE : row[c].color;
@@ -420,14 +448,14 @@ int rd_out_table_end(struct rd_out *o)
 			bool last = c + 1 == t->ncols;
 
 			if (c)
-				text_printf(o, "  ");
+				text_pad(o, 2);
 			if (t->cols[c].right)
-				text_printf(o, "%*s", (int)pad, "");
+				text_pad(o, pad);
 			text_colored(o, col, s);
 			if (!t->cols[c].right && !last)
-				text_printf(o, "%*s", (int)pad, "");
+				text_pad(o, pad);
 		}
-		text_printf(o, "\n");
+		text_puts(o, "\n");
 	}
 out:
 	free(width);
