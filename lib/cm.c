@@ -172,15 +172,14 @@ static int create_conn_qp(struct rd_cm_conn *c, struct rdma_cm_id *id,
 	if (ret)
 		return ret;
 	c->have_rc = true;
-	qa.send_cq = c->rc.cq;
-	qa.recv_cq = c->rc.cq;
-	qa.qp_type = IBV_QPT_RC;
-	qa.cap.max_send_wr = nsend;
-	qa.cap.max_recv_wr = nrecv;
-	qa.cap.max_send_sge = 1;
-	qa.cap.max_recv_sge = 1;
-	if (rdma_create_qp(id, c->rc.pd, &qa))
-		return errno ? -errno : -EIO;
+	rd_rc_qp_attr(&c->rc, &qa, true);
+	if (rdma_create_qp(id, c->rc.pd, &qa)) {
+		/* A device without inline sends. */
+		rd_rc_qp_attr(&c->rc, &qa, false);
+		if (rdma_create_qp(id, c->rc.pd, &qa))
+			return errno ? -errno : -EIO;
+	}
+	c->rc.max_inline = qa.cap.max_inline_data;
 	c->rc.qp = id->qp;
 	c->rc.own_qp = false;
 	return 0;

@@ -41,6 +41,7 @@ int rd_rc_alloc(struct rd_rc *rc, struct ibv_context *ctx, uint8_t port, size_t 
 	rc->slot_size = slot_size;
 	rc->nrecv = nrecv;
 	rc->nsend = nsend;
+	rc->spin_ns = RD_RC_SPIN_NS;
 	if (!slot_size || !nrecv || !nsend || nrecv + nsend > 65536)
 		return -EINVAL;
 	if (slot_size > SIZE_MAX / (nrecv + nsend))
@@ -88,23 +89,33 @@ fail:
 	return ret;
 }
 
+void rd_rc_qp_attr(const struct rd_rc *rc, struct ibv_qp_init_attr *attr, bool with_inline)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->send_cq = rc->cq;
+	attr->recv_cq = rc->cq;
+	attr->qp_type = IBV_QPT_RC;
+	attr->cap.max_send_wr = rc->nsend;
+	attr->cap.max_recv_wr = rc->nrecv;
+	attr->cap.max_send_sge = 1;
+	attr->cap.max_recv_sge = 1;
+	attr->cap.max_inline_data = with_inline ? RD_RC_INLINE : 0;
+}
+
 int rd_rc_create_qp(struct rd_rc *rc)
 {
-	struct ibv_qp_init_attr attr = {
-		.send_cq = rc->cq,
-		.recv_cq = rc->cq,
-		.qp_type = IBV_QPT_RC,
-		.cap = {
-			.max_send_wr = rc->nsend,
-			.max_recv_wr = rc->nrecv,
-			.max_send_sge = 1,
-			.max_recv_sge = 1,
-		},
-	};
+	struct ibv_qp_init_attr attr;
 
+	rd_rc_qp_attr(rc, &attr, true);
 	rc->qp = ibv_create_qp(rc->pd, &attr);
+	if (!rc->qp) {
+		/* A device without inline sends. */
+		rd_rc_qp_attr(rc, &attr, false);
+		rc->qp = ibv_create_qp(rc->pd, &attr);
+	}
 	if (!rc->qp)
 		return errno ? -errno : -ENOMEM;
+	rc->max_inline = attr.cap.max_inline_data;
 	rc->own_qp = true;
 	return 0;
 }
@@ -255,7 +266,8 @@ int rd_rc_post_send_batch(struct rd_rc *rc, unsigned int slot, uint32_t len, uin
 		.sg_list = &sge,
 		.num_sge = len ? 1 : 0,
 		.opcode = IBV_WR_SEND_WITH_IMM,
-		.send_flags = covers ? IBV_SEND_SIGNALED : 0,
+		.send_flags = (covers ? IBV_SEND_SIGNALED : 0) |
+			      (len && len <= rc->max_inline ? IBV_SEND_INLINE : 0),
 		.imm_data = htobe32(imm),
 	};
 	struct ibv_send_wr *bad;
@@ -335,7 +347,7 @@ int rd_rc_poll(struct rd_rc *rc, struct ibv_wc *wc, int n, uint64_t deadline,
 		if (now >= deadline)
 			return -ETIMEDOUT;
 		if (!spin_end)
-			spin_end = now + RD_RC_SPIN_NS;
+			spin_end = rc->spin_ns > UINT64_MAX - now ? UINT64_MAX : now + rc->spin_ns;
 		if (!rc->chan || now < spin_end) {
 			/* Let the kernel's softirq work run (soft-RoCE). */
 			sched_yield();

@@ -38,6 +38,8 @@ struct rd_rc {
 	struct ibv_pd *pd;
 	struct ibv_comp_channel *chan;	/* CQ events, for waits past the spin */
 	unsigned int unacked_events;
+	uint32_t max_inline;		/* sends up to this size go inline */
+	uint64_t spin_ns;		/* rd_rc_poll's spin; RD_RC_SPIN_FOREVER: never sleep */
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
 	struct ibv_mr *mr;
@@ -62,7 +64,15 @@ struct rd_rc {
  */
 int rd_rc_alloc(struct rd_rc *rc, struct ibv_context *ctx, uint8_t port, size_t slot_size,
 		unsigned int nrecv, unsigned int nsend);
-/* A RC QP on those resources (verbs mode). */
+/*
+ * The QP attributes for those resources, asking for RD_RC_INLINE bytes of
+ * inline data (small sends copied into the work request, as ib_send_lat does)
+ * or none.  After creating the QP, store attr->cap.max_inline_data (what the
+ * device granted) in rc->max_inline.
+ */
+#define RD_RC_INLINE 128
+void rd_rc_qp_attr(const struct rd_rc *rc, struct ibv_qp_init_attr *attr, bool with_inline);
+/* A RC QP on those resources (verbs mode), with inline sends if the device has them. */
 int rd_rc_create_qp(struct rd_rc *rc);
 void rd_rc_free(struct rd_rc *rc);
 
@@ -90,12 +100,14 @@ int rd_rc_post_send_batch(struct rd_rc *rc, unsigned int slot, uint32_t len, uin
  * ns).  Returns the count, -ETIMEDOUT, or -errno.  Error completions are
  * returned too (and the first one is remembered in rc->first_error).
  * *stop is checked while waiting (SIGINT); may be NULL.  Busy-polls for
- * RD_RC_SPIN_NS, then sleeps on the completion channel: streams and fast
- * round trips never sleep, and an idle or slow peer costs no CPU (on a
- * one-CPU soft-RoCE host the spinning would take it from the kernel's
- * packet processing).
+ * rc->spin_ns (RD_RC_SPIN_NS by default), then sleeps on the completion
+ * channel: streams and fast round trips never sleep, and an idle or slow
+ * peer costs no CPU (on a one-CPU soft-RoCE host the spinning would take it
+ * from the kernel's packet processing).  Latency measurements set
+ * RD_RC_SPIN_FOREVER, so that no wake-up is ever timed.
  */
 #define RD_RC_SPIN_NS 1000000ull
+#define RD_RC_SPIN_FOREVER UINT64_MAX
 int rd_rc_poll(struct rd_rc *rc, struct ibv_wc *wc, int n, uint64_t deadline,
 	       const volatile int *stop);
 

@@ -152,6 +152,7 @@ int rd_st_serve(struct rd_rc *rc, int idle_ms, const volatile int *stop, struct 
 			}
 			imm = be32toh(wc[i].imm_data);
 			type = RD_ST_TYPE(imm);
+			rc->spin_ns = RD_RC_SPIN_NS;
 			seq = RD_ST_SEQ(imm);
 			len = wc[i].byte_len;
 			rbuf = rd_rc_slot(rc, slot);
@@ -165,6 +166,8 @@ int rd_st_serve(struct rd_rc *rc, int idle_ms, const volatile int *stop, struct 
 			case RD_ST_LAT:
 				reply = RD_ST_IMM(RD_ST_LATR, seq);
 				reply_len = len;
+				/* The client times our answers: no sleeping until it stops. */
+				rc->spin_ns = RD_RC_SPIN_FOREVER;
 				break;
 			case RD_ST_BW:
 				if (seq != (uint32_t)(expect_bw & 0x0fffffff)) {
@@ -397,6 +400,8 @@ int rd_st_latency(struct rd_rc *rc, uint32_t n, uint32_t size, int timeout_ms,
 		set_error(err, "out of memory for %u samples", n);
 		return -ENOMEM;
 	}
+	/* Busy-poll while timing, as ib_send_lat does: a wake-up is not latency. */
+	rc->spin_ns = RD_RC_SPIN_FOREVER;
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t t0 = rd_now_ns();
 
@@ -414,6 +419,7 @@ int rd_st_latency(struct rd_rc *rc, uint32_t n, uint32_t size, int timeout_ms,
 	rd_st_lat_stats(rtt, n, res);
 	res->size = size;
 out:
+	rc->spin_ns = RD_RC_SPIN_NS;
 	free(rtt);
 	return ret;
 }
