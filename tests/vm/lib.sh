@@ -254,6 +254,32 @@ vm_bg_kill() {
     return 0
 }
 
+# vm_fds PID -- how many file descriptors PID has open (builtins only).
+vm_fds() {
+    local n=0 f
+    for f in /proc/"$1"/fd/*; do
+        { [ -e "$f" ] || [ -L "$f" ]; } && n=$((n + 1))
+    done
+    echo "$n"
+}
+
+# vm_stop_ok PID SIG -- send SIG to a background job of this shell, wait up
+# to 10 s for it to exit (then SIGKILL it and fail); prints and returns its
+# exit status.
+vm_stop_ok() {
+    local pid=$1 sig=$2 rc=0
+    kill "-$sig" "$pid" 2>/dev/null
+    vm_retry 10 sh -c "! kill -0 $pid 2>/dev/null"
+    if kill -0 "$pid" 2>/dev/null; then
+        kill -KILL "$pid"
+        echo "still running 10 s after SIG$sig"
+        return 1
+    fi
+    wait "$pid" || rc=$?
+    echo "exit status $rc"
+    return "$rc"
+}
+
 # vm_dmesg_clean -- fails (printing them) if the kernel log has oopses,
 # BUGs, WARNINGs or call traces. Use as: vm_check "no kernel warnings" vm_dmesg_clean
 vm_dmesg_clean() {

@@ -29,25 +29,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-fds() { local n=0 f; for f in /proc/"$1"/fd/*; do [ -e "$f" ] || [ -L "$f" ] && n=$((n + 1)); done; echo "$n"; }
 # count FILTER: JSON lines of the events file matching the jq FILTER
 count() { jq -c "select($1)" "$J" 2>/dev/null | wc -l; }
 count_is() { [ "$(count "$1")" -ge "$2" ]; }
 top_row() { jq -e "select($1)" "$TOP" 2>/dev/null | grep -q .; }
-# stop_ok PID SIG: send SIG, wait up to 10 s for the exit; prints the status.
-stop_ok() {
-	local pid=$1 sig=$2 rc=0
-	kill "-$sig" "$pid" 2>/dev/null
-	vm_retry 10 sh -c "! kill -0 $pid 2>/dev/null"
-	if kill -0 "$pid" 2>/dev/null; then
-		kill -KILL "$pid"
-		echo "still running 10 s after SIG$sig"
-		return 1
-	fi
-	wait "$pid" || rc=$?
-	echo "exit status $rc"
-	return "$rc"
-}
 
 modprobe veth
 ip link add cyA type veth peer name cyB
@@ -62,7 +47,7 @@ epid=$!
 tpid=$!
 vm_check "rdma-events watches rxe1" vm_retry 30 count_is '.event == "STATE" and .dev == "rxe1"' 1
 vm_check "rdma-top samples rxe1" vm_retry 30 top_row '.dev == "rxe1" and .interval'
-efd0=$(fds "$epid") tfd0=$(fds "$tpid")
+efd0=$(vm_fds "$epid") tfd0=$(vm_fds "$tpid")
 vm_log "fds before the cycles: rdma-events $efd0, rdma-top $tfd0"
 
 # ---- the cycles: delete, wait for the removal event, add, wait for the
@@ -116,14 +101,14 @@ vm_check "rdma-top: rxe1 reported gone (at most once per cycle)" test "$gone" -g
 
 vm_check "rdma-events still running" kill -0 "$epid"
 vm_check "rdma-top still running" kill -0 "$tpid"
-efd1=$(fds "$epid") tfd1=$(fds "$tpid")
+efd1=$(vm_fds "$epid") tfd1=$(vm_fds "$tpid")
 vm_log "fds after the cycles: rdma-events $efd1 (before $efd0), rdma-top $tfd1 (before $tfd0)"
 vm_check_eq "rdma-events: fd count as before the cycles" "$efd0" "$efd1"
 vm_check_eq "rdma-top: fd count as before the cycles" "$tfd0" "$tfd1"
 
-vm_check "rdma-events: SIGINT, exit status 0" stop_ok "$epid" INT
+vm_check "rdma-events: SIGINT, exit status 0" vm_stop_ok "$epid" INT
 epid=""
-vm_check "rdma-top: SIGTERM, exit status 0" stop_ok "$tpid" TERM
+vm_check "rdma-top: SIGTERM, exit status 0" vm_stop_ok "$tpid" TERM
 tpid=""
 vm_check_eq "rdma-events: nothing on stderr" "" "$(cat "$D/events.err")"
 vm_check_eq "rdma-top: nothing on stderr" "" "$(cat "$D/top.err")"

@@ -59,21 +59,6 @@ check_delay() {
 		vm_fail "$name within 5 s" "measured ${d} s"
 	fi
 }
-fds() { ls "/proc/$1/fd" 2>/dev/null | wc -l; }
-# stop_ok PID SIG: send SIG, wait up to 10 s for the exit; prints the status.
-stop_ok() {
-	local pid=$1 sig=$2 rc=0
-	kill "-$sig" "$pid" 2>/dev/null
-	vm_retry 10 sh -c "! kill -0 $pid 2>/dev/null"
-	if kill -0 "$pid" 2>/dev/null; then
-		kill -KILL "$pid"
-		echo "still running 10 s after SIG$sig"
-		return 1
-	fi
-	wait "$pid" || rc=$?
-	echo "exit status $rc"
-	return "$rc"
-}
 
 # ---- one-shot forms
 vm_check_output "-s prints the port state, then --timeout ends with 0" \
@@ -123,7 +108,7 @@ modprobe veth
 ip link add evA type veth peer name evB
 ip link set evA up
 ip link set evB up
-fd_before=$(fds "$jpid")
+fd_before=$(vm_fds "$jpid")
 vm_check "rdma link add rxe1" timeout 30 rdma link add rxe1 type rxe netdev evA
 vm_check "DEVICE_ADDED rxe1" wait_ev '.event == "DEVICE_ADDED" and .dev == "rxe1" and (has("port") | not)'
 vm_check "rxe1 state with -s" wait_ev '.event == "STATE" and .dev == "rxe1" and .netdev == "evA"'
@@ -133,7 +118,7 @@ vm_check "rxe1 PORT_ERR" wait_ev '.event == "PORT_ERR" and .dev == "rxe1"'
 vm_check "rxe1 LINK_DOWN evA" wait_ev '.event == "LINK_DOWN" and .dev == "rxe1" and .netdev == "evA"'
 ip link set evA up
 vm_check "rxe1 PORT_ACTIVE" wait_ev '.event == "PORT_ACTIVE" and .dev == "rxe1"'
-fd_mid=$(fds "$jpid")
+fd_mid=$(vm_fds "$jpid")
 # rxe cannot disassociate: the delete waits in the kernel until every context
 # is closed, so a prompt return proves the watcher released rxe1.
 t0=$(date +%s.%N)
@@ -143,7 +128,7 @@ check_delay "rdma link delete -> DEVICE_REMOVED" "$t0" '.event == "DEVICE_REMOVE
 vm_check_eq "DEVICE_REMOVED reason" "uevent" \
 	"$(jq -r 'select(.event == "DEVICE_REMOVED" and .dev == "rxe1") | .reason' "$J" | head -1)"
 vm_check_eq "fds: one more context while rxe1 was watched" "$((fd_before + 2))" "$fd_mid"
-vm_check_eq "no fd leak after add/delete" "$fd_before" "$(fds "$jpid")"
+vm_check_eq "no fd leak after add/delete" "$fd_before" "$(vm_fds "$jpid")"
 vm_check "JSON watcher still running" kill -0 "$jpid"
 vm_check "text watcher still running" kill -0 "$tpid"
 
@@ -162,7 +147,7 @@ ip link set evA mtu 1400
 vm_check "events follow the new name" wait_ev '.event == "LINK_MTU" and .dev == "rxe9" and .mtu == 1400 and .old_mtu == 1500'
 vm_check "rdma link delete rxe9 returns" timeout 30 rdma link delete rxe9
 vm_check "DEVICE_REMOVED rxe9" wait_ev '.event == "DEVICE_REMOVED" and .dev == "rxe9"'
-vm_check_eq "no fd leak after a second cycle" "$fd_before" "$(fds "$jpid")"
+vm_check_eq "no fd leak after a second cycle" "$fd_before" "$(vm_fds "$jpid")"
 # ---- not root, and a device node that cannot be reached at first (as when
 # udev has not set it up yet: its uevent reaches the watcher as early as
 # udev): the device is retried for a while instead of given up on.
@@ -193,7 +178,7 @@ vm_check "rdma link delete rxe1 returns (never opened)" timeout 30 rdma link del
 ip link set "$NET" mtu 1400
 J=$U vm_check "unprivileged watcher still watches $DEV" wait_ev '.event == "LINK_MTU" and .dev == "'"$DEV"'" and .mtu == 1400'
 ip link set "$NET" mtu "$mtu0"
-vm_check "unprivileged watcher: SIGTERM, exit status 0" stop_ok "$upid" TERM
+vm_check "unprivileged watcher: SIGTERM, exit status 0" vm_stop_ok "$upid" TERM
 upid=""
 vm_check_eq "unprivileged watcher: that one warning only" 1 "$(wc -l <"$D/user.err")"
 J=$U vm_check_fails "unprivileged watcher: rxe1 never added the second time" \
@@ -203,9 +188,9 @@ ip link delete evA
 vm_check "the veth is gone" sh -c "! ip link show evB 2>/dev/null"
 
 # ---- SIGTERM and SIGINT end the watchers with status 0
-vm_check "SIGTERM: exit status 0" stop_ok "$jpid" TERM
+vm_check "SIGTERM: exit status 0" vm_stop_ok "$jpid" TERM
 jpid=""
-vm_check "SIGINT (background job of a script): exit status 0" stop_ok "$tpid" INT
+vm_check "SIGINT (background job of a script): exit status 0" vm_stop_ok "$tpid" INT
 tpid=""
 vm_check_eq "no warnings from the JSON watcher" "" "$(cat "$D/json.err")"
 vm_check_eq "no warnings from the text watcher" "" "$(cat "$D/text.err")"
