@@ -56,7 +56,8 @@ static int parse_attrs(struct nlmsghdr *nlh, struct rd_nl_port *p)
 	return 0;
 }
 
-int rd_nldev_parse_port(const void *buf, size_t len, struct rd_nl_port *p)
+int rd_nl_parse_copy(const void *buf, size_t len, int (*fn)(struct nlmsghdr *nlh, void *arg),
+		     void *arg)
 {
 	struct nlmsghdr *nlh;
 	void *copy;
@@ -64,7 +65,6 @@ int rd_nldev_parse_port(const void *buf, size_t len, struct rd_nl_port *p)
 
 	if (len < sizeof(struct nlmsghdr) || len > 1 << 20)
 		return -EINVAL;
-	/* nlmsg_parse wants an aligned, writable header; never trust the input's. */
 	copy = calloc(1, NLMSG_ALIGN(len));
 	if (!copy)
 		return -ENOMEM;
@@ -73,9 +73,19 @@ int rd_nldev_parse_port(const void *buf, size_t len, struct rd_nl_port *p)
 	if (nlh->nlmsg_len < sizeof(*nlh) || nlh->nlmsg_len > len)
 		ret = -EINVAL;
 	else
-		ret = parse_attrs(nlh, p);
+		ret = fn(nlh, arg);
 	free(copy);
 	return ret;
+}
+
+static int parse_port_cb(struct nlmsghdr *nlh, void *arg)
+{
+	return parse_attrs(nlh, arg);
+}
+
+int rd_nldev_parse_port(const void *buf, size_t len, struct rd_nl_port *p)
+{
+	return rd_nl_parse_copy(buf, len, parse_port_cb, p);
 }
 
 struct dump_ctx {

@@ -42,4 +42,13 @@ void rd_nl_ports_free(struct rd_nl_ports *p);
  */
 int rd_nldev_parse_port(const void *buf, size_t len, struct rd_nl_port *p);
 
+/*
+ * Hand one netlink message from outside (a socket, a fuzzer) to fn: checked
+ * for a sane length, copied to an aligned, writable buffer (libnl's parsers
+ * want one), nlmsg_len checked against it.  fn's result, or -EINVAL/-ENOMEM.
+ */
+struct nlmsghdr;
+int rd_nl_parse_copy(const void *buf, size_t len, int (*fn)(struct nlmsghdr *nlh, void *arg),
+		     void *arg);
+
 #endif

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "counters.h"
+#include "nldev.h"
 
 #ifndef NETLINK_RDMA
 #define NETLINK_RDMA 20
@@ -115,26 +116,23 @@ static int parse_msg(struct nlmsghdr *nlh, rd_nlstat_cb cb, void *ctx)
 	return n;
 }
 
+struct parse_msg_arg {
+	rd_nlstat_cb cb;
+	void *ctx;
+};
+
+static int parse_msg_cb(struct nlmsghdr *nlh, void *arg)
+{
+	const struct parse_msg_arg *a = arg;
+
+	return parse_msg(nlh, a->cb, a->ctx);
+}
+
 int rd_nlstat_parse(const void *buf, size_t len, rd_nlstat_cb cb, void *ctx)
 {
-	struct nlmsghdr *nlh;
-	void *copy;
-	int ret;
+	struct parse_msg_arg a = { .cb = cb, .ctx = ctx };
 
-	if (len < sizeof(struct nlmsghdr) || len > 1 << 20)
-		return -EINVAL;
-	/* libnl wants an aligned, writable header; never trust the input's. */
-	copy = calloc(1, NLMSG_ALIGN(len));
-	if (!copy)
-		return -ENOMEM;
-	memcpy(copy, buf, len);
-	nlh = copy;
-	if (nlh->nlmsg_len < sizeof(*nlh) || nlh->nlmsg_len > len)
-		ret = -EINVAL;
-	else
-		ret = parse_msg(nlh, cb, ctx);
-	free(copy);
-	return ret;
+	return rd_nl_parse_copy(buf, len, parse_msg_cb, &a);
 }
 
 static int send_request(struct rd_nlstat *ns, uint32_t dev_index, uint32_t port)
