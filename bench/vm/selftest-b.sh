@@ -3,12 +3,12 @@
 # and rdma-selftest on the same two-VM link, interleaved round by round so that
 # a drift in the host's load falls on both; prints the figures and ratios.
 . "$RD_ROOT/tests/vm/lib.sh"
+. "$RD_ROOT/bench/vm/lib.sh"
 set -u
 DEV=${VM_RDMA_DEV:-rxe0}
 ITERS=${BENCH_ITERS:-500} ROUNDS=${BENCH_ROUNDS:-5}
 S=$RD_ROOT/build/rdma-selftest
 gid=$(vm_gid_index "$DEV" "$VM_IP")
-med() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 : > /tmp/pl; : > /tmp/pb; : > /tmp/sl; : > /tmp/sb
 vm_wait st-ready 300
 for round in $(seq "$ROUNDS"); do
@@ -30,7 +30,7 @@ for round in $(seq "$ROUNDS"); do
 		"bw ib_send_bw $(tail -1 /tmp/pb) rdma-selftest $(tail -1 /tmp/sb)"
 done
 vm_signal st-done
-pl=$(med < /tmp/pl) pb=$(med < /tmp/pb) sl=$(med < /tmp/sl) sb=$(med < /tmp/sb)
+pl=$(bench_med < /tmp/pl) pb=$(bench_med < /tmp/pb) sl=$(bench_med < /tmp/sl) sb=$(bench_med < /tmp/sb)
 echo "BENCH $ROUNDS rounds of $ITERS; medians:"
 echo "BENCH median latency 64 B (us, half RTT): ib_send_lat $pl  rdma-selftest $sl"
 echo "BENCH bandwidth 64 KiB (Gb/s):            ib_send_bw  $pb  rdma-selftest $sb"

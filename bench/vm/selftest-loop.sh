@@ -3,12 +3,12 @@
 # soft-RoCE stack but no emulated link): ib_send_lat / ib_send_bw server and
 # client against rdma-selftest's loopback, interleaved round by round.
 . "$RD_ROOT/tests/vm/lib.sh"
+. "$RD_ROOT/bench/vm/lib.sh"
 set -u
 DEV=${VM_RDMA_DEV:-rxe0}
 ITERS=${BENCH_ITERS:-500} ROUNDS=${BENCH_ROUNDS:-5}
 S=$RD_ROOT/build/rdma-selftest
 gid=$(vm_gid_index "$DEV" "$VM_IP")
-med() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 : > /tmp/pl; : > /tmp/pb; : > /tmp/sl; : > /tmp/sb
 n=$((ITERS * 10))
 for round in $(seq "$ROUNDS"); do
@@ -31,7 +31,7 @@ for round in $(seq "$ROUNDS"); do
 	echo "BENCH loopback round $round: lat ib_send_lat $(tail -1 /tmp/pl) rdma-selftest $(tail -1 /tmp/sl);" \
 		"bw ib_send_bw $(tail -1 /tmp/pb) rdma-selftest $(tail -1 /tmp/sb)"
 done
-pl=$(med < /tmp/pl) pb=$(med < /tmp/pb) sl=$(med < /tmp/sl) sb=$(med < /tmp/sb)
+pl=$(bench_med < /tmp/pl) pb=$(bench_med < /tmp/pb) sl=$(bench_med < /tmp/sl) sb=$(bench_med < /tmp/sb)
 echo "BENCH loopback, $ROUNDS rounds ($n round trips, $ITERS messages); medians:"
 echo "BENCH loopback median latency 64 B (us, half RTT): ib_send_lat $pl  rdma-selftest $sl"
 echo "BENCH loopback bandwidth 64 KiB (Gb/s):            ib_send_bw  $pb  rdma-selftest $sb"
