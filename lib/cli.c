@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "output.h"
+#include "parse.h"
 
 #ifndef RD_VERSION
 #define RD_VERSION "unknown"

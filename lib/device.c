@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "netdev.h"
+#include "parse.h"
 #include "verbs.h"
 
 #define IB_CLASS "/sys/class/infiniband"

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "netdev.h"
+#include "parse.h"
 
 bool rd_gid_is_zero(const uint8_t g[16])
 {

@@ -3,6 +3,7 @@
 #include "netdev.h"
 #include "gid.h"
 #include "nldev.h"
+#include "parse.h"
 
 #include <ctype.h>
 #include <netlink/netlink.h>

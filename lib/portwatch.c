@@ -15,6 +15,7 @@
 #include "netdev.h"
 #include "nldev.h"
 #include "nlstat.h"
+#include "parse.h"
 
 #define NL_TIMEOUT_MS 2000
 

@@ -59,12 +59,6 @@ int rd_sys_check_dir(const struct rd_sysroot *sr, const char *fmt, ...)
 bool rd_sys_exists(const struct rd_sysroot *sr, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* Pure parsers, shared with the readers (and fuzzed on their own). */
-int rd_parse_u64(const char *s, uint64_t *v);
-int rd_parse_hex(const char *s, uint64_t *v);
-int rd_parse_gid(const char *s, uint8_t gid[16]);
-/* "4: ACTIVE" -> 4 and "ACTIVE"; name may be NULL. -EINVAL without a leading number. */
-int rd_parse_enum(const char *s, uint64_t *num, char *name, size_t namelen);
 /* A short description of a read error for warnings ("empty file", "not a number"...). */
 const char *rd_read_strerror(int err);
 

@@ -20,6 +20,7 @@
 #include "gid.h"
 #include "netdev.h"
 #include "output.h"
+#include "parse.h"
 
 enum {
 	OPT_COUNT = RD_OPT_TOOL_BASE,

@@ -12,6 +12,7 @@
 #include "gid.h"
 #include "netdev.h"
 #include "output.h"
+#include "parse.h"
 
 enum {
 	OPT_VER = RD_OPT_TOOL_BASE,

@@ -26,6 +26,7 @@
 #include "netdev.h"
 #include "oob.h"
 #include "output.h"
+#include "parse.h"
 #include "rc.h"
 #include "selftest.h"
 

@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "counters.h"
 #include "output.h"
+#include "parse.h"
 #include "portwatch.h"
 #include "ticker.h"
 #include "topfmt.h"

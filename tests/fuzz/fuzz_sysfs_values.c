@@ -7,6 +7,7 @@
 #include "counters.h"
 #include "device.h"
 #include "netdev.h"
+#include "parse.h"
 #include "sysroot.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

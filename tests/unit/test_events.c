@@ -5,6 +5,7 @@
 
 #include "events.h"
 #include "output.h"
+#include "parse.h"
 
 /* Every value of enum ibv_event_type has a name, a meaning and a scope. */
 static void test_async_names(void **state)

@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 
 #include "gid.h"
+#include "parse.h"
 
 static void gid_from(const char *s, uint8_t g[16])
 {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "unit.h"
 
+#include "parse.h"
 #include "sysroot.h"
 #include "util.h"
 
