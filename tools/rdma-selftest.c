@@ -19,16 +19,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "cm.h"
-#include "device.h"
-#include "gid.h"
-#include "netdev.h"
-#include "oob.h"
-#include "output.h"
-#include "parse.h"
-#include "rc.h"
-#include "selftest.h"
+#include "cli/cli.h"
+#include "selftest/selftest.h"
+#include "model/model.h"
+#include "output/output.h"
+#include "base/base.h"
+#include "rc/rc.h"
 
 enum {
 	OPT_SERVER = RD_OPT_TOOL_BASE,

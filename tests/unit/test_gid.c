@@ -3,8 +3,8 @@
 
 #include <arpa/inet.h>
 
-#include "gid.h"
-#include "parse.h"
+#include "model/gid.h"
+#include "base/parse.h"
 
 static void gid_from(const char *s, uint8_t g[16])
 {

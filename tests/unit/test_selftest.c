@@ -3,8 +3,8 @@
 
 #include <math.h>
 
-#include "oob.h"
-#include "selftest.h"
+#include "selftest/oob.h"
+#include "selftest/stages.h"
 
 static void hello(struct rd_oob_msg *m)
 {
