@@ -119,6 +119,17 @@ void rd_device_list_free(struct rd_device_list *list);
 struct rd_port *rd_device_port(struct rd_device *dev, unsigned int num);
 
 /* Names for the kernel's numeric codes; NULL when the code is unknown. */
+/*
+ * Netdevs of one port as sysfs tells them: every netdev the port's GID table
+ * refers to, in index order (what RoCE really uses: bond0 on a LAG, VLANs),
+ * then the parent of a soft device, then the PCI function's netdevs for that
+ * port (dev_port; IPoIB on IB ports).  -ENOMEM only.
+ */
+int rd_port_netdevs_sysfs(const struct rd_sysroot *sr, const struct rd_device *dev,
+			  const struct rd_port *port, struct rd_strlist *out);
+/* A switchdev representor ("pf0vf3", "p0") is not the port's own netdev. */
+bool rd_netdev_is_representor(const struct rd_sysroot *sr, const char *ibdev, const char *ifname);
+
 const char *rd_node_type_name(uint64_t node_type);	/* "CA", "RNIC" */
 const char *rd_port_state_name(uint64_t state);		/* "ACTIVE" */
 const char *rd_phys_state_name(uint64_t phys_state);	/* "LinkUp" */

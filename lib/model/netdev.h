@@ -12,16 +12,6 @@
 #include "sysroot/sysroot.h"
 #include "base/base.h"
 
-/*
- * Netdevs of one port as sysfs tells them: every netdev the port's GID table
- * refers to, in index order (what RoCE really uses: bond0 on a LAG, VLANs),
- * then the parent of a soft device, then the PCI function's netdevs for that
- * port (dev_port; IPoIB on IB ports).  -ENOMEM only.
- */
-int rd_port_netdevs_sysfs(const struct rd_sysroot *sr, const struct rd_device *dev,
-			  const struct rd_port *port, struct rd_strlist *out);
-
-
 /* VLAN netdevs from /proc/net/vlan/config (present once 8021q is loaded). */
 struct rd_vlan_map {
 	struct rd_strlist names;

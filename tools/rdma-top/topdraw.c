@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* rdma-top's screen: the port table, the detail pane, the help. */
 #define _GNU_SOURCE
-#include "topui_int.h"
+#include "topdraw.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* rdma-top's screen: the loop (rd_ticker), keys, resize. */
 #define _GNU_SOURCE
-#include "topui_int.h"
+#include "topui.h"
+#include "topdraw.h"
 
 #include <errno.h>
 #include <term.h>

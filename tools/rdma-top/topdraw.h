@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Inside rdma-top's screen, shared by the loop and keys (topui.c) and the
- * drawing (topdraw.c).  Not an API.
+ * rdma-top's screen state and its drawing (topdraw.c): the sorted view of
+ * the rows and every pane.  The loop and the keys (topui.c) change the state
+ * and call rd_topui_draw.
  */
-#ifndef RD_TOPUI_INT_H
-#define RD_TOPUI_INT_H
+#ifndef RD_TOPDRAW_H
+#define RD_TOPDRAW_H
 
 #include <curses.h>
 #include <stdbool.h>
@@ -12,7 +13,8 @@
 
 #include "stats/stats.h"
 #include "ticker.h"
-#include "topui.h"
+
+struct rd_topui_opts;
 
 enum rd_topui_col {
 	C_DEV, C_PORT, C_NETDEV, C_STATE, C_SPEED, C_TX, C_RX, C_TXP, C_RXP, C_UTIL, C_ERR, C_CNP,
