@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -116,5 +117,28 @@ int rd_parse_enum(const char *s, uint64_t *num, char *name, size_t namelen)
 		while (len && isspace((unsigned char)name[len - 1]))
 			name[--len] = '\0';
 	}
+	return 0;
+}
+
+int rd_parse_size(const char *s, uint64_t max, uint64_t *v)
+{
+	unsigned long long x;
+	char *end;
+
+	errno = 0;
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	x = strtoull(s, &end, 10);
+	if (errno)
+		return -ERANGE;
+	if ((*end == 'k' || *end == 'K') && x <= (ULLONG_MAX >> 10))
+		x <<= 10, end++;
+	else if ((*end == 'm' || *end == 'M') && x <= (ULLONG_MAX >> 20))
+		x <<= 20, end++;
+	if (*end)
+		return -EINVAL;
+	if (x > max)
+		return -ERANGE;
+	*v = x;
 	return 0;
 }

@@ -16,5 +16,10 @@ int rd_parse_hex(const char *s, uint64_t *v);
 int rd_parse_gid(const char *s, uint8_t gid[16]);
 /* "4: ACTIVE" -> 4 and "ACTIVE"; name may be NULL. -EINVAL without a leading number. */
 int rd_parse_enum(const char *s, uint64_t *num, char *name, size_t namelen);
+/*
+ * A byte count with an optional k/K (x1024) or m/M (x1048576) suffix, no
+ * sign, no white space: "64", "64k", "1M".  -ERANGE above max.
+ */
+int rd_parse_size(const char *s, uint64_t max, uint64_t *v);
 
 #endif

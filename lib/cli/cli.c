@@ -273,6 +273,14 @@ int rd_cli_exit(struct rd_cli *cli, struct rd_out *o, int ret)
 	return ret;
 }
 
+int rd_cli_bad_value(const struct rd_cli *cli, int opt, const char *arg, const struct option *longopts)
+{
+	for (const struct option *lo = longopts; lo && lo->name; lo++)
+		if (lo->val == opt)
+			return rd_cli_usage_error(cli, "invalid value '%s' for --%s", arg, lo->name);
+	return rd_cli_usage_error(cli, "invalid value '%s'", arg);
+}
+
 int rd_cli_getopt(struct rd_cli *cli, int argc, char **argv, const char *shortopts,
 		  const struct option *longopts)
 {

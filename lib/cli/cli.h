@@ -93,6 +93,11 @@ int rd_cli_exit(struct rd_cli *cli, struct rd_out *o, int ret);
 int rd_cli_getopt(struct rd_cli *cli, int argc, char **argv, const char *shortopts,
 		  const struct option *longopts);
 
+/*
+ * A tool option's value was rejected: "invalid value 'ARG' for --NAME" (the
+ * long name of opt from longopts, when it has one); returns RD_EXIT_USAGE.
+ */
+int rd_cli_bad_value(const struct rd_cli *cli, int opt, const char *arg, const struct option *longopts);
 /* Report getopt's '?' or ':' result; returns RD_EXIT_USAGE. */
 int rd_cli_getopt_error(const struct rd_cli *cli, int opt, char **argv);
 /* Print and clear the collected warnings. */

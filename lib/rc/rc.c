@@ -404,3 +404,16 @@ const char *rd_wc_diagnosis(enum ibv_wc_status st)
 		return "unexpected completion error";
 	}
 }
+
+int rd_mtu_from_bytes(uint64_t bytes, enum ibv_mtu *mtu)
+{
+	static const enum ibv_mtu m[] = { IBV_MTU_256, IBV_MTU_512, IBV_MTU_1024, IBV_MTU_2048,
+					  IBV_MTU_4096 };
+
+	for (unsigned int i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+		if (bytes == 256ull << i) {
+			*mtu = m[i];
+			return 0;
+		}
+	return -EINVAL;
+}

@@ -111,6 +111,9 @@ int rd_rc_post_send_batch(struct rd_rc *rc, unsigned int slot, uint32_t len, uin
 int rd_rc_poll(struct rd_rc *rc, struct ibv_wc *wc, int n, uint64_t deadline,
 	       const volatile int *stop);
 
+/* 256..4096 bytes -> IBV_MTU_256..IBV_MTU_4096; -EINVAL for any other value. */
+int rd_mtu_from_bytes(uint64_t bytes, enum ibv_mtu *mtu);
+
 uint64_t rd_now_ns(void);
 
 /* A plain-words diagnosis of a completion status, with what to check next. */

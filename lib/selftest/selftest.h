@@ -7,7 +7,7 @@
 #define RD_SELFTEST_LAYER_H
 
 #include "stages.h"
-#include "cm.h"
-#include "oob.h"
+#include "engine.h"
+#include "report.h"
 
 #endif
