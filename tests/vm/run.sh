@@ -14,6 +14,10 @@
 #   --mem MIB             guest memory (default 1024)
 #   -v, --verbose         stream the serial console(s) to stderr, and show
 #                         the output of passing checks too (VM_VERBOSE=1)
+#   --show                stream what the (first) VM's scripts print to
+#                         stdout as they run (not the kernel console), with
+#                         result markers as PASS:/FAIL:/SKIP: lines; at the
+#                         end only its results that did not pass are repeated
 # Environment: RD_VM_DIR (default <repo>/build/vm, filled by prepare.sh),
 #   RD_VM_APPEND (extra kernel command line, e.g. "loglevel=7"),
 #   RD_VM_KERNEL (kernel image; default vmlinux, else vmlinuz, from RD_VM_DIR),
@@ -31,7 +35,7 @@ RD_ROOT=$(cd "$HERE/../.." && pwd -P)
 VMDIR=${RD_VM_DIR:-$RD_ROOT/build/vm}
 
 pair=0 timeout=300 script_timeout="" logdir="" label="" shell=0 mem=1024
-verbose=0
+verbose=0 show=0
 scripts=()
 while [ $# -gt 0 ]; do
     case $1 in
@@ -43,6 +47,7 @@ while [ $# -gt 0 ]; do
         --shell) shell=1 ;;
         --mem) mem=${2:?--mem needs MIB}; shift ;;
         -v|--verbose) verbose=1 ;;
+        --show) show=1 ;;
         -h|--help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         --) shift; scripts+=("$@"); break ;;
         -*) die "unknown option $1 (see --help)" ;;
@@ -116,6 +121,7 @@ for i in "${!abs[@]}"; do
 done
 
 if [ $pair = 1 ]; then roles=(a b); else roles=(single); fi
+[ $shell = 0 ] || [ $show = 0 ] || die "--show and --shell do not go together"
 : >"$scratch/scripts.${roles[0]}"
 [ $pair = 0 ] || : >"$scratch/scripts.b"
 n=0
@@ -202,6 +208,15 @@ start_vm() { # role netdev-spec mac
     pid_of[$role]=$!
     pids+=($!)
     start_of[$role]=$(date +%s.%N)
+    if [ $show = 1 ] && [ "$role" = "${roles[0]}" ]; then
+        # The transcript grows on the shared scratch directory as the guest
+        # writes it (guest.sh only empties it first). Boot/script markers
+        # are dropped, result markers shown as run.sh prints them.
+        : >"$scratch/out-$role.log"
+        tail -n +1 --pid="${pid_of[$role]}" -f "$scratch/out-$role.log" |
+            sed -u -e 's/^@@VM \(PASS\|FAIL\|SKIP\): /\1: /' -e t -e '/^@@VM /d' &
+        tails+=($!)
+    fi
     if [ $verbose = 1 ]; then
         touch "$logdir/$label.$role.console.log"
         tail -n +1 --pid="${pid_of[$role]}" -f "$logdir/$label.$role.console.log" |
@@ -370,7 +385,12 @@ else
     info "scratch directory kept: $scratch"
 fi
 info "total $(echo "$t1 $t0" | awk '{printf "%.1f", $1 - $2}')s"
-for l in "${results[@]}"; do echo "$l"; done
+shown_pass="PASS: " # with --show the first VM's passes were on the screen
+[ $pair = 0 ] || shown_pass="PASS: [a] "
+for l in "${results[@]}"; do
+    [ $show = 1 ] && [ "${l#"$shown_pass"}" != "$l" ] && continue
+    echo "$l"
+done
 [ $skipped = 0 ] || echo "($skipped skipped)"
 echo "$passed passed, $failed failed"
 [ $failed = 0 ]
