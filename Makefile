@@ -210,6 +210,6 @@ help:
 	@echo "make check      all test tiers (unit, CLI, sanitizers, man lint, VM); ends with 'N passed, N failed'"
 	@echo "make lint       static analysis: cppcheck, clang-tidy, gcc -fanalyzer (zero findings)"
 	@echo "make check-unit | check-cli | check-tui | check-san | check-valgrind | check-vm   one tier"
-	@echo "make demo       boot the soft-RoCE VM and run every tool in it"
+	@echo "make demo       boot two soft-RoCE VMs and show every tool at work on the terminal"
 	@echo "make deps       install the Debian build and test dependencies (root)"
 	@echo "make install [PREFIX=/usr/local] [DESTDIR=]   | make uninstall"

@@ -185,7 +185,10 @@ qemu_args() { # role netdev-spec mac interactive
         -accel tcg -cpu max -smp 1 -m "$mem"
         -nodefaults -no-user-config -display none -vga none -no-reboot
         "${bios[@]}" -kernel "$kernel" -initrd "$VMDIR/initrd.img"
-        -append "console=ttyS0 quiet loglevel=3 panic=-1 oops=panic mitigations=off rd.role=$role ${RD_VM_APPEND:-}"
+        # no_timer_check: on a busy host the emulated CPU can miss the
+        # boot-time IO-APIC timer check ("IO-APIC + timer doesn't work!"
+        # panic); KVM guests skip that check the same way.
+        -append "console=ttyS0 quiet loglevel=3 no_timer_check panic=-1 oops=panic mitigations=off rd.role=$role ${RD_VM_APPEND:-}"
         -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
         -virtfs "local,path=$(qesc "$RD_ROOT"),mount_tag=repo,security_model=none,multidevs=remap"
         -virtfs "local,path=$(qesc "$scratch"),mount_tag=scratch,security_model=none,multidevs=remap"
