@@ -327,6 +327,7 @@ tails=()
 passed=0 failed=0 skipped=0
 results=()
 problems=()
+unfinished=()
 for r in "${roles[@]}"; do
     out=$scratch/out-$r.log
     con=$logdir/$label.$r.console.log
@@ -368,6 +369,7 @@ for r in "${roles[@]}"; do
             *) why="$why, before any script ran" ;;
         esac
         results+=("FAIL: ${tag}VM did not finish: $why")
+        unfinished+=("$r")
     fi
     [ $vm_bad = 0 ] || problems+=("$r")
     # Timings (guest uptime at the markers; wall clock from qemu start).
@@ -377,7 +379,11 @@ for r in "${roles[@]}"; do
     info "VM $r: userland up at ${booted:-?}s, rxe ready at ${ready:-?}s (guest uptime); ${wall}s wall"
 done
 
-for r in "${problems[@]}"; do
+# With --show the transcript was on the screen: the console only tells more
+# when a VM did not finish.
+console_of=("${problems[@]}")
+[ $show = 0 ] || console_of=("${unfinished[@]}")
+for r in "${console_of[@]}"; do
     echo "---- last 40 lines of $logdir/$label.$r.console.log ----"
     tail -n 40 "$logdir/$label.$r.console.log" 2>/dev/null | tr -d '\r' || true
     echo "----"
