@@ -203,7 +203,7 @@ check:
 demo: 
 	@if [ "$$(id -u)" = 0 ]; then tests/vm/need-deps.sh || $(MAKE) --no-print-directory deps; fi
 	@$(MAKE) --no-print-directory all vm-prepare
-	@tests/vm/run.sh --pair --show --name demo --timeout 240 tests/vm/demo.sh tests/vm/demo-peer.sh
+	@tests/vm/run.sh --pair --show --name demo --timeout 420 tests/vm/demo.sh tests/vm/demo-peer.sh
 
 help:
 	@echo "make [all]      build build/librdmadiag.a and the tools into build/"
