@@ -6,6 +6,10 @@
 # shellcheck source=tests/vm/demo-lib.sh
 . "$RD_ROOT/tests/vm/demo-lib.sh"
 set -u
+if [ "${VM_MODE:-}" != pair ]; then
+	vm_fail "demo.sh needs its peer VM" "run.sh --pair tests/vm/demo.sh tests/vm/demo-peer.sh"
+	exit 1
+fi
 NET=${VM_NETDEV:-eth0}
 DEV=${VM_RDMA_DEV:-rxe0}
 SYS=/sys/class/infiniband/$DEV/ports/1
