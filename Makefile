@@ -214,13 +214,13 @@ check:
 demo: 
 	@if [ "$$(id -u)" = 0 ]; then tests/vm/need-deps.sh || $(MAKE) --no-print-directory deps; fi
 	@$(MAKE) --no-print-directory all vm-prepare
-	@tests/vm/run.sh tests/vm/demo.sh
+	@tests/vm/run.sh --pair --show --name demo --timeout 420 tests/vm/demo.sh tests/vm/demo-peer.sh
 
 help:
 	@echo "make [all]      build build/librdmadiag.a and the tools into build/"
 	@echo "make check      all test tiers (unit, CLI, sanitizers, man lint, VM); ends with 'N passed, N failed'"
 	@echo "make lint       static analysis: cppcheck, clang-tidy, gcc -fanalyzer (zero findings)"
 	@echo "make check-unit | check-cli | check-tui | check-san | check-valgrind | check-vm   one tier"
-	@echo "make demo       boot the soft-RoCE VM and run every tool in it"
+	@echo "make demo       boot two soft-RoCE VMs and show every tool at work on the terminal"
 	@echo "make deps       install the Debian build and test dependencies (root)"
 	@echo "make install [PREFIX=/usr/local] [DESTDIR=]   | make uninstall"
