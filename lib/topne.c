@@ -45,11 +45,14 @@ enum ne_src {
 
 struct ne_family {
 	const char *name;	/* without NE_PREFIX */
-	enum ne_src src;
 	const char *file;
-	unsigned int scale;	/* 4 for the data words */
 	const char *help;
+	enum ne_src src;
+	unsigned int scale;	/* 4 for the data words */
 };
+
+/* { name, src, file, scale, help } in the table below, in reading order */
+#define NE(name, src, file, scale, help) { name, file, help, src, scale }
 
 /* counters_ext/ files, in the order of ne_port.ext[] */
 static const char *const ext_files[] = {
@@ -59,136 +62,136 @@ static const char *const ext_files[] = {
 };
 
 static const struct ne_family families[] = {
-	{ "state_id", NE_STATE, NULL, 1,
-	  "Logical port state, the number in ports/N/state (1 down, 2 init, 3 armed, 4 active, 5 active defer)." },
-	{ "physical_state_id", NE_PHYS, NULL, 1,
+	NE("state_id", NE_STATE, NULL, 1,
+	  "Logical port state, the number in ports/N/state (1 down, 2 init, 3 armed, 4 active, 5 active defer)."),
+	NE("physical_state_id", NE_PHYS, NULL, 1,
 	  "Physical link state, the number in ports/N/phys_state (1 sleep, 2 polling, 3 disabled, "
-	  "4 port configuration training, 5 link up, 6 link error recovery, 7 phy test)." },
-	{ "rate_bytes_per_second", NE_RATE, NULL, 1,
-	  "Signalling rate of the port from ports/N/rate, in bytes per second." },
+	  "4 port configuration training, 5 link up, 6 link error recovery, 7 phy test)."),
+	NE("rate_bytes_per_second", NE_RATE, NULL, 1,
+	  "Signalling rate of the port from ports/N/rate, in bytes per second."),
 
-	{ "excessive_buffer_overrun_errors_total", NE_PMA, "excessive_buffer_overrun_errors", 1,
-	  "Times the receive buffer overran in OverrunErrors consecutive flow-control periods." },
-	{ "link_downed_total", NE_PMA, "link_downed", 1,
-	  "Times the link error recovery failed and the link went down." },
-	{ "link_error_recovery_total", NE_PMA, "link_error_recovery", 1,
-	  "Times the link error recovery completed successfully." },
-	{ "local_link_integrity_errors_total", NE_PMA, "local_link_integrity_errors", 1,
-	  "Times local physical errors went over the LocalPhyErrors threshold." },
-	{ "multicast_packets_received_total", NE_PMA, "multicast_rcv_packets", 1,
-	  "Multicast packets received, errors included." },
-	{ "multicast_packets_transmitted_total", NE_PMA, "multicast_xmit_packets", 1,
-	  "Multicast packets transmitted, errors included." },
-	{ "port_constraint_errors_received_total", NE_PMA, "port_rcv_constraint_errors", 1,
-	  "Received packets dropped by the switch port's partition or raw-packet enforcement." },
-	{ "port_constraint_errors_transmitted_total", NE_PMA, "port_xmit_constraint_errors", 1,
-	  "Packets the switch port did not transmit because of partition or raw-packet enforcement." },
-	{ "port_data_received_bytes_total", NE_PMA, "port_rcv_data", 4,
-	  "Data received on all VLs, in bytes (counters/port_rcv_data counts 4-octet words)." },
-	{ "port_data_transmitted_bytes_total", NE_PMA, "port_xmit_data", 4,
-	  "Data transmitted on all VLs, in bytes (counters/port_xmit_data counts 4-octet words)." },
-	{ "port_discards_received_total", NE_PMA, "port_rcv_discards", 1,
-	  "Inbound packets dropped because the port was down or congested." },
-	{ "port_discards_transmitted_total", NE_PMA, "port_xmit_discards", 1,
-	  "Outbound packets dropped because the port was down or congested." },
-	{ "port_errors_received_total", NE_PMA, "port_rcv_errors", 1,
-	  "Packets received with an error." },
-	{ "port_packets_received_total", NE_PMA, "port_rcv_packets", 1,
-	  "Packets received on all VLs, errors included." },
-	{ "port_packets_transmitted_total", NE_PMA, "port_xmit_packets", 1,
-	  "Packets transmitted on all VLs, errors included." },
-	{ "port_transmit_wait_total", NE_PMA, "port_xmit_wait", 1,
-	  "Ticks in which the port had data to send but sent nothing for the whole tick." },
-	{ "unicast_packets_received_total", NE_PMA, "unicast_rcv_packets", 1,
-	  "Unicast packets received, errors included." },
-	{ "unicast_packets_transmitted_total", NE_PMA, "unicast_xmit_packets", 1,
-	  "Unicast packets transmitted, errors included." },
-	{ "port_receive_remote_physical_errors_total", NE_PMA, "port_rcv_remote_physical_errors", 1,
-	  "Received packets ending with the bad-packet (EBP) delimiter." },
-	{ "port_receive_switch_relay_errors_total", NE_PMA, "port_rcv_switch_relay_errors", 1,
-	  "Received packets the switch could not forward." },
-	{ "symbol_error_total", NE_PMA, "symbol_error", 1,
-	  "Minor link errors seen on any physical lane." },
-	{ "vl15_dropped_total", NE_PMA, "VL15_dropped", 1,
-	  "Incoming VL15 (subnet management) packets dropped for lack of resources." },
+	NE("excessive_buffer_overrun_errors_total", NE_PMA, "excessive_buffer_overrun_errors", 1,
+	  "Times the receive buffer overran in OverrunErrors consecutive flow-control periods."),
+	NE("link_downed_total", NE_PMA, "link_downed", 1,
+	  "Times the link error recovery failed and the link went down."),
+	NE("link_error_recovery_total", NE_PMA, "link_error_recovery", 1,
+	  "Times the link error recovery completed successfully."),
+	NE("local_link_integrity_errors_total", NE_PMA, "local_link_integrity_errors", 1,
+	  "Times local physical errors went over the LocalPhyErrors threshold."),
+	NE("multicast_packets_received_total", NE_PMA, "multicast_rcv_packets", 1,
+	  "Multicast packets received, errors included."),
+	NE("multicast_packets_transmitted_total", NE_PMA, "multicast_xmit_packets", 1,
+	  "Multicast packets transmitted, errors included."),
+	NE("port_constraint_errors_received_total", NE_PMA, "port_rcv_constraint_errors", 1,
+	  "Received packets dropped by the switch port's partition or raw-packet enforcement."),
+	NE("port_constraint_errors_transmitted_total", NE_PMA, "port_xmit_constraint_errors", 1,
+	  "Packets the switch port did not transmit because of partition or raw-packet enforcement."),
+	NE("port_data_received_bytes_total", NE_PMA, "port_rcv_data", 4,
+	  "Data received on all VLs, in bytes (counters/port_rcv_data counts 4-octet words)."),
+	NE("port_data_transmitted_bytes_total", NE_PMA, "port_xmit_data", 4,
+	  "Data transmitted on all VLs, in bytes (counters/port_xmit_data counts 4-octet words)."),
+	NE("port_discards_received_total", NE_PMA, "port_rcv_discards", 1,
+	  "Inbound packets dropped because the port was down or congested."),
+	NE("port_discards_transmitted_total", NE_PMA, "port_xmit_discards", 1,
+	  "Outbound packets dropped because the port was down or congested."),
+	NE("port_errors_received_total", NE_PMA, "port_rcv_errors", 1,
+	  "Packets received with an error."),
+	NE("port_packets_received_total", NE_PMA, "port_rcv_packets", 1,
+	  "Packets received on all VLs, errors included."),
+	NE("port_packets_transmitted_total", NE_PMA, "port_xmit_packets", 1,
+	  "Packets transmitted on all VLs, errors included."),
+	NE("port_transmit_wait_total", NE_PMA, "port_xmit_wait", 1,
+	  "Ticks in which the port had data to send but sent nothing for the whole tick."),
+	NE("unicast_packets_received_total", NE_PMA, "unicast_rcv_packets", 1,
+	  "Unicast packets received, errors included."),
+	NE("unicast_packets_transmitted_total", NE_PMA, "unicast_xmit_packets", 1,
+	  "Unicast packets transmitted, errors included."),
+	NE("port_receive_remote_physical_errors_total", NE_PMA, "port_rcv_remote_physical_errors", 1,
+	  "Received packets ending with the bad-packet (EBP) delimiter."),
+	NE("port_receive_switch_relay_errors_total", NE_PMA, "port_rcv_switch_relay_errors", 1,
+	  "Received packets the switch could not forward."),
+	NE("symbol_error_total", NE_PMA, "symbol_error", 1,
+	  "Minor link errors seen on any physical lane."),
+	NE("vl15_dropped_total", NE_PMA, "VL15_dropped", 1,
+	  "Incoming VL15 (subnet management) packets dropped for lack of resources."),
 
-	{ "legacy_multicast_packets_received_total", NE_EXT, "port_multicast_rcv_packets", 1,
-	  "Multicast packets received (counters_ext)." },
-	{ "legacy_multicast_packets_transmitted_total", NE_EXT, "port_multicast_xmit_packets", 1,
-	  "Multicast packets transmitted (counters_ext)." },
-	{ "legacy_data_received_bytes_total", NE_EXT, "port_rcv_data_64", 4,
-	  "Data received, in bytes (counters_ext/port_rcv_data_64 counts 4-octet words)." },
-	{ "legacy_packets_received_total", NE_EXT, "port_rcv_packets_64", 1,
-	  "Packets received (counters_ext)." },
-	{ "legacy_unicast_packets_received_total", NE_EXT, "port_unicast_rcv_packets", 1,
-	  "Unicast packets received (counters_ext)." },
-	{ "legacy_unicast_packets_transmitted_total", NE_EXT, "port_unicast_xmit_packets", 1,
-	  "Unicast packets transmitted (counters_ext)." },
-	{ "legacy_data_transmitted_bytes_total", NE_EXT, "port_xmit_data_64", 4,
-	  "Data transmitted, in bytes (counters_ext/port_xmit_data_64 counts 4-octet words)." },
-	{ "legacy_packets_transmitted_total", NE_EXT, "port_xmit_packets_64", 1,
-	  "Packets transmitted (counters_ext)." },
+	NE("legacy_multicast_packets_received_total", NE_EXT, "port_multicast_rcv_packets", 1,
+	  "Multicast packets received (counters_ext)."),
+	NE("legacy_multicast_packets_transmitted_total", NE_EXT, "port_multicast_xmit_packets", 1,
+	  "Multicast packets transmitted (counters_ext)."),
+	NE("legacy_data_received_bytes_total", NE_EXT, "port_rcv_data_64", 4,
+	  "Data received, in bytes (counters_ext/port_rcv_data_64 counts 4-octet words)."),
+	NE("legacy_packets_received_total", NE_EXT, "port_rcv_packets_64", 1,
+	  "Packets received (counters_ext)."),
+	NE("legacy_unicast_packets_received_total", NE_EXT, "port_unicast_rcv_packets", 1,
+	  "Unicast packets received (counters_ext)."),
+	NE("legacy_unicast_packets_transmitted_total", NE_EXT, "port_unicast_xmit_packets", 1,
+	  "Unicast packets transmitted (counters_ext)."),
+	NE("legacy_data_transmitted_bytes_total", NE_EXT, "port_xmit_data_64", 4,
+	  "Data transmitted, in bytes (counters_ext/port_xmit_data_64 counts 4-octet words)."),
+	NE("legacy_packets_transmitted_total", NE_EXT, "port_xmit_packets_64", 1,
+	  "Packets transmitted (counters_ext)."),
 
-	{ "lifespan_seconds", NE_LIFESPAN, "lifespan", 1,
-	  "How long the driver may serve cached hw counter values, in whole seconds." },
-	{ "duplicate_requests_packets_total", NE_HW, "duplicate_request", 1,
-	  "Received requests that had already been executed (duplicates)." },
-	{ "implied_nak_seq_errors_total", NE_HW, "implied_nak_seq_err", 1,
-	  "Read or atomic responses with a PSN above the expected one (implied NAK)." },
-	{ "local_ack_timeout_errors_total", NE_HW, "local_ack_timeout_err", 1,
-	  "Expiries of the requester's ACK timer that were still within the retry limit." },
-	{ "np_cnp_packets_sent_total", NE_HW, "np_cnp_sent", 1,
-	  "CNPs sent by the notification point on ECN-marked RoCEv2 traffic." },
-	{ "np_ecn_marked_roce_packets_received_total", NE_HW, "np_ecn_marked_roce_packets", 1,
-	  "RoCEv2 packets received with ECN congestion experienced." },
-	{ "out_of_buffer_drops_total", NE_HW, "out_of_buffer", 1,
-	  "Packets dropped because no receive WQE was posted." },
-	{ "out_of_sequence_packets_received_total", NE_HW, "out_of_sequence", 1,
-	  "Packets received out of sequence." },
-	{ "packet_sequence_errors_total", NE_HW, "packet_seq_err", 1,
-	  "NAK sequence error packets received, within the retry limit." },
-	{ "req_cqes_errors_total", NE_HW, "req_cqe_error", 1,
-	  "Requester completions with an error." },
-	{ "req_cqes_flush_errors_total", NE_HW, "req_cqe_flush_error", 1,
-	  "Requester completions flushed with an error." },
-	{ "req_remote_access_errors_total", NE_HW, "req_remote_access_errors", 1,
-	  "Remote access errors seen by the requester." },
-	{ "req_remote_invalid_request_errors_total", NE_HW, "req_remote_invalid_request", 1,
-	  "Remote invalid request errors seen by the requester." },
-	{ "resp_cqes_errors_total", NE_HW, "resp_cqe_error", 1,
-	  "Responder completions with an error." },
-	{ "resp_cqes_flush_errors_total", NE_HW, "resp_cqe_flush_error", 1,
-	  "Responder completions flushed with an error." },
-	{ "resp_local_length_errors_total", NE_HW, "resp_local_length_error", 1,
-	  "Local length errors seen by the responder." },
-	{ "resp_remote_access_errors_total", NE_HW, "resp_remote_access_errors", 1,
-	  "Remote access errors seen by the responder." },
-	{ "rnr_nak_retry_packets_received_total", NE_HW, "rnr_nak_retry_err", 1,
-	  "RNR NAK packets received, within the retry limit." },
-	{ "roce_adp_retransmits_total", NE_HW, "roce_adp_retrans", 1,
-	  "Adaptive retransmissions of RoCE traffic." },
-	{ "roce_adp_retransmits_timeout_total", NE_HW, "roce_adp_retrans_to", 1,
-	  "RoCE timeouts under adaptive retransmission." },
-	{ "roce_slow_restart_used_total", NE_HW, "roce_slow_restart", 1,
-	  "Times RoCE slow restart was used." },
-	{ "roce_slow_restart_cnps_total", NE_HW, "roce_slow_restart_cnps", 1,
-	  "CNPs generated by RoCE slow restart." },
-	{ "roce_slow_restart_total", NE_HW, "roce_slow_restart_trans", 1,
-	  "Transitions into the RoCE slow restart state." },
-	{ "rp_cnp_packets_handled_total", NE_HW, "rp_cnp_handled", 1,
-	  "CNPs the reaction point acted on by lowering its send rate." },
-	{ "rp_cnp_ignored_packets_received_total", NE_HW, "rp_cnp_ignored", 1,
-	  "CNPs the reaction point received and ignored (congestion control off?)." },
-	{ "rx_atomic_requests_total", NE_HW, "rx_atomic_requests", 1,
-	  "Atomic requests received." },
-	{ "rx_dct_connect_requests_total", NE_HW, "rx_dct_connect", 1,
-	  "DCT connection requests received." },
-	{ "rx_icrc_encapsulated_errors_total", NE_HW, "rx_icrc_encapsulated", 1,
-	  "RoCE packets received with an ICRC error." },
-	{ "rx_read_requests_total", NE_HW, "rx_read_requests", 1,
-	  "RDMA read requests received." },
-	{ "rx_write_requests_total", NE_HW, "rx_write_requests", 1,
-	  "RDMA write requests received." },
+	NE("lifespan_seconds", NE_LIFESPAN, "lifespan", 1,
+	  "How long the driver may serve cached hw counter values, in whole seconds."),
+	NE("duplicate_requests_packets_total", NE_HW, "duplicate_request", 1,
+	  "Received requests that had already been executed (duplicates)."),
+	NE("implied_nak_seq_errors_total", NE_HW, "implied_nak_seq_err", 1,
+	  "Read or atomic responses with a PSN above the expected one (implied NAK)."),
+	NE("local_ack_timeout_errors_total", NE_HW, "local_ack_timeout_err", 1,
+	  "Expiries of the requester's ACK timer that were still within the retry limit."),
+	NE("np_cnp_packets_sent_total", NE_HW, "np_cnp_sent", 1,
+	  "CNPs sent by the notification point on ECN-marked RoCEv2 traffic."),
+	NE("np_ecn_marked_roce_packets_received_total", NE_HW, "np_ecn_marked_roce_packets", 1,
+	  "RoCEv2 packets received with ECN congestion experienced."),
+	NE("out_of_buffer_drops_total", NE_HW, "out_of_buffer", 1,
+	  "Packets dropped because no receive WQE was posted."),
+	NE("out_of_sequence_packets_received_total", NE_HW, "out_of_sequence", 1,
+	  "Packets received out of sequence."),
+	NE("packet_sequence_errors_total", NE_HW, "packet_seq_err", 1,
+	  "NAK sequence error packets received, within the retry limit."),
+	NE("req_cqes_errors_total", NE_HW, "req_cqe_error", 1,
+	  "Requester completions with an error."),
+	NE("req_cqes_flush_errors_total", NE_HW, "req_cqe_flush_error", 1,
+	  "Requester completions flushed with an error."),
+	NE("req_remote_access_errors_total", NE_HW, "req_remote_access_errors", 1,
+	  "Remote access errors seen by the requester."),
+	NE("req_remote_invalid_request_errors_total", NE_HW, "req_remote_invalid_request", 1,
+	  "Remote invalid request errors seen by the requester."),
+	NE("resp_cqes_errors_total", NE_HW, "resp_cqe_error", 1,
+	  "Responder completions with an error."),
+	NE("resp_cqes_flush_errors_total", NE_HW, "resp_cqe_flush_error", 1,
+	  "Responder completions flushed with an error."),
+	NE("resp_local_length_errors_total", NE_HW, "resp_local_length_error", 1,
+	  "Local length errors seen by the responder."),
+	NE("resp_remote_access_errors_total", NE_HW, "resp_remote_access_errors", 1,
+	  "Remote access errors seen by the responder."),
+	NE("rnr_nak_retry_packets_received_total", NE_HW, "rnr_nak_retry_err", 1,
+	  "RNR NAK packets received, within the retry limit."),
+	NE("roce_adp_retransmits_total", NE_HW, "roce_adp_retrans", 1,
+	  "Adaptive retransmissions of RoCE traffic."),
+	NE("roce_adp_retransmits_timeout_total", NE_HW, "roce_adp_retrans_to", 1,
+	  "RoCE timeouts under adaptive retransmission."),
+	NE("roce_slow_restart_used_total", NE_HW, "roce_slow_restart", 1,
+	  "Times RoCE slow restart was used."),
+	NE("roce_slow_restart_cnps_total", NE_HW, "roce_slow_restart_cnps", 1,
+	  "CNPs generated by RoCE slow restart."),
+	NE("roce_slow_restart_total", NE_HW, "roce_slow_restart_trans", 1,
+	  "Transitions into the RoCE slow restart state."),
+	NE("rp_cnp_packets_handled_total", NE_HW, "rp_cnp_handled", 1,
+	  "CNPs the reaction point acted on by lowering its send rate."),
+	NE("rp_cnp_ignored_packets_received_total", NE_HW, "rp_cnp_ignored", 1,
+	  "CNPs the reaction point received and ignored (congestion control off?)."),
+	NE("rx_atomic_requests_total", NE_HW, "rx_atomic_requests", 1,
+	  "Atomic requests received."),
+	NE("rx_dct_connect_requests_total", NE_HW, "rx_dct_connect", 1,
+	  "DCT connection requests received."),
+	NE("rx_icrc_encapsulated_errors_total", NE_HW, "rx_icrc_encapsulated", 1,
+	  "RoCE packets received with an ICRC error."),
+	NE("rx_read_requests_total", NE_HW, "rx_read_requests", 1,
+	  "RDMA read requests received."),
+	NE("rx_write_requests_total", NE_HW, "rx_write_requests", 1,
+	  "RDMA write requests received."),
 };
 
 const char *rd_nodeexp_name(const char *dir, const char *name)
@@ -221,12 +224,18 @@ struct ne_port {
 	bool have_lifespan;
 };
 
+/* Sort indexes into families[] by name. */
 static int cmp_family(const void *a, const void *b)
 {
-	const struct ne_family *fa = *(const struct ne_family *const *)a;
-	const struct ne_family *fb = *(const struct ne_family *const *)b;
+	return strcmp(families[*(const size_t *)a].name, families[*(const size_t *)b].name);
+}
 
-	return strcmp(fa->name, fb->name);
+static const struct rd_device *find_device(const struct rd_device_list *devs, const char *name)
+{
+	for (unsigned int d = 0; devs && d < devs->n; d++)
+		if (strcmp(devs->v[d].name, name) == 0)
+			return &devs->v[d];
+	return NULL;
 }
 
 static int cmp_port(const void *a, const void *b)
@@ -340,7 +349,7 @@ static void put_value(FILE *fp, const char *str)
 		else if (n == 0 || *s < 0x20 || *s == 0x7f)
 			fputs("\xef\xbf\xbd", fp);
 		else
-			fwrite(s, 1, n, fp);
+			(void)fwrite(s, 1, n, fp);	/* errors: ferror() at the end */
 		s += n ? n : 1;
 	}
 }
@@ -411,7 +420,7 @@ static void link_facts(const struct ne_port *p, const char **function, const cha
 int rd_nodeexp_write(FILE *fp, const struct rd_portwatch *pw, const struct rd_device_list *devs,
 		     const struct rd_sysroot *sr, struct rd_warnings *w)
 {
-	const struct ne_family *sorted[RD_ARRAY_SIZE(families)];
+	size_t sorted[RD_ARRAY_SIZE(families)];
 	struct ne_port *ports;
 	size_t n = 0;
 	uint64_t v;
@@ -425,29 +434,25 @@ int rd_nodeexp_write(FILE *fp, const struct rd_portwatch *pw, const struct rd_de
 		if (pw->v[i]->gone)
 			continue;
 		p->wp = pw->v[i];
-		snprintf(p->num, sizeof(p->num), "%u", p->wp->port);
-		for (unsigned int d = 0; devs && d < devs->n && !p->dev; d++) {
-			if (strcmp(devs->v[d].name, p->wp->dev) != 0)
-				continue;
-			p->dev = &devs->v[d];
-			for (unsigned int k = 0; k < p->dev->nports; k++)
-				if (p->dev->ports[k].num == p->wp->port)
-					p->port = &p->dev->ports[k];
-		}
+		(void)snprintf(p->num, sizeof(p->num), "%u", p->wp->port);	/* fits */
+		p->dev = find_device(devs, p->wp->dev);
+		for (unsigned int k = 0; p->dev && k < p->dev->nports; k++)
+			if (p->dev->ports[k].num == p->wp->port)
+				p->port = &p->dev->ports[k];
 		read_extras(sr, p, w);
 		n++;
 	}
 	if (n > 1)
 		qsort(ports, n, sizeof(*ports), cmp_port);
 	for (size_t i = 0; i < RD_ARRAY_SIZE(families); i++)
-		sorted[i] = &families[i];
+		sorted[i] = i;
 	qsort(sorted, RD_ARRAY_SIZE(sorted), sizeof(sorted[0]), cmp_family);
 
 	/* node_infiniband_info takes its place in the name order. */
 	bool info_done = false;
 
 	for (size_t i = 0; i <= RD_ARRAY_SIZE(sorted); i++) {
-		const struct ne_family *f = i < RD_ARRAY_SIZE(sorted) ? sorted[i] : NULL;
+		const struct ne_family *f = i < RD_ARRAY_SIZE(sorted) ? &families[sorted[i]] : NULL;
 		char name[96];
 		bool any = false;
 
@@ -474,7 +479,7 @@ int rd_nodeexp_write(FILE *fp, const struct rd_portwatch *pw, const struct rd_de
 		}
 		if (!f)
 			break;
-		snprintf(name, sizeof(name), NE_PREFIX "%s", f->name);
+		(void)snprintf(name, sizeof(name), NE_PREFIX "%s", f->name);	/* fits */
 		for (size_t k = 0; k < n; k++) {
 			if (!ne_value(f, &ports[k], &v))
 				continue;
@@ -589,7 +594,7 @@ int rd_textfile_replace(const char *path, int (*write)(FILE *fp, void *arg), voi
 		ret = -errno;
 out:
 	if (fp)
-		fclose(fp);
+		(void)fclose(fp);	/* already failing */
 	if (fd >= 0)
 		close(fd);
 	if (ret && tmp)
