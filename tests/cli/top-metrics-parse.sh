@@ -7,7 +7,7 @@
 #     the 0.0.4 text format).
 # node-exporter must also be lint-clean; for prometheus only parse errors count
 # (its rdma_hw_* names keep the driver's spelling, e.g. iWARP's camelCase).
-# Prints one summary line; exit 1 on a failure.
+# Prints one summary line; exit 1 on a failure (an empty scrape is one).
 # usage: tests/cli/top-metrics-parse.sh prometheus|node-exporter|openmetrics < SCRAPE
 set -u
 mode=$1
@@ -28,6 +28,8 @@ from prometheus_client.openmetrics.parser import text_string_to_metric_families 
 parse = om if os.environ["MODE"] == "openmetrics" else prom
 fams = list(parse(sys.stdin.read()))
 n = sum(len(f.samples) for f in fams)
+if n == 0:
+    sys.exit("no sample at all")
 print("%s: promtool %s, prometheus_client: %d families, %d samples" % (os.environ["MODE"],
       "n/a" if os.environ["MODE"] == "openmetrics" else "ok", len(fams), n))
 ' <<< "$scrape" 2>&1 | tail -1

@@ -33,13 +33,15 @@ hw() {
 	sed -n 's/^rdma_hw_stat_total{counter="\([^"]*\)",device="'"$DEV"'",port="1"} \([0-9]*\)$/\1 \2/p' "$1"
 }
 val() { awk -v c="$2" '$1 == c { print $2 }' "$1"; }
+# (vm_check runs commands with stdin from /dev/null: these read their file themselves)
+parses() { "$RD_ROOT/tests/cli/top-metrics-parse.sh" node-exporter < "$1"; }
+same_as_node_exporter() { "$RD_ROOT/tests/cli/nodeexp-ref.py" --compare / "$DEV" < "$1"; }
 
 vm_check "scrape before" scrape "$W/a"
 vm_check_eq "no warnings" "" "$(cat "$W/a.err")"
-vm_check_output "promtool and prometheus_client accept it" "^node-exporter: promtool ok" \
-	"$RD_ROOT/tests/cli/top-metrics-parse.sh" node-exporter < "$W/a"
+vm_check_output "promtool and prometheus_client accept it" "^node-exporter: promtool ok" parses "$W/a"
 vm_check_output "node_infiniband_* = node_exporter's rules on this sysfs" "all equal\$" \
-	"$RD_ROOT/tests/cli/nodeexp-ref.py" --compare / "$DEV" < "$W/a"
+	same_as_node_exporter "$W/a"
 vm_check_eq "state_id 4, physical_state_id 5" "4 5" \
 	"$(sed -n 's/^node_infiniband_state_id{device="'"$DEV"'",port="1"} //p' "$W/a") $(sed -n 's/^node_infiniband_physical_state_id{device="'"$DEV"'",port="1"} //p' "$W/a")"
 vm_check_output "rdma_port_info joins rxe0 to eth0" \
@@ -75,7 +77,9 @@ until_file() {
 	hw "$W/rdma.prom" | sort | cmp -s - <(sort "$W/b.sys")
 }
 vm_check "--textfile shows the new counters" vm_retry 20 until_file
-vm_check "the file parses" "$RD_ROOT/tests/cli/top-metrics-parse.sh" node-exporter < "$W/rdma.prom"
+vm_check "the file parses" parses "$W/rdma.prom"
+vm_check_output "the file = node_exporter's rules on this sysfs" "all equal\$" \
+	same_as_node_exporter "$W/rdma.prom"
 vm_check_eq "--textfile left no temporary file" "rdma.prom" "$(cd "$W" && ls -A | grep -v -e '^a' -e '^b' -e '^tf.err$')"
 kill -TERM "$tfpid"
 wait "$tfpid"
