@@ -20,10 +20,12 @@ finish() {
 }
 
 t0=$SECONDS
-if deb=$(make --no-print-directory -s deb 2>&1 | tail -1) && [ -f "$deb" ]; then
+deb=build/rdma-diag_$(cat VERSION)_$(dpkg --print-architecture).deb
+# (make deb rebuilds only when a source is newer than the .deb)
+if out=$(make --no-print-directory -s deb 2>&1) && [ -f "$deb" ]; then
 	ok
 else
-	bad "make deb: $deb"
+	bad "make deb: $out"
 	finish
 fi
 t_build=$((SECONDS - t0))

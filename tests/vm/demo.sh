@@ -35,4 +35,8 @@ show "$B/rdma-devmap"
 show "$B/rdma-devmap" -v
 show "$B/rdma-devmap" "$VM_IP"
 show "$B/rdma-devmap" "$NET.100" -j
+# Metrics under node_exporter's infiniband collector names, and the textfile mode.
+show "$B/rdma-top" --format node-exporter -d rxe0
+show "$B/rdma-top" --textfile /tmp/rdma.prom -n 2 -i 0.5 -d rxe0
+show grep -E '^(node_infiniband_state_id|rdma_hw_stat_total.*sent_pkts|rdma_port_info)' /tmp/rdma.prom
 vm_pass "demo ran"
