@@ -25,7 +25,7 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral -Wstric
 # -Wno-format-nonliteral: rd_out_* and rd_sys_* take printf formats from their callers
 # and are marked __attribute__((format)), so the callers are checked instead.
 ALL_CFLAGS := -std=gnu11 $(WARN) -D_FORTIFY_SOURCE=2 -fstack-protector-strong \
-	-DRD_VERSION='"$(VERSION)"' -Ilib $(PKG_CFLAGS) $(CFLAGS)
+	-DRD_VERSION='"$(VERSION)"' -Ilib $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 ALL_LDFLAGS := $(LDFLAGS)
 ifeq ($(SAN),1)
 ALL_CFLAGS += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -U_FORTIFY_SOURCE
@@ -51,6 +51,7 @@ LIBA := $(BUILD)/librdmadiag.a
 .SECONDARY:
 
 .PHONY: fuzz fuzz-build check-fuzz
+.PHONY: deb check-deb
 .PHONY: all clean install uninstall deps check check-unit check-cli check-vm check-san check-valgrind \
 	check-build check-tui lint-man lint demo help vm-prepare
 
@@ -107,7 +108,8 @@ uninstall:
 DEB_BUILD_DEPS := build-essential pkg-config clang libclang-rt-14-dev libibverbs-dev librdmacm-dev libnl-3-dev \
 	libnl-route-3-dev libncurses-dev libjson-c-dev
 DEB_TEST_DEPS := libcmocka-dev mandoc groff-base cppcheck clang-tidy bash-completion zsh jq tmux strace util-linux qemu-system-x86 busybox-static cpio kmod rdma-core \
-	ibverbs-providers ibverbs-utils rdmacm-utils perftest iproute2 xz-utils zstd valgrind
+	ibverbs-providers ibverbs-utils rdmacm-utils perftest iproute2 xz-utils zstd valgrind \
+	dpkg-dev debhelper devscripts lintian python3-prometheus-client prometheus
 deps:
 	@if [ "$$(id -u)" = 0 ]; then \
 		export DEBIAN_FRONTEND=noninteractive; \
@@ -142,8 +144,25 @@ check-valgrind: all
 vm-prepare:
 	@tests/vm/prepare.sh build/vm
 
-check-vm: all vm-prepare
+# The VM tier installs the Debian package (tests/vm/t-deb.sh): build it first.
+check-vm: all vm-prepare deb
 	@tests/vm/check.sh $(BUILD) $(RESULTS)/vm
+
+# ---- Debian package ----
+# make deb: dpkg-buildpackage -us -uc -b on a copy of the tree (tests/deb/build.sh);
+# the .deb, -dbgsym .deb, .buildinfo and .changes land in build/.
+DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null)
+DEB_FILE := build/rdma-diag_$(VERSION)_$(DEB_ARCH).deb
+DEB_INPUTS := $(LIB_SRCS) $(wildcard lib/*.h) $(TOOL_SRCS) $(MANPAGES) $(wildcard completions/*/*) \
+	$(wildcard debian/* debian/*/*) Makefile VERSION
+
+deb: $(DEB_FILE)
+$(DEB_FILE): $(DEB_INPUTS)
+	@tests/deb/build.sh build
+
+# Package tier: build, lintian, contents, relations, hardening (tests/deb/check.sh).
+check-deb:
+	@tests/deb/check.sh $(RESULTS)/deb
 
 # ---- fuzzing (libFuzzer, clang, ASan+UBSan) ----
 FUZZ_SECONDS ?= 60
@@ -208,6 +227,7 @@ check:
 	@echo "== man pages"; tests/lint-man.sh --results $(RESULTS)/man $(MANPAGES) || true
 	@echo "== shell completions"; tests/completion.sh $(RESULTS)/completion || true
 	@echo "== fuzzing (15 s a target)"; $(MAKE) --no-print-directory check-fuzz || true
+	@echo "== Debian package (build, lintian)"; $(MAKE) --no-print-directory check-deb || true
 	@echo "== VM tier"; $(MAKE) --no-print-directory check-vm || true
 	@tests/summary.sh $(RESULTS)
 
@@ -220,7 +240,8 @@ help:
 	@echo "make [all]      build build/librdmadiag.a and the tools into build/"
 	@echo "make check      all test tiers (unit, CLI, sanitizers, man lint, VM); ends with 'N passed, N failed'"
 	@echo "make lint       static analysis: cppcheck, clang-tidy, gcc -fanalyzer (zero findings)"
-	@echo "make check-unit | check-cli | check-tui | check-san | check-valgrind | check-vm   one tier"
+	@echo "make check-unit | check-cli | check-tui | check-san | check-valgrind | check-deb | check-vm  one tier"
+	@echo "make deb        build the Debian package into build/ (dpkg-buildpackage -us -uc -b)"
 	@echo "make demo       boot two soft-RoCE VMs and show every tool at work on the terminal"
 	@echo "make deps       install the Debian build and test dependencies (root)"
 	@echo "make install [PREFIX=/usr/local] [DESTDIR=]   | make uninstall"

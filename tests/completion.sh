@@ -43,6 +43,13 @@ for f in completions/bash/rdma-*; do
 	expect "$t" "$t --color=al" always
 	expect "$t" "$t --json" --json
 done
+# rdma-top's metrics options
+touch "$tmp/a.prom" "$tmp/b.txt"
+expect rdma-top "rdma-top --format n" node-exporter
+expect rdma-top "rdma-top --format=node" node-exporter
+expect rdma-top "rdma-top --textf" --textfile
+expect rdma-top "rdma-top --textfile $tmp/" "$tmp/a.prom" "$tmp/sys"
+
 for f in completions/zsh/_rdma-*; do
 	if zsh -n "$f" 2>"$tmp/err" && grep -q "^#compdef $(basename "$f" | cut -c2-)\$" "$f"; then
 		pass=$((pass + 1))

@@ -17,14 +17,16 @@
 #include "base/base.h"
 #include "rdma-top/ticker.h"
 #include "rdma-top/topfmt.h"
+#include "rdma-top/topne.h"
 #include "rdma-top/topui.h"
 
 enum {
 	OPT_ONCE = RD_OPT_TOOL_BASE,
 	OPT_FORMAT,
+	OPT_TEXTFILE,
 };
 
-enum fmt { FMT_TEXT, FMT_JSON, FMT_OPENMETRICS, FMT_PROMETHEUS };
+enum fmt { FMT_TEXT, FMT_JSON, FMT_OPENMETRICS, FMT_PROMETHEUS, FMT_NODE_EXPORTER };
 
 static void usage(const char *prog)
 {
@@ -38,8 +40,11 @@ static void usage(const char *prog)
 	       "  -n, --iterations N    stop after N samples (the screen too)\n"
 	       "  -i, --interval SEC    time between samples (default 1; 0 in batch: no wait)\n"
 	       "      --once            one sample of absolute values, no rates\n"
-	       "      --format FMT      text, json (like -j), openmetrics or prometheus (one\n"
-	       "                        scrape for node_exporter's textfile collector)\n"
+	       "      --format FMT      text, json (like -j), or one scrape: openmetrics,\n"
+	       "                        prometheus, node-exporter (node_exporter's infiniband\n"
+	       "                        collector names, for its textfile collector)\n"
+	       "      --textfile PATH   rewrite PATH atomically with a node-exporter (or\n"
+	       "                        --format prometheus) scrape every interval\n"
 	       "  -d, --device NAME     only this device (repeatable)\n"
 	       "  -p, --port N          only port N\n"
 	       "  -j, --json            JSON: one object per port per sample (JSON lines)\n"
@@ -324,6 +329,82 @@ static int run_batch(struct rd_cli *cli, struct rd_portwatch *pw, struct rd_out 
 	return ret;
 }
 
+/* One metrics scrape into fp (the callback of rd_textfile_replace too). */
+struct scrape {
+	struct rd_cli *cli;
+	struct rd_portwatch *pw;
+	enum fmt format;
+};
+
+static int write_scrape(FILE *fp, void *arg)
+{
+	struct scrape *s = arg;
+	struct rd_device_list list = { 0 };
+	const char *unknown = NULL;
+	int ret;
+
+	if (s->format != FMT_NODE_EXPORTER)
+		return rd_metrics_write(fp, s->pw, s->format == FMT_OPENMETRICS);
+	/* State, physical state, rate and device facts as they are now. */
+	ret = rd_device_scan_flags(&s->cli->sr, &s->cli->devices, &list, &unknown, &s->cli->warnings, 0);
+	if (ret == -ENODEV)	/* a -d device went away: the others still count */
+		ret = rd_device_scan_flags(&s->cli->sr, NULL, &list, &unknown, &s->cli->warnings, 0);
+	if (ret == -ENOMEM)
+		return ret;
+	ret = rd_nodeexp_write(fp, s->pw, ret ? NULL : &list, &s->cli->sr, &s->cli->warnings);
+	rd_device_list_free(&list);
+	return ret;
+}
+
+/* --textfile: refresh, replace the file, wait for the tick; signals end it cleanly. */
+static int run_textfile(struct rd_cli *cli, struct scrape *sc, const char *path, double interval,
+			unsigned long count)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, 0 };
+	struct rd_ticker t;
+	int ret;
+
+	ret = rd_ticker_open(&t, -1, sigs);
+	if (ret == 0 && interval > 0)
+		ret = rd_ticker_arm(&t, interval);
+	if (ret) {
+		rd_cli_error(cli, "cannot set up the sampling loop: %s", strerror(-ret));
+		rd_ticker_close(&t);
+		return RD_EXIT_FAIL;
+	}
+	ret = RD_EXIT_OK;
+	for (unsigned long sample = 1;; sample++) {
+		unsigned int ev = 0;
+		int err, signo;
+
+		if (rd_portwatch_refresh(sc->pw)) {
+			rd_cli_error(cli, "out of memory");
+			ret = RD_EXIT_FAIL;
+			break;
+		}
+		err = rd_textfile_replace(path, write_scrape, sc);
+		rd_cli_flush_warnings(cli);
+		if (err) {
+			rd_cli_error(cli, "%s: cannot write: %s%s", path, strerror(-err),
+				     err == -ENOENT ? " (its directory must exist)" :
+				     err == -EACCES || err == -EPERM || err == -EROFS ?
+								" (the directory must be writable: a temporary file is renamed over it)" : "");
+			ret = RD_EXIT_FAIL;
+			break;
+		}
+		if (count && sample >= count)
+			break;
+		do {
+			if (rd_ticker_wait(&t, interval > 0 ? -1 : 0, &ev, &signo))
+				ev = RD_EV_SIGNAL;
+		} while (interval > 0 && !ev);
+		if (ev & RD_EV_SIGNAL)
+			break;
+	}
+	rd_ticker_close(&t);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -332,6 +413,7 @@ int main(int argc, char **argv)
 		{ "interval", required_argument, NULL, 'i' },
 		{ "once", no_argument, NULL, OPT_ONCE },
 		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "textfile", required_argument, NULL, OPT_TEXTFILE },
 		RD_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -339,6 +421,7 @@ int main(int argc, char **argv)
 	struct rd_portwatch pw = { 0 };
 	bool batch = false, once = false, have_interval = false, have_count = false;
 	bool have_format = false;
+	const char *textfile = NULL;
 	enum fmt format = FMT_TEXT;
 	unsigned long count = 0;
 	double interval = 1.0;
@@ -387,11 +470,20 @@ int main(int argc, char **argv)
 				format = FMT_OPENMETRICS;
 			else if (strcmp(optarg, "prometheus") == 0)
 				format = FMT_PROMETHEUS;
+			else if (strcmp(optarg, "node-exporter") == 0)
+				format = FMT_NODE_EXPORTER;
 			else {
-				ret = rd_cli_usage_error(&cli, "invalid --format '%s' (text, json, openmetrics or prometheus)",
+				ret = rd_cli_usage_error(&cli, "invalid --format '%s' (text, json, openmetrics, prometheus or node-exporter)",
 							 optarg);
 				goto out;
 			}
+			break;
+		case OPT_TEXTFILE:
+			if (!*optarg) {
+				ret = rd_cli_usage_error(&cli, "--textfile needs a file name (e.g. /var/lib/node_exporter/textfile/rdma.prom)");
+				goto out;
+			}
+			textfile = optarg;
 			break;
 		default:
 			ret = rd_cli_getopt_error(&cli, opt, argv);
@@ -409,12 +501,33 @@ int main(int argc, char **argv)
 		ret = rd_cli_usage_error(&cli, "--format text and -j do not go together");
 		goto out;
 	}
-	if (format == FMT_JSON)
+	if (textfile) {
+		if (!have_format)
+			format = FMT_NODE_EXPORTER;
+		if (format != FMT_NODE_EXPORTER && format != FMT_PROMETHEUS) {
+			ret = rd_cli_usage_error(&cli, "--textfile writes node-exporter or prometheus text, not --format %s",
+						 format == FMT_OPENMETRICS ? "openmetrics" : format == FMT_JSON ? "json" : "text");
+			goto out;
+		}
+		if (cli.json || batch) {
+			ret = rd_cli_usage_error(&cli, "--textfile writes a file; not with -j or -b");
+			goto out;
+		}
+		if (once && (have_count || have_interval)) {
+			ret = rd_cli_usage_error(&cli, "--once writes the file once; not with -n or -i");
+			goto out;
+		}
+		if (once)
+			count = 1;
+	} else if (format == FMT_JSON)
 		cli.json = true;
-	if (format == FMT_OPENMETRICS || format == FMT_PROMETHEUS) {
+	if (textfile) {
+		/* the checks above */
+	} else if (format == FMT_OPENMETRICS || format == FMT_PROMETHEUS || format == FMT_NODE_EXPORTER) {
 		if (cli.json || batch || have_count || have_interval || once) {
-			ret = rd_cli_usage_error(&cli, "--format %s prints one scrape; not with -j, -b, -n, -i or --once",
-						 format == FMT_OPENMETRICS ? "openmetrics" : "prometheus");
+			ret = rd_cli_usage_error(&cli, "--format %s prints one scrape; not with -j, -b, -n, -i or --once (--textfile repeats it)",
+						 format == FMT_OPENMETRICS ? "openmetrics" :
+						 format == FMT_PROMETHEUS ? "prometheus" : "node-exporter");
 			goto out;
 		}
 		once = true;
@@ -423,7 +536,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	/* JSON, or stdout not a terminal: the batch mode. */
-	if (!once && (cli.json || !isatty(STDOUT_FILENO)))
+	if (!textfile && !once && (cli.json || !isatty(STDOUT_FILENO)))
 		batch = true;
 
 	cli.scan_flags = 0;	/* the ports' netdev lists are not shown */
@@ -446,17 +559,27 @@ int main(int argc, char **argv)
 		ret = RD_EXIT_FAIL;
 		goto out;
 	}
-	if (format == FMT_OPENMETRICS || format == FMT_PROMETHEUS) {
+	if (textfile) {
+		struct scrape sc = { .cli = &cli, .pw = &pw, .format = format };
+
+		ret = run_textfile(&cli, &sc, textfile, interval, count);
+		goto out;
+	}
+	if (format == FMT_OPENMETRICS || format == FMT_PROMETHEUS || format == FMT_NODE_EXPORTER) {
+		struct scrape sc = { .cli = &cli, .pw = &pw, .format = format };
+
 		if (rd_portwatch_refresh(&pw)) {
 			rd_cli_error(&cli, "out of memory");
 			ret = RD_EXIT_FAIL;
 			goto out;
 		}
+		ret = write_scrape(stdout, &sc);
 		rd_cli_flush_warnings(&cli);
-		ret = RD_EXIT_OK;
-		if (rd_metrics_write(stdout, &pw, format == FMT_OPENMETRICS)) {
-			rd_cli_error(&cli, "write error on stdout");
+		if (ret) {
+			rd_cli_error(&cli, ret == -ENOMEM ? "out of memory" : "write error on stdout");
 			ret = RD_EXIT_FAIL;
+		} else {
+			ret = RD_EXIT_OK;
 		}
 		goto out;
 	}

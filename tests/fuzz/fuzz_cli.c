@@ -10,8 +10,9 @@
  * NUL-separated ("-d\0mlx5_0\0-p\0001").
  *
  * Kept deterministic and away from the kernel:
- *  - any argument that spells --sysroot (or an abbreviation of it) is dropped,
- *    so the fixture cannot be replaced by the live system or a random tree;
+ *  - any argument that spells --sysroot or --textfile (or an abbreviation of
+ *    either) is dropped, so the fixture cannot be replaced by the live system
+ *    or a random tree, and no file is written where the fuzzer says;
  *    and rd_sysroot_is_live() is wrapped (-Wl,--wrap) to trap if it ever says
  *    "live" all the same.  rdma-selftest refuses --sysroot after its option
  *    checks, rdma-events watches nothing with it (-s prints the tree's state).
@@ -84,8 +85,8 @@ int __wrap_rd_ticker_wait(struct rd_ticker *t, int timeout_ms, unsigned int *eve
 	return 0;
 }
 
-/* --sysroot, --sysr=..., --sy: what getopt_long would take for --sysroot. */
-static bool spells_sysroot(const char *arg)
+/* --NAME, --NA=..., --N: what getopt_long would take for --NAME. */
+static bool spells_option(const char *arg, const char *name)
 {
 	size_t n;
 
@@ -93,7 +94,16 @@ static bool spells_sysroot(const char *arg)
 		return false;
 	arg += 2;
 	n = strcspn(arg, "=");
-	return n > 0 && n <= strlen("sysroot") && strncmp(arg, "sysroot", n) == 0;
+	return n > 0 && n <= strlen(name) && strncmp(arg, name, n) == 0;
+}
+
+/*
+ * --sysroot would leave the fixture; rdma-top's --textfile would write (as
+ * root: replace) any file the fuzzer names.  Both are dropped.
+ */
+static bool spells_sysroot(const char *arg)
+{
+	return spells_option(arg, "sysroot") || spells_option(arg, "textfile");
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
