@@ -70,7 +70,7 @@ static int open_error(const char *path, int err)
 
 	if (err == ENOENT && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
 		return -ENOLINK;
-	return -err;
+	return err > 0 ? -err : -EIO;
 }
 
 /* Read a whole small file; -EOVERFLOW if it does not fit. */

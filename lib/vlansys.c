@@ -14,29 +14,31 @@
 
 #include "netdev.h"
 
-/* RD_VLAN_TAGGED, RD_VLAN_UNTAGGED (-1) or RD_VLAN_CANNOT_TELL. */
-static int vlan_state(const struct rd_sysroot *sr, const char *ifname, int depth)
+/*
+ * One netdev: RD_VLAN_TAGGED, -1 (not a VLAN) or RD_VLAN_CANNOT_TELL; or
+ * RD_VLAN_STACKED with lower[] set when it sits on one netdev and is not a
+ * VLAN by type: its tagging is then that of the lower one.
+ */
+#define RD_VLAN_STACKED 1
+static int vlan_state_one(const struct rd_sysroot *sr, const char *ifname, char *lower,
+			  size_t lower_len)
 {
 	struct rd_strlist ents = { 0 };
-	char uevent[512], lower[64] = "";
+	char uevent[512];
 	size_t nlower = 0;
-	int ret;
 
-	if (depth > 4 || rd_sys_list(sr, &ents, "/sys/class/net/%s", ifname))
+	if (rd_sys_list(sr, &ents, "/sys/class/net/%s", ifname))
 		return RD_VLAN_CANNOT_TELL;
 	for (size_t i = 0; i < ents.n; i++) {
-		if (strncmp(ents.v[i], "lower_", 6) == 0) {
-			if (!nlower++)
-				rd_strlcpy(lower, ents.v[i] + 6, sizeof(lower));
-		}
+		if (strncmp(ents.v[i], "lower_", 6) == 0 && !nlower++)
+			rd_strlcpy(lower, ents.v[i] + 6, lower_len);
 	}
 	bool bond = rd_strlist_has(&ents, "bonding");
 
 	rd_strlist_free(&ents);
 	if (!nlower)
 		return -1;
-	ret = rd_sys_read_str(sr, uevent, sizeof(uevent), "/sys/class/net/%s/uevent", ifname);
-	if (ret == 0) {
+	if (rd_sys_read_str(sr, uevent, sizeof(uevent), "/sys/class/net/%s/uevent", ifname) == 0) {
 		for (char *l = uevent; l; l = strchr(l, '\n')) {
 			if (*l == '\n')
 				l++;
@@ -46,10 +48,26 @@ static int vlan_state(const struct rd_sysroot *sr, const char *ifname, int depth
 	} else if (!bond) {
 		return RD_VLAN_CANNOT_TELL;
 	}
-	/* Stacked but not a VLAN (bond, macvlan...): tagged if what it sits on is. */
+	/* A bond's slaves carry the bond's untagged frames; one lower: look at it. */
 	if (nlower > 1 || bond)
-		return -1;	/* a bond's slaves carry untagged frames of the bond */
-	return vlan_state(sr, lower, depth + 1);
+		return -1;
+	return RD_VLAN_STACKED;
+}
+
+/* Stacked but not a VLAN (macvlan...): tagged if what it sits on is; 4 levels at most. */
+static int vlan_state(const struct rd_sysroot *sr, const char *ifname)
+{
+	char name[64], lower[64];
+
+	rd_strlcpy(name, ifname, sizeof(name));
+	for (int depth = 0; depth < 4; depth++) {
+		int st = vlan_state_one(sr, name, lower, sizeof(lower));
+
+		if (st != RD_VLAN_STACKED)
+			return st;
+		rd_strlcpy(name, lower, sizeof(name));
+	}
+	return RD_VLAN_CANNOT_TELL;
 }
 
 int rd_vlan_map_from_sysfs(const struct rd_sysroot *sr, struct rd_vlan_map *map)
@@ -64,7 +82,7 @@ int rd_vlan_map_from_sysfs(const struct rd_sysroot *sr, struct rd_vlan_map *map)
 	if (ret)
 		return ret;
 	for (size_t i = 0; i < ifs.n && ret == 0; i++) {
-		int st = vlan_state(sr, ifs.v[i], 0);
+		int st = vlan_state(sr, ifs.v[i]);
 
 		if (st == -1)
 			continue;

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "device.h"
 #include "gid.h"
+#include "gidlive.h"
 #include "netdev.h"
 #include "output.h"
 
@@ -327,6 +328,7 @@ int main(int argc, char **argv)
 	struct gid_filter f = { .vlan = -1 };
 	struct rd_device_list list = { 0 };
 	struct rd_vlan_map vlans = { 0 };
+	struct rd_gid_live *live = NULL;
 	bool best = false, compat = false;
 	unsigned int found = 0, best_found = 0, best_ports = 0;
 	struct best_res *res = NULL;
@@ -438,6 +440,17 @@ int main(int argc, char **argv)
 	if (ret)
 		goto out;
 	(void)rd_vlan_map_read(&cli.sr, &vlans);
+	/*
+	 * Live, the table comes from ibv_query_gid_table() (one call per device)
+	 * unless RDMA_GIDS_SOURCE=sysfs; -a needs the empty slots only sysfs lists.
+	 */
+	{
+		const char *src = getenv("RDMA_GIDS_SOURCE");
+
+		if (rd_sysroot_is_live(&cli.sr) && !(f.all && !best && !compat) &&
+		    !(src && strcmp(src, "sysfs") == 0))
+			live = rd_gid_live_open();
+	}
 	/* -n naming a VLAN netdev chooses that VLAN: the netdev filter decides, not tagging. */
 	if (best && f.netdev && f.vlan < 0)
 		f.vlan = RD_GID_VLAN_ANY;
@@ -467,7 +480,8 @@ int main(int argc, char **argv)
 
 			if (!rd_cli_port_selected(&cli, p))
 				continue;
-			if (rd_port_gid_table_vlans(&cli.sr, d, p, f.all && !best && !compat, &vlans, &t,
+			if ((!live || rd_gid_live_port(live, &cli.sr, d, p, &vlans, &t)) &&
+			    rd_port_gid_table_vlans(&cli.sr, d, p, f.all && !best && !compat, &vlans, &t,
 						    &cli.warnings))
 				continue;	/* warned; the other ports go on */
 			if (best) {
@@ -611,6 +625,7 @@ int main(int argc, char **argv)
 			rd_cli_error(&cli, "no GID matches the filters");
 	}
 out:
+	rd_gid_live_close(live);
 	free(res);
 	rd_vlan_map_free(&vlans);
 	rd_device_list_free(&list);
