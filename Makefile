@@ -32,11 +32,17 @@ ALL_CFLAGS += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sani
 ALL_LDFLAGS += -fsanitize=address,undefined
 endif
 
-LIB_SRCS := $(sort $(wildcard lib/*.c))
+# lib/<layer>/*.c: the library, one folder per layer (lib/README.md).
+LIB_SRCS := $(sort $(wildcard lib/*/*.c))
 LIB_OBJS := $(LIB_SRCS:lib/%.c=$(BUILD)/obj/lib/%.o)
+HDRS := $(wildcard lib/*/*.h tools/*/*.h)
 TOOL_SRCS := $(sort $(wildcard tools/rdma-*.c))
 TOOLS := $(TOOL_SRCS:tools/%.c=%)
 TOOL_BINS := $(TOOLS:%=$(BUILD)/%)
+# tools/<tool>/*.c: code only that tool uses, linked into it (and into the unit tests).
+TOOL_LOCAL_SRCS := $(sort $(wildcard tools/rdma-*/*.c))
+TOOL_LOCAL_OBJS := $(TOOL_LOCAL_SRCS:tools/%.c=$(BUILD)/obj/tools/%.o)
+tool_local_objs = $(filter $(BUILD)/obj/tools/$(1)/%,$(TOOL_LOCAL_OBJS))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 MANPAGES := $(sort $(wildcard man/*.1))
@@ -54,23 +60,28 @@ all: $(LIBA) $(TOOL_BINS)
 Q := $(if $(V),,@)
 say = $(if $(V),,@echo "  $(1)	$(2)";)
 
-$(BUILD)/obj/lib/%.o: lib/%.c $(wildcard lib/*.h) | $(BUILD)/obj/lib
+$(BUILD)/obj/lib/%.o: lib/%.c $(HDRS)
+	@mkdir -p $(@D)
 	$(call say,CC,$<)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(BUILD)/obj/tools/%.o: tools/%.c $(wildcard lib/*.h) | $(BUILD)/obj/tools
+$(BUILD)/obj/tools/%.o: tools/%.c $(HDRS)
+	@mkdir -p $(@D)
 	$(call say,CC,$<)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(LIBA): $(LIB_OBJS)
 	$(call say,AR,$@)rm -f $@ && $(AR) rcs $@ $^
 
-$(BUILD)/rdma-%: $(BUILD)/obj/tools/rdma-%.o $(LIBA)
-	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIBA) $(PKG_LIBS) -lm
+.SECONDEXPANSION:
+$(BUILD)/rdma-%: $(BUILD)/obj/tools/rdma-%.o $$(call tool_local_objs,rdma-$$*) $(LIBA)
+	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) -o $@ $(filter %.o,$^) $(LIBA) $(PKG_LIBS) -lm
 
-$(BUILD)/tests/%: tests/unit/%.c $(LIBA) | $(BUILD)/tests
-	$(call say,CC,$@)$(CC) $(ALL_CFLAGS) $(shell $(PKG_CONFIG) --cflags cmocka) $(ALL_LDFLAGS) -o $@ $< \
-		$(LIBA) $(PKG_LIBS) $(shell $(PKG_CONFIG) --libs cmocka) -lm
+# Unit tests are white-box: they include a layer's unit headers ("stats/counters.h")
+# and may test a tool's own code ("rdma-top/topfmt.h").
+$(BUILD)/tests/%: tests/unit/%.c $(TOOL_LOCAL_OBJS) $(LIBA) | $(BUILD)/tests
+	$(call say,CC,$@)$(CC) $(ALL_CFLAGS) -Itools $(shell $(PKG_CONFIG) --cflags cmocka) $(ALL_LDFLAGS) -o $@ $< \
+		$(TOOL_LOCAL_OBJS) $(LIBA) $(PKG_LIBS) $(shell $(PKG_CONFIG) --libs cmocka) -lm
 
-$(BUILD)/obj/lib $(BUILD)/obj/tools $(BUILD)/tests:
+$(BUILD)/tests:
 	mkdir -p $@
 
 clean:
@@ -143,26 +154,26 @@ FUZZ_LIB := $(FUZZ_BUILD)/librdmadiag.a
 
 ifndef FUZZ_INNER
 # The library again, instrumented for libFuzzer, in its own tree.
-$(FUZZ_LIB): $(LIB_SRCS) $(wildcard lib/*.h)
+$(FUZZ_LIB): $(LIB_SRCS) $(HDRS)
 	@$(MAKE) --no-print-directory FUZZ_INNER=1 CC=clang BUILD=$(FUZZ_BUILD) \
 		CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer" \
 		$(FUZZ_LIB)
 endif
 
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB)
-	$(call say,FUZZ,$@)clang -std=gnu11 -Wall -Wextra -Werror -Ilib $(PKG_CFLAGS) -O1 -g \
+	$(call say,FUZZ,$@)clang -std=gnu11 -Wall -Wextra -Werror -Ilib -Itools $(PKG_CFLAGS) -O1 -g \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ $< $(FUZZ_LIB) $(PKG_LIBS) -lm
 
 # fuzz_cli runs every tool's main() in-process: the tools compiled again with
 # main renamed (<tool>_main), instrumented like the library; the fixtures by absolute path.
-FUZZ_CLI_OBJS := $(TOOLS:%=$(FUZZ_BUILD)/cli/%.o)
-$(FUZZ_BUILD)/cli/rdma-%.o: tools/rdma-%.c $(wildcard lib/*.h)
+FUZZ_CLI_OBJS := $(TOOLS:%=$(FUZZ_BUILD)/cli/%.o) $(TOOL_LOCAL_SRCS:tools/%.c=$(FUZZ_BUILD)/cli/%.o)
+$(FUZZ_BUILD)/cli/%.o: tools/%.c $(HDRS)
 	@mkdir -p $(@D)
 	$(call say,FUZZ,$@)clang -std=gnu11 -Wall -Wextra -Werror -Ilib $(PKG_CFLAGS) -DRD_VERSION='"$(VERSION)"' \
-		-Dmain=$(subst -,_,rdma-$*)_main -O1 -g -fsanitize=fuzzer-no-link,address,undefined \
+		-Dmain=$(subst -,_,$*)_main -O1 -g -fsanitize=fuzzer-no-link,address,undefined \
 		-fno-omit-frame-pointer -c -o $@ $<
 $(FUZZ_BUILD)/fuzz_cli: tests/fuzz/fuzz_cli.c $(FUZZ_CLI_OBJS) $(FUZZ_LIB)
-	$(call say,FUZZ,$@)clang -std=gnu11 -Wall -Wextra -Werror -Ilib $(PKG_CFLAGS) -O1 -g \
+	$(call say,FUZZ,$@)clang -std=gnu11 -Wall -Wextra -Werror -Ilib -Itools $(PKG_CFLAGS) -O1 -g \
 		-DRD_FIXTURES='"$(CURDIR)/tests/fixtures"' -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=all -Wl,--wrap=rd_ticker_wait,--wrap=rd_sysroot_is_live \
 		-o $@ $< $(FUZZ_CLI_OBJS) $(FUZZ_LIB) $(PKG_LIBS) -lm
@@ -203,13 +214,13 @@ check:
 demo: 
 	@if [ "$$(id -u)" = 0 ]; then tests/vm/need-deps.sh || $(MAKE) --no-print-directory deps; fi
 	@$(MAKE) --no-print-directory all vm-prepare
-	@tests/vm/run.sh tests/vm/demo.sh
+	@tests/vm/run.sh --pair --show --name demo --timeout 420 tests/vm/demo.sh tests/vm/demo-peer.sh
 
 help:
 	@echo "make [all]      build build/librdmadiag.a and the tools into build/"
 	@echo "make check      all test tiers (unit, CLI, sanitizers, man lint, VM); ends with 'N passed, N failed'"
 	@echo "make lint       static analysis: cppcheck, clang-tidy, gcc -fanalyzer (zero findings)"
 	@echo "make check-unit | check-cli | check-tui | check-san | check-valgrind | check-vm   one tier"
-	@echo "make demo       boot the soft-RoCE VM and run every tool in it"
+	@echo "make demo       boot two soft-RoCE VMs and show every tool at work on the terminal"
 	@echo "make deps       install the Debian build and test dependencies (root)"
 	@echo "make install [PREFIX=/usr/local] [DESTDIR=]   | make uninstall"

@@ -12,8 +12,8 @@
  *   once        /proc/net/vlan/config (netdev -> VLAN id)
  *   listings    sys/class/infiniband, each device's ports/, each port's gids/
  *
- * That is the set of files rdma-gids reads for its listing (lib/device.c
- * rd_device_read/read_port, lib/gid.c rd_port_gid_table), each read once.
+ * That is the set of files rdma-gids reads for its listing (lib/model/device.c
+ * rd_device_read/read_port, lib/model/gid.c rd_port_gid_table), each read once.
  *
  * usage: gid-floor SYSROOT      (reads SYSROOT/sys and SYSROOT/proc; "/" for live)
  */

@@ -7,10 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "device.h"
-#include "output.h"
-#include "verbs.h"
+#include "cli/cli.h"
+#include "model/model.h"
+#include "output/output.h"
 
 enum { OPT_NO_VERBS = RD_OPT_TOOL_BASE };
 

@@ -9,12 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "device.h"
-#include "gid.h"
-#include "netdev.h"
-#include "nldev.h"
-#include "output.h"
+#include "cli/cli.h"
+#include "model/model.h"
+#include "output/output.h"
 
 struct port_map {
 	struct rd_device *dev;

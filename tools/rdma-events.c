@@ -13,13 +13,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "device.h"
-#include "events.h"
-#include "evwatch.h"
-#include "gid.h"
-#include "netdev.h"
-#include "output.h"
+#include "cli/cli.h"
+#include "model/model.h"
+#include "watch/watch.h"
+#include "output/output.h"
+#include "base/base.h"
 
 enum {
 	OPT_COUNT = RD_OPT_TOOL_BASE,

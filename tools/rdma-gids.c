@@ -8,12 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "device.h"
-#include "gid.h"
-#include "gidlive.h"
-#include "netdev.h"
-#include "output.h"
+#include "cli/cli.h"
+#include "model/model.h"
+#include "output/output.h"
+#include "base/base.h"
 
 enum {
 	OPT_VER = RD_OPT_TOOL_BASE,

@@ -11,13 +11,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "counters.h"
-#include "output.h"
-#include "portwatch.h"
-#include "ticker.h"
-#include "topfmt.h"
-#include "topui.h"
+#include "cli/cli.h"
+#include "stats/stats.h"
+#include "output/output.h"
+#include "base/base.h"
+#include "rdma-top/ticker.h"
+#include "rdma-top/topfmt.h"
+#include "rdma-top/topui.h"
 
 enum {
 	OPT_ONCE = RD_OPT_TOOL_BASE,

@@ -32,8 +32,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sysroot.h"
-#include "ticker.h"
+#include "sysroot/sysroot.h"
+#include "rdma-top/ticker.h"
 
 #ifndef RD_FIXTURES
 #define RD_FIXTURES "tests/fixtures"

@@ -18,8 +18,8 @@
 #include <netlink/object.h>
 #include <netlink/route/link.h>
 
-#include "evwatch_int.h"
-#include "netdev.h"
+#include "watch/evwatch_int.h"
+#include "model/netdev.h"
 
 static void on_object(struct nl_object *obj, void *arg)
 {

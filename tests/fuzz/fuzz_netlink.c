@@ -2,9 +2,9 @@
 /* Netlink and uevent parsing: RDMA port dumps, STAT_GET replies, kobject uevents. */
 #include <stdint.h>
 
-#include "events.h"
-#include "nldev.h"
-#include "nlstat.h"
+#include "watch/events.h"
+#include "model/nldev.h"
+#include "stats/nlstat.h"
 
 static int count(void *ctx, const char *name, uint64_t value)
 {

@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "oob.h"
+#include "selftest/oob.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -4,10 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "counters.h"
-#include "device.h"
-#include "netdev.h"
-#include "sysroot.h"
+#include "stats/counters.h"
+#include "model/device.h"
+#include "model/netdev.h"
+#include "base/parse.h"
+#include "sysroot/sysroot.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -4,10 +4,10 @@
 #include <linux/netlink.h>
 #include <rdma/rdma_netlink.h>
 
-#include "counters.h"
-#include "nlstat.h"
-#include "portwatch.h"
-#include "topfmt.h"
+#include "stats/counters.h"
+#include "stats/nlstat.h"
+#include "stats/portwatch.h"
+#include "rdma-top/topfmt.h"
 
 /* ---- what a counter is ---- */
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "unit.h"
 
-#include "device.h"
+#include "model/device.h"
 
 static void test_rate(void **state)
 {

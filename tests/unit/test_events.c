@@ -3,8 +3,9 @@
 
 #include <infiniband/verbs.h>
 
-#include "events.h"
-#include "output.h"
+#include "watch/events.h"
+#include "output/output.h"
+#include "base/parse.h"
 
 /* Every value of enum ibv_event_type has a name, a meaning and a scope. */
 static void test_async_names(void **state)

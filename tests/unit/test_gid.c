@@ -3,8 +3,9 @@
 
 #include <arpa/inet.h>
 
-#include "gid.h"
-#include "netdev.h"
+#include "model/gid.h"
+#include "base/parse.h"
+#include "model/netdev.h"
 
 static void gid_from(const char *s, uint8_t g[16])
 {

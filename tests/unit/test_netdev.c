@@ -10,8 +10,8 @@
 #include <netlink/route/link.h>
 #include <netlink/route/link/vlan.h>
 
-#include "netdev.h"
-#include "nldev.h"
+#include "model/netdev.h"
+#include "model/nldev.h"
 
 static void test_vlan_line(void **state)
 {

@@ -3,7 +3,7 @@
 
 #include <json-c/json.h>
 
-#include "output.h"
+#include "output/output.h"
 
 static const struct rd_col cols[] = {
 	{ "dev", "DEVICE", false },

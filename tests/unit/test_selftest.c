@@ -3,8 +3,12 @@
 
 #include <math.h>
 
-#include "oob.h"
-#include "selftest.h"
+#include "base/parse.h"
+#include "rc/rc.h"
+#include "selftest/engine.h"
+#include "selftest/oob.h"
+#include "selftest/run.h"
+#include "selftest/stages.h"
 
 static void hello(struct rd_oob_msg *m)
 {
@@ -167,6 +171,66 @@ static void test_lat_stats(void **state)
 	assert_true(l.min == 1.5005 && l.median == 1.5005 && l.stdev == 0);
 }
 
+/* The engine's config rules: what excludes what, and the sizes a run asks the server for. */
+static void test_config(void **state)
+{
+	struct rd_st_config c;
+
+	(void)state;
+	rd_st_config_default(&c);
+	assert_int_equal(c.service_port, RD_ST_SERVICE_PORT);
+	assert_int_equal(c.gid_index, -1);
+	assert_null(rd_st_config_conflict(&c, false));
+	assert_null(rd_st_config_conflict(&c, true));
+	c.peer = "10.0.0.1";
+	assert_string_equal(rd_st_config_conflict(&c, true), "--server takes no PEER");
+	c.quick = c.bw_only = true;
+	assert_string_equal(rd_st_config_conflict(&c, false),
+			    "choose one of --quick, --latency-only, --bandwidth-only");
+	c.quick = false;
+	c.expect_lat_us = 5;
+	assert_non_null(strstr(rd_st_config_conflict(&c, false), "--expect-lat-us"));
+
+	rd_st_config_default(&c);
+	assert_int_equal(rd_st_max_size(&c), 65536);
+	c.nsizes = 2;
+	c.sizes[0] = 8;
+	c.sizes[1] = 32;
+	assert_int_equal(rd_st_max_size(&c), 64);	/* at least one ping-pong message */
+	c.sizes[1] = 1u << 20;
+	assert_int_equal(rd_st_max_size(&c), 1u << 20);
+	/* 1 MiB messages: the window shrinks so both sides fit the server's memory limit. */
+	c.window = 512;
+	rd_st_config_finish(&c);
+	assert_true(c.window < 512 && c.window > 1);
+}
+
+static void test_size_and_mtu(void **state)
+{
+	uint64_t v;
+	enum ibv_mtu m;
+
+	(void)state;
+	assert_int_equal(rd_parse_size("64", 1u << 23, &v), 0);
+	assert_int_equal(v, 64);
+	assert_int_equal(rd_parse_size("64k", 1u << 23, &v), 0);
+	assert_int_equal(v, 65536);
+	assert_int_equal(rd_parse_size("8M", 1u << 23, &v), 0);
+	assert_int_equal(v, 8u << 20);
+	assert_int_equal(rd_parse_size("9M", 1u << 23, &v), -ERANGE);
+	assert_int_equal(rd_parse_size("-1", 1u << 23, &v), -EINVAL);
+	assert_int_equal(rd_parse_size("64kb", 1u << 23, &v), -EINVAL);
+	assert_int_equal(rd_parse_size("", 1u << 23, &v), -EINVAL);
+	assert_int_equal(rd_parse_size("99999999999999999999", UINT64_MAX, &v), -ERANGE);
+	assert_int_equal(rd_parse_size("18014398509481984M", UINT64_MAX, &v), -EINVAL);
+	assert_int_equal(rd_mtu_from_bytes(4096, &m), 0);
+	assert_int_equal(m, IBV_MTU_4096);
+	assert_int_equal(rd_mtu_from_bytes(256, &m), 0);
+	assert_int_equal(m, IBV_MTU_256);
+	assert_int_equal(rd_mtu_from_bytes(1500, &m), -EINVAL);
+	assert_int_equal(rd_mtu_from_bytes(8192, &m), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -175,6 +239,8 @@ int main(void)
 		cmocka_unit_test(test_params),
 		cmocka_unit_test(test_pattern),
 		cmocka_unit_test(test_lat_stats),
+		cmocka_unit_test(test_config),
+		cmocka_unit_test(test_size_and_mtu),
 	};
 
 	return cmocka_run_group_tests_name("selftest", tests, NULL, NULL);

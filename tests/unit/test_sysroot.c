@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "unit.h"
 
-#include "sysroot.h"
-#include "util.h"
+#include "base/parse.h"
+#include "sysroot/sysroot.h"
+#include "base/util.h"
 
 static void test_parse_u64(void **state)
 {

@@ -21,6 +21,8 @@ PAIR=(tests/vm/smoke-pair-a.sh tests/vm/smoke-pair-b.sh tests/vm/gids-pair-a.sh 
 for f in tests/vm/p-*-a.sh; do
 	[ -e "$f" ] && [ -e "${f%-a.sh}-b.sh" ] && PAIR+=("$f" "${f%-a.sh}-b.sh")
 done
+# Last, what `make demo` shows (VM a) with its peer, and its checks.
+PAIR+=(tests/vm/demo.sh tests/vm/demo-peer.sh)
 
 pass=0 fail=0
 count() { # file: add the run's closing "N passed, N failed"

@@ -14,6 +14,10 @@
 #   --mem MIB             guest memory (default 1024)
 #   -v, --verbose         stream the serial console(s) to stderr, and show
 #                         the output of passing checks too (VM_VERBOSE=1)
+#   --show                stream what the (first) VM's scripts print to
+#                         stdout as they run (not the kernel console), with
+#                         result markers as PASS:/FAIL:/SKIP: lines; at the
+#                         end only its results that did not pass are repeated
 # Environment: RD_VM_DIR (default <repo>/build/vm, filled by prepare.sh),
 #   RD_VM_APPEND (extra kernel command line, e.g. "loglevel=7"),
 #   RD_VM_KERNEL (kernel image; default vmlinux, else vmlinuz, from RD_VM_DIR),
@@ -31,7 +35,7 @@ RD_ROOT=$(cd "$HERE/../.." && pwd -P)
 VMDIR=${RD_VM_DIR:-$RD_ROOT/build/vm}
 
 pair=0 timeout=300 script_timeout="" logdir="" label="" shell=0 mem=1024
-verbose=0
+verbose=0 show=0
 scripts=()
 while [ $# -gt 0 ]; do
     case $1 in
@@ -43,6 +47,7 @@ while [ $# -gt 0 ]; do
         --shell) shell=1 ;;
         --mem) mem=${2:?--mem needs MIB}; shift ;;
         -v|--verbose) verbose=1 ;;
+        --show) show=1 ;;
         -h|--help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         --) shift; scripts+=("$@"); break ;;
         -*) die "unknown option $1 (see --help)" ;;
@@ -116,6 +121,7 @@ for i in "${!abs[@]}"; do
 done
 
 if [ $pair = 1 ]; then roles=(a b); else roles=(single); fi
+[ $shell = 0 ] || [ $show = 0 ] || die "--show and --shell do not go together"
 : >"$scratch/scripts.${roles[0]}"
 [ $pair = 0 ] || : >"$scratch/scripts.b"
 n=0
@@ -179,7 +185,10 @@ qemu_args() { # role netdev-spec mac interactive
         -accel tcg -cpu max -smp 1 -m "$mem"
         -nodefaults -no-user-config -display none -vga none -no-reboot
         "${bios[@]}" -kernel "$kernel" -initrd "$VMDIR/initrd.img"
-        -append "console=ttyS0 quiet loglevel=3 panic=-1 oops=panic mitigations=off rd.role=$role ${RD_VM_APPEND:-}"
+        # no_timer_check: on a busy host the emulated CPU can miss the
+        # boot-time IO-APIC timer check ("IO-APIC + timer doesn't work!"
+        # panic); KVM guests skip that check the same way.
+        -append "console=ttyS0 quiet loglevel=3 no_timer_check panic=-1 oops=panic mitigations=off rd.role=$role ${RD_VM_APPEND:-}"
         -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
         -virtfs "local,path=$(qesc "$RD_ROOT"),mount_tag=repo,security_model=none,multidevs=remap"
         -virtfs "local,path=$(qesc "$scratch"),mount_tag=scratch,security_model=none,multidevs=remap"
@@ -202,6 +211,15 @@ start_vm() { # role netdev-spec mac
     pid_of[$role]=$!
     pids+=($!)
     start_of[$role]=$(date +%s.%N)
+    if [ $show = 1 ] && [ "$role" = "${roles[0]}" ]; then
+        # The transcript grows on the shared scratch directory as the guest
+        # writes it (guest.sh only empties it first). Boot/script markers
+        # are dropped, result markers shown as run.sh prints them.
+        : >"$scratch/out-$role.log"
+        tail -n +1 --pid="${pid_of[$role]}" -f "$scratch/out-$role.log" |
+            sed -u -e 's/^@@VM \(PASS\|FAIL\|SKIP\): /\1: /' -e t -e '/^@@VM /d' &
+        tails+=($!)
+    fi
     if [ $verbose = 1 ]; then
         touch "$logdir/$label.$role.console.log"
         tail -n +1 --pid="${pid_of[$role]}" -f "$logdir/$label.$role.console.log" |
@@ -309,6 +327,7 @@ tails=()
 passed=0 failed=0 skipped=0
 results=()
 problems=()
+unfinished=()
 for r in "${roles[@]}"; do
     out=$scratch/out-$r.log
     con=$logdir/$label.$r.console.log
@@ -350,6 +369,7 @@ for r in "${roles[@]}"; do
             *) why="$why, before any script ran" ;;
         esac
         results+=("FAIL: ${tag}VM did not finish: $why")
+        unfinished+=("$r")
     fi
     [ $vm_bad = 0 ] || problems+=("$r")
     # Timings (guest uptime at the markers; wall clock from qemu start).
@@ -359,7 +379,11 @@ for r in "${roles[@]}"; do
     info "VM $r: userland up at ${booted:-?}s, rxe ready at ${ready:-?}s (guest uptime); ${wall}s wall"
 done
 
-for r in "${problems[@]}"; do
+# With --show the transcript was on the screen: the console only tells more
+# when a VM did not finish.
+console_of=("${problems[@]}")
+[ $show = 0 ] || console_of=("${unfinished[@]}")
+for r in "${console_of[@]}"; do
     echo "---- last 40 lines of $logdir/$label.$r.console.log ----"
     tail -n 40 "$logdir/$label.$r.console.log" 2>/dev/null | tr -d '\r' || true
     echo "----"
@@ -370,7 +394,12 @@ else
     info "scratch directory kept: $scratch"
 fi
 info "total $(echo "$t1 $t0" | awk '{printf "%.1f", $1 - $2}')s"
-for l in "${results[@]}"; do echo "$l"; done
+shown_pass="PASS: " # with --show the first VM's passes were on the screen
+[ $pair = 0 ] || shown_pass="PASS: [a] "
+for l in "${results[@]}"; do
+    [ $show = 1 ] && [ "${l#"$shown_pass"}" != "$l" ] && continue
+    echo "$l"
+done
 [ $skipped = 0 ] || echo "($skipped skipped)"
 echo "$passed passed, $failed failed"
 [ $failed = 0 ]

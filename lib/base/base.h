@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The base layer's interface: strings, string lists, the warning sink, string parsers.
+ * Code outside lib/base/ includes this header only (lib/README.md).
+ */
+#ifndef RD_BASE_LAYER_H
+#define RD_BASE_LAYER_H
+
+#include "util.h"
+#include "parse.h"
+
+#endif

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: MIT
+/* String parsers for sysfs values and command-line numbers. */
+#include "parse.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+static const char *skip_space(const char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	return s;
+}
+
+static int parse_base(const char *s, uint64_t *v, int base)
+{
+	unsigned long long x;
+	char *end;
+
+	s = skip_space(s);
+	if (!*s)
+		return -ENODATA;
+	/* strtoull accepts a sign; a counter or id never has one. */
+	if (!isxdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	x = strtoull(s, &end, base);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (end == s)
+		return -EINVAL;
+	end = (char *)skip_space(end);
+	if (*end)
+		return -EINVAL;
+	*v = x;
+	return 0;
+}
+
+int rd_parse_u64(const char *s, uint64_t *v)
+{
+	const char *p = skip_space(s);
+
+	if (*p && !isdigit((unsigned char)*p))
+		return -EINVAL;
+	return parse_base(s, v, 10);
+}
+
+int rd_parse_hex(const char *s, uint64_t *v)
+{
+	s = skip_space(s);
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		s += 2;
+		if (!isxdigit((unsigned char)*s))
+			return -EINVAL;
+	}
+	return parse_base(s, v, 16);
+}
+
+int rd_parse_gid(const char *s, uint8_t gid[16])
+{
+	char tmp[64];
+	size_t n;
+
+	s = skip_space(s);
+	n = strlen(s);
+	while (n && isspace((unsigned char)s[n - 1]))
+		n--;
+	if (!n)
+		return -ENODATA;
+	if (n >= sizeof(tmp))
+		return -EINVAL;
+	memcpy(tmp, s, n);
+	tmp[n] = '\0';
+	/* The kernel's form is eight 4-digit groups; inet_pton also reads it. */
+	if (inet_pton(AF_INET6, tmp, gid) != 1)
+		return -EINVAL;
+	return 0;
+}
+
+int rd_parse_enum(const char *s, uint64_t *num, char *name, size_t namelen)
+{
+	const char *p = skip_space(s);
+	char digits[24];
+	size_t n = 0;
+	int ret;
+
+	while (n < sizeof(digits) - 1 && isdigit((unsigned char)p[n])) {
+		digits[n] = p[n];
+		n++;
+	}
+	if (!n) {
+		if (!*p)
+			return -ENODATA;
+		return -EINVAL;
+	}
+	digits[n] = '\0';
+	ret = rd_parse_u64(digits, num);
+	if (ret)
+		return ret;
+	p += n;
+	if (*p && *p != ':' && !isspace((unsigned char)*p))
+		return -EINVAL;
+	if (*p == ':')
+		p++;
+	p = skip_space(p);
+	if (name && namelen) {
+		size_t len;
+
+		rd_strlcpy(name, p, namelen);
+		len = strlen(name);
+		while (len && isspace((unsigned char)name[len - 1]))
+			name[--len] = '\0';
+	}
+	return 0;
+}
+
+int rd_parse_size(const char *s, uint64_t max, uint64_t *v)
+{
+	unsigned long long x;
+	char *end;
+
+	errno = 0;
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	x = strtoull(s, &end, 10);
+	if (errno)
+		return -ERANGE;
+	if ((*end == 'k' || *end == 'K') && x <= (ULLONG_MAX >> 10))
+		x <<= 10, end++;
+	else if ((*end == 'm' || *end == 'M') && x <= (ULLONG_MAX >> 20))
+		x <<= 20, end++;
+	if (*end)
+		return -EINVAL;
+	if (x > max)
+		return -ERANGE;
+	*v = x;
+	return 0;
+}

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Pure string parsers: sysfs values (the sysroot readers use them) and
+ * numbers on the command line.  Leading and trailing white space is allowed;
+ * -ENODATA for an empty string, -EINVAL for anything else that is not the
+ * expected form, -ERANGE on overflow.
+ */
+#ifndef RD_PARSE_H
+#define RD_PARSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+int rd_parse_u64(const char *s, uint64_t *v);
+int rd_parse_hex(const char *s, uint64_t *v);
+int rd_parse_gid(const char *s, uint8_t gid[16]);
+/* "4: ACTIVE" -> 4 and "ACTIVE"; name may be NULL. -EINVAL without a leading number. */
+int rd_parse_enum(const char *s, uint64_t *num, char *name, size_t namelen);
+/*
+ * A byte count with an optional k/K (x1024) or m/M (x1048576) suffix, no
+ * sign, no white space: "64", "64k", "1M".  -ERANGE above max.
+ */
+int rd_parse_size(const char *s, uint64_t max, uint64_t *v);
+
+#endif

@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: MIT
+#define _GNU_SOURCE
+#include "cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "output/output.h"
+#include "base/base.h"
+
+#ifndef RD_VERSION
+#define RD_VERSION "unknown"
+#endif
+
+void rd_cli_init(struct rd_cli *cli, const char *prog)
+{
+	memset(cli, 0, sizeof(*cli));
+	cli->prog = prog;
+	cli->scan_flags = RD_SCAN_NETDEVS;
+}
+
+void rd_cli_free(struct rd_cli *cli)
+{
+	rd_strlist_free(&cli->devices);
+	rd_warnings_free(&cli->warnings);
+}
+
+/*
+ * One line on stderr: "prog: <prefix><message>".  Names and values in the
+ * message come from sysfs and the command line; their control bytes are
+ * escaped (rd_text_escape) like on stdout, and the message stays one line.
+ */
+static void print_line(const struct rd_cli *cli, const char *prefix, const char *msg)
+{
+	char *e = rd_text_escape(msg, false);
+
+	fprintf(stderr, "%s: %s%s\n", cli->prog, prefix, e ? e : msg);
+	free(e);
+}
+
+static void vprint_line(const struct rd_cli *cli, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+static void vprint_line(const struct rd_cli *cli, const char *fmt, va_list ap)
+{
+	char *msg = NULL;
+
+	if (vasprintf(&msg, fmt, ap) < 0) {
+		fprintf(stderr, "%s: %s\n", cli->prog, fmt);
+		return;
+	}
+	print_line(cli, "", msg);
+	free(msg);
+}
+
+void rd_cli_error(const struct rd_cli *cli, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	va_start(ap, fmt);
+	vprint_line(cli, fmt, ap);
+	va_end(ap);
+}
+
+int rd_cli_usage_error(const struct rd_cli *cli, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprint_line(cli, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "Try '%s --help' for more information.\n", cli->prog);
+	return RD_EXIT_USAGE;
+}
+
+void rd_cli_flush_warnings(struct rd_cli *cli)
+{
+	fflush(stdout);
+	for (size_t i = 0; i < cli->warnings.msgs.n; i++)
+		print_line(cli, "warning: ", cli->warnings.msgs.v[i]);
+	rd_warnings_free(&cli->warnings);
+}
+
+void rd_cli_print_version(const struct rd_cli *cli)
+{
+	printf("%s (rdma-diag) %s\n", cli->prog, RD_VERSION);
+}
+
+static bool valid_name(const char *s)
+{
+	if (!*s || strlen(s) >= 64 || strchr(s, '/'))
+		return false;
+	return true;
+}
+
+int rd_cli_common_opt(struct rd_cli *cli, int opt, const char *arg)
+{
+	uint64_t port;
+
+	switch (opt) {
+	case 'd': {
+		/* Repeatable, and "-d a,b" works too. */
+		char *copy = strdup(arg), *save = NULL, *tok;
+
+		if (!copy)
+			return -1;
+		for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			if (!valid_name(tok)) {
+				rd_cli_usage_error(cli, "invalid device name '%s'", tok);
+				free(copy);
+				return -1;
+			}
+			rd_strlist_add_unique(&cli->devices, tok);
+		}
+		free(copy);
+		return 1;
+	}
+	case 'p':
+		if (rd_parse_u64(arg, &port) || port == 0 || port > 255) {
+			rd_cli_usage_error(cli, "invalid port '%s' (a number 1-255)", arg);
+			return -1;
+		}
+		cli->port = (unsigned int)port;
+		return 1;
+	case 'j':
+		cli->json = true;
+		return 1;
+	case RD_OPT_SYSROOT:
+		cli->sysroot_dir = arg;
+		return 1;
+	case RD_OPT_COLOR:
+		cli->color_arg = arg ? arg : "always";
+		if (strcmp(cli->color_arg, "auto") != 0 && strcmp(cli->color_arg, "always") != 0 &&
+		    strcmp(cli->color_arg, "never") != 0) {
+			rd_cli_usage_error(cli, "invalid --color '%s' (auto, always or never)", arg);
+			return -1;
+		}
+		return 1;
+	case 'h':
+		cli->want_help = true;
+		return 1;
+	case 'V':
+		cli->want_version = true;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int rd_cli_setup(struct rd_cli *cli)
+{
+	int ret = rd_sysroot_init(&cli->sr, cli->sysroot_dir);
+
+	if (ret) {
+		rd_cli_error(cli, "%s: cannot use as --sysroot: %s", cli->sysroot_dir, strerror(-ret));
+		return RD_EXIT_FAIL;
+	}
+	if (rd_color_mode(cli->color_arg, STDOUT_FILENO, &cli->color))
+		return RD_EXIT_USAGE;
+	return -1;
+}
+
+int rd_cli_getopt_error(const struct rd_cli *cli, int opt, char **argv)
+{
+	if (opt == ':')
+		return rd_cli_usage_error(cli, "option '%s' needs an argument", argv[optind - 1]);
+	if (optopt)
+		return rd_cli_usage_error(cli, "invalid option -- '%c'", optopt);
+	return rd_cli_usage_error(cli, "unrecognized option '%s'", argv[optind - 1]);
+}
+
+bool rd_cli_port_selected(const struct rd_cli *cli, const struct rd_port *port)
+{
+	return !cli->port || cli->port == port->num;
+}
+
+static void report_no_devices(struct rd_cli *cli)
+{
+	if (!rd_sysroot_is_live(&cli->sr)) {
+		rd_cli_error(cli, "no RDMA devices under %s/sys/class/infiniband", cli->sr.root);
+		return;
+	}
+	rd_cli_error(cli, "no RDMA devices found: no kernel RDMA driver has registered a device "
+			  "(load it, e.g. mlx5_ib, or 'rdma link add rxe0 type rxe netdev eth0' "
+			  "for soft-RoCE; check 'dmesg')");
+}
+
+int rd_cli_scan_devices(struct rd_cli *cli, struct rd_device_list *list)
+{
+	const char *unknown = NULL;
+	int ret;
+
+	ret = rd_device_scan_flags(&cli->sr, &cli->devices, list, &unknown, &cli->warnings,
+				   cli->scan_flags);
+	if (ret == -ENODEV && unknown) {
+		struct rd_strlist names = { 0 };
+		char *known;
+
+		rd_device_names(&cli->sr, &names);
+		known = rd_strlist_join(&names, " ");
+		if (names.n)
+			rd_cli_error(cli, "%s: no such device (known: %s)", unknown, known ? known : "");
+		else
+			rd_cli_error(cli, "%s: no such device (no RDMA devices at all)", unknown);
+		free(known);
+		rd_strlist_free(&names);
+		return RD_EXIT_FAIL;
+	}
+	if (ret) {
+		rd_cli_error(cli, "cannot list RDMA devices: %s", strerror(-ret));
+		return RD_EXIT_FAIL;
+	}
+	if (list->n == 0) {
+		rd_cli_flush_warnings(cli);
+		report_no_devices(cli);
+		return RD_EXIT_FAIL;
+	}
+	if (cli->port) {
+		bool any = false;
+
+		for (unsigned int i = 0; i < list->n; i++) {
+			struct rd_device *d = &list->v[i];
+
+			if (rd_device_port(d, cli->port)) {
+				any = true;
+			} else if (cli->devices.n) {
+				char ports[256] = "";
+				size_t off = 0;
+
+				for (unsigned int j = 0; j < d->nports && off < sizeof(ports) - 8; j++)
+					off += (size_t)snprintf(ports + off, sizeof(ports) - off, "%s%u",
+								j ? " " : "", d->ports[j].num);
+				rd_cli_error(cli, "%s: no port %u (ports: %s)", d->name, cli->port,
+					     d->nports ? ports : "none");
+				rd_device_list_free(list);
+				return RD_EXIT_FAIL;
+			}
+		}
+		if (!any) {
+			rd_cli_error(cli, "no device has a port %u", cli->port);
+			rd_device_list_free(list);
+			return RD_EXIT_FAIL;
+		}
+	}
+	return 0;
+}
+
+int rd_cli_help_version(const struct rd_cli *cli, void (*usage)(const char *prog))
+{
+	if (cli->want_help) {
+		usage(cli->prog);
+		return RD_EXIT_OK;
+	}
+	if (cli->want_version) {
+		rd_cli_print_version(cli);
+		return RD_EXIT_OK;
+	}
+	return -1;
+}
+
+int rd_cli_exit(struct rd_cli *cli, struct rd_out *o, int ret)
+{
+	if (o && rd_out_finish(o) && ret == RD_EXIT_OK) {
+		rd_cli_error(cli, "write error on stdout");
+		ret = RD_EXIT_FAIL;
+	}
+	rd_cli_flush_warnings(cli);
+	rd_cli_free(cli);
+	return ret;
+}
+
+int rd_cli_bad_value(const struct rd_cli *cli, int opt, const char *arg, const struct option *longopts)
+{
+	for (const struct option *lo = longopts; lo && lo->name; lo++)
+		if (lo->val == opt)
+			return rd_cli_usage_error(cli, "invalid value '%s' for --%s", arg, lo->name);
+	return rd_cli_usage_error(cli, "invalid value '%s'", arg);
+}
+
+int rd_cli_getopt(struct rd_cli *cli, int argc, char **argv, const char *shortopts,
+		  const struct option *longopts)
+{
+	int opt;
+
+	opterr = 0;	/* errors are reported under the tool's name */
+	while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		int c = rd_cli_common_opt(cli, opt, optarg);
+
+		if (c < 0)
+			return RD_CLI_OPT_USAGE;
+		if (c == 0)
+			return opt;
+	}
+	return -1;
+}

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The common CLI contract (DESIGN.md §2) shared by every tool: the common
+ * options, and reporting (one line per error, "prog: warning: ..." for
+ * warnings).  This is the only part of the library that writes to stderr:
+ * it is the tools' reporting half, kept here so it exists once.
+ */
+#ifndef RD_CLI_H
+#define RD_CLI_H
+
+#include <getopt.h>
+#include <stdbool.h>
+
+#include "model/model.h"
+#include "sysroot/sysroot.h"
+#include "base/base.h"
+
+#define RD_EXIT_OK 0
+#define RD_EXIT_FAIL 1
+#define RD_EXIT_USAGE 2
+
+/* Long-only options of the common set. */
+enum {
+	RD_OPT_SYSROOT = 0x1000,
+	RD_OPT_COLOR,
+	RD_OPT_TOOL_BASE = 0x1100,	/* tools number their own long-only options from here */
+};
+
+/*
+ * Short options of the common set, for a tool's optstring.  A tool's
+ * optstring starts with ':' (and the tool sets opterr = 0) so that
+ * rd_cli_getopt_error() reports bad options under the tool's own name.
+ */
+#define RD_COMMON_SHORTOPTS "d:p:jhV"
+
+#define RD_COMMON_LONGOPTS                                                         \
+	{ "device", required_argument, NULL, 'd' },                                \
+	{ "port", required_argument, NULL, 'p' },                                  \
+	{ "json", no_argument, NULL, 'j' },                                        \
+	{ "sysroot", required_argument, NULL, RD_OPT_SYSROOT },                    \
+	{ "color", optional_argument, NULL, RD_OPT_COLOR },                        \
+	{ "colour", optional_argument, NULL, RD_OPT_COLOR },                       \
+	{ "help", no_argument, NULL, 'h' },                                        \
+	{ "version", no_argument, NULL, 'V' }
+
+struct rd_cli {
+	const char *prog;
+	struct rd_strlist devices;	/* -d, repeatable (also comma lists) */
+	unsigned int port;		/* -p, 0 = all */
+	bool json;
+	bool color;
+	const char *color_arg;
+	const char *sysroot_dir;
+	struct rd_sysroot sr;
+	struct rd_warnings warnings;
+	bool want_help, want_version;
+	unsigned int scan_flags;	/* RD_SCAN_*; rd_cli_init sets them all */
+};
+
+void rd_cli_init(struct rd_cli *cli, const char *prog);
+void rd_cli_free(struct rd_cli *cli);
+/*
+ * Handle a common option.  1: handled; 0: not a common option; -1: usage
+ * error (already reported).
+ */
+int rd_cli_common_opt(struct rd_cli *cli, int opt, const char *arg);
+/* After getopt: open the sysroot, decide colour.  Returns an exit code or -1 to go on. */
+int rd_cli_setup(struct rd_cli *cli);
+
+void rd_cli_error(const struct rd_cli *cli, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Report a usage error with a pointer to --help; returns RD_EXIT_USAGE. */
+int rd_cli_usage_error(const struct rd_cli *cli, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/*
+ * After getopt: --help (usage() on stdout) or --version.  Returns RD_EXIT_OK
+ * when one was handled, -1 to go on.
+ */
+int rd_cli_help_version(const struct rd_cli *cli, void (*usage)(const char *prog));
+struct rd_out;
+/*
+ * The common ending: finish the output (a write error turns success into
+ * failure, reported once), print the warnings, free the CLI state.
+ */
+int rd_cli_exit(struct rd_cli *cli, struct rd_out *o, int ret);
+
+/*
+ * getopt_long with the common options handled here: returns the next
+ * tool-specific option, -1 at the end, or RD_CLI_OPT_USAGE after a common
+ * option's usage error (already reported).
+ */
+#define RD_CLI_OPT_USAGE (-2)
+int rd_cli_getopt(struct rd_cli *cli, int argc, char **argv, const char *shortopts,
+		  const struct option *longopts);
+
+/*
+ * A tool option's value was rejected: "invalid value 'ARG' for --NAME" (the
+ * long name of opt from longopts, when it has one); returns RD_EXIT_USAGE.
+ */
+int rd_cli_bad_value(const struct rd_cli *cli, int opt, const char *arg, const struct option *longopts);
+/* Report getopt's '?' or ':' result; returns RD_EXIT_USAGE. */
+int rd_cli_getopt_error(const struct rd_cli *cli, int opt, char **argv);
+/* Print and clear the collected warnings. */
+void rd_cli_flush_warnings(struct rd_cli *cli);
+void rd_cli_print_version(const struct rd_cli *cli);
+
+/*
+ * Scan devices honouring -d and -p.  On error prints the one line
+ * (unknown device with the known ones, no devices at all with the likely
+ * causes, port not found) and returns an exit code; 0 on success.
+ */
+int rd_cli_scan_devices(struct rd_cli *cli, struct rd_device_list *list);
+/* Does port pass the -p filter? */
+bool rd_cli_port_selected(const struct rd_cli *cli, const struct rd_port *port);
+
+#endif

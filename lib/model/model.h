@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The model layer's interface: devices, ports, GID tables, netdevs, RDMA netlink and verbs facts.
+ * Code outside lib/model/ includes this header only (lib/README.md).
+ */
+#ifndef RD_MODEL_LAYER_H
+#define RD_MODEL_LAYER_H
+
+#include "device.h"
+#include "gid.h"
+#include "gidlive.h"
+#include "netdev.h"
+#include "nldev.h"
+#include "verbs.h"
+
+#endif

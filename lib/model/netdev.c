@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: MIT
+#define _GNU_SOURCE
+#include "netdev.h"
+#include "nldev.h"
+#include "base/base.h"
+
+#include <ctype.h>
+#include <netlink/netlink.h>
+#include <netlink/route/link.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+static void trim(char *s)
+{
+	size_t n = strlen(s);
+	char *p = s;
+
+	while (n && isspace((unsigned char)s[n - 1]))
+		s[--n] = '\0';
+	while (isspace((unsigned char)*p))
+		p++;
+	memmove(s, p, strlen(p) + 1);
+}
+
+int rd_parse_vlan_config_line(const char *line, char *name, size_t name_len, int *vid,
+			      char *lower, size_t lower_len)
+{
+	char buf[256], *f1, *f2, *f3, *save = NULL;
+	uint64_t id;
+
+	if (strlen(line) >= sizeof(buf))
+		return -EINVAL;
+	rd_strlcpy(buf, line, sizeof(buf));
+	f1 = strtok_r(buf, "|", &save);
+	f2 = strtok_r(NULL, "|", &save);
+	f3 = strtok_r(NULL, "|", &save);
+	if (!f1 || !f2 || !f3 || strtok_r(NULL, "|", &save))
+		return -EINVAL;
+	trim(f1);
+	trim(f2);
+	trim(f3);
+	if (!*f1 || !*f3 || rd_parse_u64(f2, &id) || id > 4095)
+		return -EINVAL;
+	if (strlen(f1) >= name_len || strlen(f3) >= lower_len)
+		return -EINVAL;
+	rd_strlcpy(name, f1, name_len);
+	rd_strlcpy(lower, f3, lower_len);
+	*vid = (int)id;
+	return 0;
+}
+
+int rd_vlan_map_parse(FILE *f, struct rd_vlan_map *map)
+{
+	char line[256], name[64], lower[64];
+	size_t cap = 0;
+	int ret = 0, vid;
+
+	memset(map, 0, sizeof(*map));
+	while (fgets(line, sizeof(line), f)) {
+		if (rd_parse_vlan_config_line(line, name, sizeof(name), &vid, lower, sizeof(lower)))
+			continue;	/* the two header lines */
+		if (map->names.n == cap) {
+			size_t ncap = cap ? cap * 2 : 16;
+			int *ids = realloc(map->ids, ncap * sizeof(*ids));
+
+			if (!ids) {
+				ret = -ENOMEM;
+				break;
+			}
+			map->ids = ids;
+			cap = ncap;
+		}
+		if (rd_strlist_add(&map->names, name) || rd_strlist_add(&map->lowers, lower)) {
+			ret = -ENOMEM;
+			break;
+		}
+		map->ids[map->names.n - 1] = vid;
+	}
+	return ret;
+}
+
+int rd_vlan_map_read(const struct rd_sysroot *sr, struct rd_vlan_map *map)
+{
+	char path[RD_PATH_MAX];
+	int ret;
+	FILE *f;
+
+	memset(map, 0, sizeof(*map));
+	ret = rd_sys_resolve(sr, path, sizeof(path), "/proc/net/vlan/config");
+	if (ret)
+		return ret;
+	f = fopen(path, "re");
+	if (!f) {
+		ret = -errno;
+		if (ret == -ENOENT && !rd_sysroot_is_live(sr) &&
+		    !rd_sys_exists(sr, "/proc/net/vlan"))
+			(void)rd_vlan_map_from_sysfs(sr, map);
+		return ret;
+	}
+	ret = rd_vlan_map_parse(f, map);
+	(void)fclose(f);	/* read-only stream */
+	return ret;
+}
+
+int rd_vlan_map_lookup(const struct rd_vlan_map *map, const char *ifname)
+{
+	for (size_t i = 0; i < map->names.n; i++)
+		if (strcmp(map->names.v[i], ifname) == 0)
+			return map->ids[i];
+	return -1;
+}
+
+const char *rd_vlan_map_lower(const struct rd_vlan_map *map, const char *ifname)
+{
+	for (size_t i = 0; i < map->names.n; i++)
+		if (strcmp(map->names.v[i], ifname) == 0)
+			return map->lowers.v[i];
+	return NULL;
+}
+
+void rd_vlan_map_free(struct rd_vlan_map *map)
+{
+	rd_strlist_free(&map->names);
+	rd_strlist_free(&map->lowers);
+	free(map->ids);
+	map->ids = NULL;
+}
+
+bool rd_netdev_is_up(const struct rd_sysroot *sr, const char *ifname)
+{
+	char state[32];
+	uint64_t carrier;
+
+	if (strchr(ifname, '/'))
+		return false;
+	if (rd_sys_read_str(sr, state, sizeof(state), "/sys/class/net/%s/operstate", ifname))
+		return true;
+	if (strcmp(state, "up") == 0)
+		return true;
+	if (strcmp(state, "unknown") == 0)
+		return rd_sys_read_u64(sr, &carrier, "/sys/class/net/%s/carrier", ifname) == 0 &&
+		       carrier == 1;
+	return false;
+}
+
+static bool valid_ifname(const char *s)
+{
+	return *s && strlen(s) < 64 && !strchr(s, '/') && strcmp(s, ".") != 0 && strcmp(s, "..") != 0;
+}
+
+void rd_netdev_from_rtnl(struct rtnl_link *link, struct rd_netdev_info *nd)
+{
+	char buf[32];
+
+	nd->present = true;
+	rtnl_link_operstate2str(rtnl_link_get_operstate(link), buf, sizeof(buf));
+	rd_strlcpy(nd->operstate, buf, sizeof(nd->operstate));
+	nd->carrier = rtnl_link_get_carrier(link);
+	nd->mtu = rtnl_link_get_mtu(link);
+	nd->has_mtu = true;
+	nd->ifindex = (uint64_t)rtnl_link_get_ifindex(link);
+	nd->has_ifindex = true;
+	nd->type = rtnl_link_get_arptype(link);
+	/*
+	 * Not rtnl_link_vlan_get_id(): libnl (3.7) dereferences a NULL pointer
+	 * for a link of kind "vlan" that came without IFLA_INFO_DATA (found by
+	 * tests/fuzz/fuzz_netdev.c).  The id comes from /proc/net/vlan/config,
+	 * which exists whenever a VLAN netdev does (8021q).
+	 */
+}
+
+/* Live: what rtnetlink says.  Returns false if it could not answer. */
+static bool netdev_rtnl(const char *name, struct rd_netdev_info *nd)
+{
+	struct nl_sock *sk = nl_socket_alloc();
+	struct rtnl_link *link = NULL;
+	bool ok = false;
+
+	if (!sk)
+		return false;
+	if (nl_connect(sk, NETLINK_ROUTE) < 0)
+		goto out;
+	{
+		struct timeval tv = { .tv_sec = 2 };
+
+		setsockopt(nl_socket_get_fd(sk), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	}
+	if (rtnl_link_get_kernel(sk, 0, name, &link) < 0)
+		goto out;
+	rd_netdev_from_rtnl(link, nd);
+	ok = true;
+out:
+	if (link)
+		rtnl_link_put(link);
+	nl_socket_free(sk);
+	return ok;
+}
+
+int64_t rd_parse_netdev_speed(const char *s)
+{
+	long long sp = strtoll(s, NULL, 10);
+
+	return sp > 0 ? sp : -1;
+}
+
+int rd_parse_bond_slaves(char *s, struct rd_strlist *out)
+{
+	char *save = NULL, *tok;
+
+	for (tok = strtok_r(s, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		int ret = rd_strlist_add(out, tok);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int rd_netdev_read(const struct rd_sysroot *sr, const char *name, const struct rd_vlan_map *vlans,
+		   struct rd_netdev_info *nd)
+{
+	char base[RD_PATH_MAX], buf[256];
+	uint64_t v;
+
+	memset(nd, 0, sizeof(*nd));
+	nd->carrier = -1;
+	nd->vlan = -1;
+	nd->speed_mbps = -1;
+	rd_strlcpy(nd->name, name, sizeof(nd->name));
+	if (!valid_ifname(name))
+		return 0;
+	snprintf(base, sizeof(base), "/sys/class/net/%s", name);
+	nd->source = "sysfs";
+	if (rd_sysroot_is_live(sr) && netdev_rtnl(name, nd))
+		nd->source = "rtnetlink";
+	if (!nd->present) {
+		if (!rd_sys_exists(sr, "%s/", base))
+			return 0;
+		nd->present = true;
+		if (rd_sys_read_str(sr, nd->operstate, sizeof(nd->operstate), "%s/operstate", base))
+			nd->operstate[0] = '\0';
+		if (rd_sys_read_u64(sr, &v, "%s/carrier", base) == 0)
+			nd->carrier = v ? 1 : 0;
+		if (rd_sys_read_u64(sr, &nd->mtu, "%s/mtu", base) == 0)
+			nd->has_mtu = true;
+		if (rd_sys_read_u64(sr, &nd->ifindex, "%s/ifindex", base) == 0)
+			nd->has_ifindex = true;
+		if (rd_sys_read_u64(sr, &v, "%s/type", base) == 0)
+			nd->type = v;
+	}
+	/* speed is "-1" when unknown, and fails (EINVAL) on a down link. */
+	if (rd_sys_read_str(sr, buf, sizeof(buf), "%s/speed", base) == 0) {
+		nd->speed_mbps = rd_parse_netdev_speed(buf);
+		nd->has_speed = nd->speed_mbps > 0;
+	}
+	if (vlans) {
+		const char *lower = rd_vlan_map_lower(vlans, name);
+
+		if (nd->vlan < 0)
+			nd->vlan = rd_vlan_map_lookup(vlans, name);
+		if (lower)
+			rd_strlcpy(nd->vlan_lower, lower, sizeof(nd->vlan_lower));
+	}
+	if (rd_sys_read_str(sr, buf, sizeof(buf), "%s/bonding/slaves", base) == 0) {
+		int ret = rd_parse_bond_slaves(buf, &nd->bond_slaves);
+
+		if (ret)
+			return ret;
+	}
+	if (rd_sys_link_basename(sr, buf, sizeof(buf), "%s/master", base) == 0)
+		rd_strlcpy(nd->master, buf, sizeof(nd->master));
+	return 0;
+}
+
+void rd_netdev_info_free(struct rd_netdev_info *nd)
+{
+	rd_strlist_free(&nd->bond_slaves);
+}
+
+const char *rd_netdev_updown(const struct rd_netdev_info *nd)
+{
+	if (!nd->present)
+		return "NA";
+	if (strcmp(nd->operstate, "up") == 0 ||
+	    (strcmp(nd->operstate, "unknown") == 0 && nd->carrier == 1))
+		return "Up";
+	return "Down";
+}
+
+const char *rd_map_via_name(enum rd_map_via v)
+{
+	switch (v) {
+	case RD_VIA_NETLINK:
+		return "netlink";
+	case RD_VIA_GID_NDEV:
+		return "gid_ndevs";
+	case RD_VIA_PARENT:
+		return "parent";
+	case RD_VIA_PCI:
+		return "pci";
+	case RD_VIA_IPOIB_GUID:
+		return "ipoib_guid";
+	default:
+		return NULL;
+	}
+}
+
+int rd_parse_hwaddr(const char *s, uint8_t *out, int max)
+{
+	int n = 0;
+
+	while (*s) {
+		unsigned int b;
+		int used;
+
+		/* NOLINTNEXTLINE(cert-err34-c): %2x reads at most 2 hex digits, no overflow */
+		if (n == max || sscanf(s, "%2x%n", &b, &used) != 1 || used != 2)
+			return -1;
+		out[n++] = (uint8_t)b;
+		s += used;
+		if (*s == ':')
+			s++;
+		else if (*s)
+			return -1;
+	}
+	return n;
+}
+
+bool rd_ipoib_on_port(const struct rd_sysroot *sr, const struct rd_device *dev,
+		      const struct rd_port *port, const char *ifname)
+{
+	uint8_t gid[16], hw[20];
+	char addr[128];
+	uint64_t type;
+
+	if (!valid_ifname(ifname) ||
+	    rd_sys_read_u64(sr, &type, "/sys/class/net/%s/type", ifname) || type != 32 ||
+	    rd_sys_read_str(sr, addr, sizeof(addr), "/sys/class/net/%s/address", ifname) ||
+	    rd_parse_hwaddr(addr, hw, 20) != 20 ||
+	    rd_sys_read_gid(sr, gid, "/sys/class/infiniband/%s/ports/%u/gids/0", dev->name, port->num))
+		return false;
+	return memcmp(hw + 12, gid + 8, 8) == 0;
+}
+
+/* An IPoIB netdev whose 20-byte address ends in the port GUID; physical first. */
+static int ipoib_match(const struct rd_sysroot *sr, const struct rd_device *dev,
+		       const struct rd_port *port, char *name, size_t name_len)
+{
+	struct rd_strlist nets = { 0 };
+	uint8_t gid[16], hw[20];
+	char addr[128];
+	int ret = -ENOENT;
+
+	if (rd_sys_read_gid(sr, gid, "/sys/class/infiniband/%s/ports/%u/gids/0", dev->name, port->num))
+		return -ENOENT;
+	if (rd_sys_list(sr, &nets, "/sys/class/net"))
+		return -ENOENT;
+	for (size_t i = 0; i < nets.n; i++) {
+		uint64_t type;
+
+		if (rd_sys_read_u64(sr, &type, "/sys/class/net/%s/type", nets.v[i]) || type != 32)
+			continue;
+		if (rd_sys_read_str(sr, addr, sizeof(addr), "/sys/class/net/%s/address", nets.v[i]) ||
+		    rd_parse_hwaddr(addr, hw, 20) != 20 || memcmp(hw + 12, gid + 8, 8) != 0)
+			continue;
+		/* P_Key children share the GUID; prefer the parent (no '.' child name). */
+		if (ret == 0 && strchr(nets.v[i], '.'))
+			continue;
+		rd_strlcpy(name, nets.v[i], name_len);
+		ret = 0;
+		if (!strchr(nets.v[i], '.'))
+			break;
+	}
+	rd_strlist_free(&nets);
+	return ret;
+}
+
+int rd_port_netdev(const struct rd_sysroot *sr, const struct rd_nl_ports *nl,
+		   const struct rd_device *dev, const struct rd_port *port, char *name,
+		   size_t name_len, enum rd_map_via *via, bool *other_netns)
+{
+	struct rd_strlist l = { 0 };
+	char buf[64];
+
+	name[0] = '\0';
+	*via = RD_VIA_NONE;
+	*other_netns = false;
+	if (nl) {
+		for (size_t i = 0; i < nl->n; i++) {
+			if (strcmp(nl->v[i].dev, dev->name) == 0 && nl->v[i].port == port->num &&
+			    nl->v[i].has_ndev) {
+				rd_strlcpy(name, nl->v[i].ndev, name_len);
+				*via = RD_VIA_NETLINK;
+				return 0;
+			}
+		}
+	}
+	if (rd_sys_read_str(sr, buf, sizeof(buf), "/sys/class/infiniband/%s/ports/%u/gid_attrs/ndevs/0",
+			    dev->name, port->num) == 0 && valid_ifname(buf)) {
+		rd_strlcpy(name, buf, name_len);
+		*via = RD_VIA_GID_NDEV;
+	} else if (dev->parent[0]) {
+		rd_strlcpy(name, dev->parent, name_len);
+		*via = RD_VIA_PARENT;
+	} else if (rd_sys_list(sr, &l, "/sys/class/infiniband/%s/device/net", dev->name) == 0) {
+		for (size_t i = 0; i < l.n; i++) {
+			uint64_t dev_port = 0;
+
+			if (rd_sys_read_u64(sr, &dev_port, "/sys/class/infiniband/%s/device/net/%s/dev_port",
+					    dev->name, l.v[i]) < 0)
+				dev_port = 0;
+			if (dev_port + 1 == port->num && !rd_netdev_is_representor(sr, dev->name, l.v[i])) {
+				rd_strlcpy(name, l.v[i], name_len);
+				*via = RD_VIA_PCI;
+				break;
+			}
+		}
+	}
+	rd_strlist_free(&l);
+	if (!name[0] && (port->known & RD_PORT_LINK_LAYER) && port->link_layer == RD_LL_INFINIBAND &&
+	    ipoib_match(sr, dev, port, name, name_len) == 0)
+		*via = RD_VIA_IPOIB_GUID;
+	/* Named by sysfs but not visible here: it lives in another network namespace. */
+	/* (Not when a copied tree has a dangling /sys/class/net link: that netdev is lost.) */
+	if (name[0] && rd_sys_check_dir(sr, "/sys/class/net/%s", name) == -ENOENT)
+		*other_netns = true;
+	return 0;
+}

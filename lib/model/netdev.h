@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ib port <-> netdev.  For now the sysfs side: the rxe/siw parent, the PCI
+ * function's net/ directory, and the netdevs the GID table names.
+ */
+#ifndef RD_NETDEV_H
+#define RD_NETDEV_H
+
+#include <stdio.h>
+
+#include "device.h"
+#include "sysroot/sysroot.h"
+#include "base/base.h"
+
+/* VLAN netdevs from /proc/net/vlan/config (present once 8021q is loaded). */
+struct rd_vlan_map {
+	struct rd_strlist names;
+	struct rd_strlist lowers;
+	int *ids;		/* VLAN id, or RD_VLAN_TAGGED / RD_VLAN_CANNOT_TELL */
+	bool ids_unknown;	/* a copied tree without proc/net/vlan/config: from sysfs */
+};
+
+/* Lookup results besides an id (>= 0) and -1 (not a VLAN netdev). */
+#define RD_VLAN_TAGGED		(-2)	/* a VLAN netdev whose id is not known */
+#define RD_VLAN_CANNOT_TELL	(-3)	/* stacked on another netdev, no uevent to say how */
+
+/*
+ * The map from sysfs alone (lib/vlansys.c): every netdev that is a VLAN
+ * (lower_ link and DEVTYPE=vlan) as RD_VLAN_TAGGED, every stacked netdev
+ * whose type cannot be read as RD_VLAN_CANNOT_TELL; ids_unknown is set.
+ */
+int rd_vlan_map_from_sysfs(const struct rd_sysroot *sr, struct rd_vlan_map *map);
+
+/* "ens1f0.100     | 100  | ens1f0" -> name, id, lower.  -EINVAL for other lines. */
+int rd_parse_vlan_config_line(const char *line, char *name, size_t name_len, int *vid,
+			      char *lower, size_t lower_len);
+/*
+ * -ENOENT when the file does not exist: live, 8021q is not loaded (no VLANs)
+ * and the map is empty; in a --sysroot copy that lacks it, the map comes
+ * from rd_vlan_map_from_sysfs() (ids_unknown).
+ */
+int rd_vlan_map_read(const struct rd_sysroot *sr, struct rd_vlan_map *map);
+/* Its parsing half: the map from the file's lines (fmemopen for tests).  -ENOMEM only. */
+int rd_vlan_map_parse(FILE *f, struct rd_vlan_map *map);
+/* VLAN id of ifname, -1 if it is not a VLAN netdev. */
+int rd_vlan_map_lookup(const struct rd_vlan_map *map, const char *ifname);
+const char *rd_vlan_map_lower(const struct rd_vlan_map *map, const char *ifname);
+void rd_vlan_map_free(struct rd_vlan_map *map);
+
+/*
+ * Is the netdev up?  operstate "up", or "unknown" with carrier 1 (drivers
+ * that do not report operstate).  A netdev we cannot see (another network
+ * namespace) counts as up: we cannot know, so it does not disqualify.
+ */
+bool rd_netdev_is_up(const struct rd_sysroot *sr, const char *ifname);
+
+
+/* Facts about one netdev. */
+struct rd_netdev_info {
+	char name[64];
+	bool present;		/* visible here (this network namespace) */
+	char operstate[16];	/* "up", "down", "unknown"...; "" if unknown */
+	int carrier;		/* 1, 0, or -1 unknown */
+	bool has_mtu, has_speed, has_ifindex;
+	uint64_t mtu;
+	int64_t speed_mbps;	/* -1 when the driver does not know */
+	uint64_t ifindex;
+	uint64_t type;		/* ARPHRD: 1 Ethernet, 32 InfiniBand */
+	int vlan;		/* VLAN id, -1 if not a VLAN */
+	char vlan_lower[64];
+	struct rd_strlist bond_slaves;	/* when it is a bond master */
+	char master[64];		/* its bond, if it is a slave */
+	const char *source;		/* "rtnetlink" or "sysfs" */
+};
+
+/*
+ * Read netdev facts: live, operstate/MTU/carrier through rtnetlink
+ * (libnl-route-3) when it answers, sysfs otherwise and for the rest (speed,
+ * bond slaves, master); the VLAN id and lower device from vlans (may be
+ * NULL).  0 even when the netdev is not visible (present = false); -ENOMEM only.
+ */
+int rd_netdev_read(const struct rd_sysroot *sr, const char *name, const struct rd_vlan_map *vlans,
+		   struct rd_netdev_info *nd);
+void rd_netdev_info_free(struct rd_netdev_info *nd);
+struct rtnl_link;
+/* The facts rtnetlink gives, from libnl's parse of an RTM_NEWLINK (present, operstate, carrier,
+ * MTU, ifindex, type). */
+void rd_netdev_from_rtnl(struct rtnl_link *link, struct rd_netdev_info *nd);
+/* The sysfs "speed" value: Mb/s, or -1 when unknown ("-1", 0, not a number). */
+int64_t rd_parse_netdev_speed(const char *s);
+/* bonding/slaves, "ens1f0 ens1f1": each name appended to out (s is cut up).  -ENOMEM only. */
+int rd_parse_bond_slaves(char *s, struct rd_strlist *out);
+/* "Up", "Down" or "NA" as ibdev2netdev prints it. */
+const char *rd_netdev_updown(const struct rd_netdev_info *nd);
+
+/* Where an ib port -> netdev mapping came from. */
+enum rd_map_via {
+	RD_VIA_NONE = 0,
+	RD_VIA_NETLINK,		/* RDMA_NLDEV_CMD_PORT_GET */
+	RD_VIA_GID_NDEV,	/* gid_attrs/ndevs/0 */
+	RD_VIA_PARENT,		/* rxe/siw parent file */
+	RD_VIA_PCI,		/* device/net/<if> with dev_port */
+	RD_VIA_IPOIB_GUID,	/* IPoIB hardware address ends in the port GUID */
+};
+const char *rd_map_via_name(enum rd_map_via v);
+
+struct rd_nl_ports;
+
+/* "aa:bb:..." (a netdev's address file) into at most max bytes; the count, or -1. */
+int rd_parse_hwaddr(const char *s, uint8_t *out, int max);
+
+/* Is ifname an IPoIB netdev (or P_Key child) of this IB port, by its GUID? */
+bool rd_ipoib_on_port(const struct rd_sysroot *sr, const struct rd_device *dev,
+		      const struct rd_port *port, const char *ifname);
+
+/*
+ * The netdev of one port: netlink first (nl may be NULL: sysfs only), then
+ * gid_attrs/ndevs/0, the parent of a soft device, the PCI function's netdev
+ * for that port, the IPoIB GUID match.  name[0] == '\0' when nothing maps.
+ * *other_netns is set when sysfs names a netdev that is not visible here.
+ */
+int rd_port_netdev(const struct rd_sysroot *sr, const struct rd_nl_ports *nl,
+		   const struct rd_device *dev, const struct rd_port *port, char *name,
+		   size_t name_len, enum rd_map_via *via, bool *other_netns);
+
+#endif

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One print API for text and JSON.  A tool describes its output once, field
+ * by field; each call feeds the text rendering, the JSON document, or both
+ * (RD_TEXT / RD_JSON / RD_ANY), in the spirit of iproute2's print_*().
+ *
+ * Text has two shapes: tables (aligned columns with a header, like ip -br or
+ * lsblk) and sections ("label: value" lines under a heading).  In JSON a
+ * table is an array of objects and a section an object.  Absent values
+ * (NULL strings) are omitted from JSON and shown as "-" in tables.
+ */
+#ifndef RD_OUTPUT_H
+#define RD_OUTPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "base/base.h"
+
+enum rd_out_kind {
+	RD_TEXT = 1,
+	RD_JSON = 2,
+	RD_ANY = RD_TEXT | RD_JSON,
+};
+
+enum rd_color {
+	RD_C_NONE = 0,
+	RD_C_GOOD,	/* green: active, up, pass */
+	RD_C_BAD,	/* red: down, error, fail */
+	RD_C_WARN,	/* yellow: in between */
+	RD_C_NAME,	/* bold: device names */
+	RD_C_DIM,
+};
+
+struct rd_col {
+	const char *key;	/* field key that fills this column */
+	const char *header;
+	bool right;		/* right-align (numbers) */
+};
+
+struct rd_out;
+
+/* json: produce one JSON document (or JSON lines with stream); color: ANSI SGR in text. */
+struct rd_out *rd_out_new(FILE *fp, bool json, bool color);
+/* JSON lines: each top-level section is printed compactly when it ends. */
+void rd_out_set_stream(struct rd_out *o, bool stream);
+bool rd_out_is_json(const struct rd_out *o);
+/* Print what is pending (the JSON document) and release everything.  -EIO on write errors. */
+int rd_out_finish(struct rd_out *o);
+
+int rd_out_table_begin(struct rd_out *o, const char *key, const struct rd_col *cols, size_t ncols,
+		       bool header);
+int rd_out_table_end(struct rd_out *o);
+int rd_out_row_begin(struct rd_out *o);
+int rd_out_row_end(struct rd_out *o);
+
+/* Heading printed in text (may be NULL); key names the JSON object in an enclosing object. */
+int rd_out_section_begin(struct rd_out *o, const char *key, const char *heading_fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int rd_out_section_end(struct rd_out *o);
+/* A JSON array (text: nothing, its elements print as they come). */
+int rd_out_list_begin(struct rd_out *o, const char *key);
+int rd_out_list_end(struct rd_out *o);
+
+void rd_out_str(struct rd_out *o, int kind, const char *key, const char *label, const char *val);
+void rd_out_cstr(struct rd_out *o, int kind, const char *key, const char *label,
+		 enum rd_color c, const char *val);
+void rd_out_u64(struct rd_out *o, int kind, const char *key, const char *label, uint64_t val);
+/* JSON gets the number; text gets it formatted (e.g. "0x%llx", "%s (%llu)"). */
+void rd_out_u64_fmt(struct rd_out *o, int kind, const char *key, const char *label,
+		    uint64_t val, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+void rd_out_double(struct rd_out *o, int kind, const char *key, const char *label, double val,
+		   const char *textfmt);
+void rd_out_bool(struct rd_out *o, int kind, const char *key, const char *label, bool val);
+/* JSON array of strings; text joined with sep ("-" in tables when empty). */
+void rd_out_strlist(struct rd_out *o, int kind, const char *key, const char *label,
+		    const struct rd_strlist *l, const char *sep);
+/* A free line of text (text mode only), indented like the current section. */
+void rd_out_line(struct rd_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * A piece of a text line (text mode only), coloured, with no indent and no
+ * newline added: for lines made of parts, like a streaming tool's events.
+ */
+void rd_out_text(struct rd_out *o, enum rd_color c, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * Text for a terminal: a copy of s (malloc'd; NULL without memory) in which
+ * control characters (C0, DEL, C1) and bytes that are not UTF-8 are written
+ * as \xNN, so that a device name or node_desc holding "\033[2J" cannot drive
+ * the terminal.  keep_layout lets '\n' and '\t' through (free text lines).
+ * Every text value of the output layer goes through it; JSON escapes by itself.
+ */
+char *rd_text_escape(const char *s, bool keep_layout);
+
+/* Colour decision for --color=auto|always|never with NO_COLOR; -EINVAL on a bad word. */
+int rd_color_mode(const char *arg, int fd, bool *color);
+
+#endif

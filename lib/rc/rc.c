@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: MIT
+#define _GNU_SOURCE
+#include "rc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <time.h>
+
+void rd_rc_opts_default(struct rd_rc_opts *o)
+{
+	o->timeout = 14;
+	o->retry_cnt = 7;
+	o->rnr_retry = 7;
+	o->min_rnr_timer = 12;
+	o->mtu = 0;
+}
+
+uint64_t rd_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int rd_rc_alloc(struct rd_rc *rc, struct ibv_context *ctx, uint8_t port, size_t slot_size,
+		unsigned int nrecv, unsigned int nsend)
+{
+	size_t total;
+	int ret;
+
+	memset(rc, 0, sizeof(*rc));
+	rc->ctx = ctx;
+	rc->port = port;
+	rc->slot_size = slot_size;
+	rc->nrecv = nrecv;
+	rc->nsend = nsend;
+	rc->spin_ns = RD_RC_SPIN_NS;
+	if (!slot_size || !nrecv || !nsend || nrecv + nsend > 65536)
+		return -EINVAL;
+	if (slot_size > SIZE_MAX / (nrecv + nsend))
+		return -EOVERFLOW;
+	total = slot_size * (nrecv + nsend);
+	/*
+	 * Mapped, not malloc'ed: page-aligned, zeroed, and given back to the
+	 * kernel by rd_rc_free.  From malloc, a buffer below glibc's (raised)
+	 * mmap threshold stays resident in the heap after the session: a
+	 * long-running server would keep the largest buffer any client asked
+	 * for (up to 64 MiB).
+	 */
+	rc->buf = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (rc->buf == MAP_FAILED) {
+		rc->buf = NULL;
+		return -ENOMEM;
+	}
+	rc->pd = ibv_alloc_pd(ctx);
+	if (!rc->pd) {
+		ret = errno ? -errno : -ENOMEM;
+		goto fail;
+	}
+	/*
+	 * A completion channel lets rd_rc_poll sleep once a wait outlasts its
+	 * spin.  Without one (the device cannot) it keeps spinning.
+	 */
+	rc->chan = ibv_create_comp_channel(ctx);
+	if (rc->chan && fcntl(rc->chan->fd, F_SETFL, fcntl(rc->chan->fd, F_GETFL) | O_NONBLOCK) < 0) {
+		ibv_destroy_comp_channel(rc->chan);
+		rc->chan = NULL;
+	}
+	rc->cq = ibv_create_cq(ctx, (int)(nrecv + nsend), NULL, rc->chan, 0);
+	if (!rc->cq) {
+		ret = errno ? -errno : -ENOMEM;
+		goto fail;
+	}
+	rc->mr = ibv_reg_mr(rc->pd, rc->buf, total, IBV_ACCESS_LOCAL_WRITE);
+	if (!rc->mr) {
+		ret = errno ? -errno : -ENOMEM;
+		goto fail;
+	}
+	return 0;
+fail:
+	rd_rc_free(rc);
+	return ret;
+}
+
+void rd_rc_qp_attr(const struct rd_rc *rc, struct ibv_qp_init_attr *attr, bool with_inline)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->send_cq = rc->cq;
+	attr->recv_cq = rc->cq;
+	attr->qp_type = IBV_QPT_RC;
+	attr->cap.max_send_wr = rc->nsend;
+	attr->cap.max_recv_wr = rc->nrecv;
+	attr->cap.max_send_sge = 1;
+	attr->cap.max_recv_sge = 1;
+	attr->cap.max_inline_data = with_inline ? RD_RC_INLINE : 0;
+}
+
+int rd_rc_create_qp(struct rd_rc *rc)
+{
+	struct ibv_qp_init_attr attr;
+
+	rd_rc_qp_attr(rc, &attr, true);
+	rc->qp = ibv_create_qp(rc->pd, &attr);
+	if (!rc->qp) {
+		/* A device without inline sends. */
+		rd_rc_qp_attr(rc, &attr, false);
+		rc->qp = ibv_create_qp(rc->pd, &attr);
+	}
+	if (!rc->qp)
+		return errno ? -errno : -ENOMEM;
+	rc->max_inline = attr.cap.max_inline_data;
+	rc->own_qp = true;
+	return 0;
+}
+
+void rd_rc_free(struct rd_rc *rc)
+{
+	if (rc->qp && rc->own_qp)
+		ibv_destroy_qp(rc->qp);
+	rc->qp = NULL;
+	if (rc->mr)
+		ibv_dereg_mr(rc->mr);
+	rc->mr = NULL;
+	if (rc->cq) {
+		if (rc->unacked_events)
+			ibv_ack_cq_events(rc->cq, rc->unacked_events);
+		ibv_destroy_cq(rc->cq);
+	}
+	rc->cq = NULL;
+	rc->unacked_events = 0;
+	if (rc->chan)
+		ibv_destroy_comp_channel(rc->chan);
+	rc->chan = NULL;
+	if (rc->pd)
+		ibv_dealloc_pd(rc->pd);
+	rc->pd = NULL;
+	if (rc->buf)
+		munmap(rc->buf, rc->slot_size * (rc->nrecv + rc->nsend));
+	rc->buf = NULL;
+}
+
+int rd_rc_local(struct rd_rc *rc, int gid_index, struct rd_rc_endpoint *ep)
+{
+	struct ibv_port_attr pa;
+	union ibv_gid gid;
+	uint32_t rnd = 0;
+
+	memset(ep, 0, sizeof(*ep));
+	if (ibv_query_port(rc->ctx, rc->port, &pa))
+		return errno ? -errno : -EIO;
+	ep->lid = pa.lid;
+	ep->mtu = pa.active_mtu;
+	ep->qpn = rc->qp ? rc->qp->qp_num : 0;
+	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
+		rnd = (uint32_t)rd_now_ns();
+	ep->psn = rnd & 0xffffff;
+	if (gid_index >= 0) {
+		if (ibv_query_gid(rc->ctx, rc->port, gid_index, &gid))
+			return errno ? -errno : -EIO;
+		memcpy(ep->gid, gid.raw, 16);
+		ep->gid_index = (uint8_t)gid_index;
+		ep->use_grh = true;
+	}
+	/* RoCE has no LIDs: addressing is by GID only. */
+	if (pa.link_layer == IBV_LINK_LAYER_ETHERNET && gid_index < 0)
+		return -EINVAL;
+	return 0;
+}
+
+int rd_rc_connect(struct rd_rc *rc, const struct rd_rc_endpoint *local,
+		  const struct rd_rc_endpoint *remote, const struct rd_rc_opts *opts,
+		  enum ibv_mtu *path_mtu)
+{
+	enum ibv_mtu mtu = local->mtu < remote->mtu ? local->mtu : remote->mtu;
+	struct ibv_qp_attr a;
+
+	if (opts->mtu && opts->mtu < mtu)
+		mtu = opts->mtu;
+	if (path_mtu)
+		*path_mtu = mtu;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.pkey_index = 0;
+	a.port_num = rc->port;
+	a.qp_access_flags = 0;
+	if (ibv_modify_qp(rc->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			  IBV_QP_ACCESS_FLAGS))
+		return errno ? -errno : -EIO;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = mtu;
+	a.dest_qp_num = remote->qpn;
+	a.rq_psn = remote->psn;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = opts->min_rnr_timer;
+	a.ah_attr.dlid = remote->lid;
+	a.ah_attr.sl = 0;
+	a.ah_attr.port_num = rc->port;
+	if (remote->use_grh || local->use_grh) {
+		a.ah_attr.is_global = 1;
+		a.ah_attr.grh.hop_limit = 64;
+		a.ah_attr.grh.sgid_index = local->gid_index;
+		memcpy(a.ah_attr.grh.dgid.raw, remote->gid, 16);
+	}
+	if (ibv_modify_qp(rc->qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+			  IBV_QP_MIN_RNR_TIMER))
+		return errno ? -errno : -EIO;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = opts->timeout;
+	a.retry_cnt = opts->retry_cnt;
+	a.rnr_retry = opts->rnr_retry;
+	a.sq_psn = local->psn;
+	a.max_rd_atomic = 1;
+	if (ibv_modify_qp(rc->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			  IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+uint8_t *rd_rc_slot(struct rd_rc *rc, unsigned int slot)
+{
+	return rc->buf + (size_t)slot * rc->slot_size;
+}
+
+int rd_rc_post_recv(struct rd_rc *rc, unsigned int slot)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)rd_rc_slot(rc, slot),
+		.length = (uint32_t)rc->slot_size,
+		.lkey = rc->mr->lkey,
+	};
+	struct ibv_recv_wr wr = { .wr_id = RD_WR_RECV | slot, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+	int ret = ibv_post_recv(rc->qp, &wr, &bad);
+
+	return ret ? -ret : 0;
+}
+
+int rd_rc_post_send(struct rd_rc *rc, unsigned int slot, uint32_t len, uint32_t imm)
+{
+	return rd_rc_post_send_batch(rc, slot, len, imm, 1);
+}
+
+int rd_rc_post_send_batch(struct rd_rc *rc, unsigned int slot, uint32_t len, uint32_t imm,
+			  unsigned int covers)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)rd_rc_slot(rc, slot),
+		.length = len,
+		.lkey = rc->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = RD_WR_SEND | ((uint64_t)(covers & 0xffff) << 32) | slot,
+		.sg_list = &sge,
+		.num_sge = len ? 1 : 0,
+		.opcode = IBV_WR_SEND_WITH_IMM,
+		.send_flags = (covers ? IBV_SEND_SIGNALED : 0) |
+			      (len && len <= rc->max_inline ? IBV_SEND_INLINE : 0),
+		.imm_data = htobe32(imm),
+	};
+	struct ibv_send_wr *bad;
+	int ret;
+
+	if (len > rc->slot_size)
+		return -EMSGSIZE;
+	ret = ibv_post_send(rc->qp, &wr, &bad);
+	return ret ? -ret : 0;
+}
+
+/*
+ * Sleep on the completion channel until a CQ event, the deadline, or *stop;
+ * the CQ is armed.  0: poll the CQ again; -ETIMEDOUT, -EINTR, -EIO.
+ */
+static int wait_cq_event(struct rd_rc *rc, uint64_t deadline, const volatile int *stop)
+{
+	struct pollfd pfd = { .fd = rc->chan->fd, .events = POLLIN };
+
+	for (;;) {
+		uint64_t now = rd_now_ns();
+		struct ibv_cq *cq;
+		void *cq_ctx;
+		int ms;
+
+		if (stop && *stop)
+			return -EINTR;
+		if (now >= deadline)
+			return -ETIMEDOUT;
+		/* Wake at least every 100 ms to look at *stop. */
+		ms = deadline - now > 100000000ull ? 100 : (int)((deadline - now + 999999) / 1000000);
+		pfd.revents = 0;
+		if (poll(&pfd, 1, ms) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -EIO;
+		}
+		if (pfd.revents & (POLLERR | POLLHUP | POLLNVAL))
+			return -EIO;
+		if (!(pfd.revents & POLLIN))
+			continue;
+		if (ibv_get_cq_event(rc->chan, &cq, &cq_ctx) == 0 && ++rc->unacked_events >= 64) {
+			ibv_ack_cq_events(rc->cq, rc->unacked_events);
+			rc->unacked_events = 0;
+		}
+		return 0;
+	}
+}
+
+int rd_rc_poll(struct rd_rc *rc, struct ibv_wc *wc, int n, uint64_t deadline,
+	       const volatile int *stop)
+{
+	unsigned int spins = 0;
+	uint64_t now, spin_end = 0;
+	bool armed = false;
+	int ret;
+
+	for (;;) {
+		int got = ibv_poll_cq(rc->cq, n, wc);
+
+		if (got < 0)
+			return -EIO;
+		if (got > 0) {
+			for (int i = 0; i < got; i++) {
+				if (wc[i].status != IBV_WC_SUCCESS && !rc->has_error) {
+					rc->has_error = true;
+					rc->first_error = wc[i];
+				}
+			}
+			return got;
+		}
+		if (stop && *stop)
+			return -EINTR;
+		if ((++spins & 63) != 0)
+			continue;
+		now = rd_now_ns();
+		if (now >= deadline)
+			return -ETIMEDOUT;
+		if (!spin_end)
+			spin_end = rc->spin_ns > UINT64_MAX - now ? UINT64_MAX : now + rc->spin_ns;
+		if (!rc->chan || now < spin_end) {
+			/* Let the kernel's softirq work run (soft-RoCE). */
+			sched_yield();
+			continue;
+		}
+		if (!armed) {
+			/* A completion queued before the arm raises no event: poll once more. */
+			if (ibv_req_notify_cq(rc->cq, 0))
+				return -EIO;
+			armed = true;
+			spins = 63;
+			continue;
+		}
+		ret = wait_cq_event(rc, deadline, stop);
+		if (ret)
+			return ret;
+		armed = false;
+		spins = 63;
+	}
+}
+
+const char *rd_wc_diagnosis(enum ibv_wc_status st)
+{
+	switch (st) {
+	case IBV_WC_SUCCESS:
+		return "success";
+	case IBV_WC_RETRY_EXC_ERR:
+		return "packets lost: the peer never acknowledged after every retry; check the link "
+		       "(ip link, rdma-devmap), PFC/ECN on the switch, MTU on the path, and that both "
+		       "sides use the same GID type (RoCE v1/v2, rdma-gids --best)";
+	case IBV_WC_RNR_RETRY_EXC_ERR:
+		return "receiver not ready: the peer had no receive posted in time (it stalled, "
+		       "crashed, or posts too few receives)";
+	case IBV_WC_WR_FLUSH_ERR:
+		return "the queue pair was already in error; the first error is the cause";
+	case IBV_WC_LOC_LEN_ERR:
+		return "a message was larger than the receive buffer: sizes disagree";
+	case IBV_WC_REM_INV_REQ_ERR:
+		return "the peer rejected the request as invalid (message larger than its receive "
+		       "buffer, or an operation it does not allow)";
+	case IBV_WC_REM_ACCESS_ERR:
+		return "the peer refused access to its memory";
+	case IBV_WC_REM_OP_ERR:
+		return "the peer could not complete the operation";
+	case IBV_WC_LOC_PROT_ERR:
+		return "local protection error: a buffer outside its registered memory";
+	case IBV_WC_LOC_QP_OP_ERR:
+		return "local QP operation error (bad work request or QP state)";
+	case IBV_WC_BAD_RESP_ERR:
+		return "unexpected response from the peer";
+	case IBV_WC_FATAL_ERR:
+		return "fatal device error: the device needs a reset";
+	default:
+		return "unexpected completion error";
+	}
+}
+
+int rd_mtu_from_bytes(uint64_t bytes, enum ibv_mtu *mtu)
+{
+	static const enum ibv_mtu m[] = { IBV_MTU_256, IBV_MTU_512, IBV_MTU_1024, IBV_MTU_2048,
+					  IBV_MTU_4096 };
+
+	for (unsigned int i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+		if (bytes == 256ull << i) {
+			*mtu = m[i];
+			return 0;
+		}
+	return -EINVAL;
+}

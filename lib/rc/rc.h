@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * RC queue pairs: resources (PD, CQ, one registered buffer cut into slots),
+ * bring-up RESET -> INIT -> RTR -> RTS, and posting/polling with deadlines.
+ * rdma_cm may create the QP itself on these resources (lib/selftest/cm.c).
+ */
+#ifndef RD_RC_H
+#define RD_RC_H
+
+#include <infiniband/verbs.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct rd_rc_opts {
+	uint8_t timeout;	/* local ACK timeout, 4.096 us * 2^timeout; default 14 */
+	uint8_t retry_cnt;	/* default 7 */
+	uint8_t rnr_retry;	/* default 7 (= infinite) */
+	uint8_t min_rnr_timer;	/* default 12 (0.64 ms) */
+	enum ibv_mtu mtu;	/* 0: the port's active MTU */
+};
+
+void rd_rc_opts_default(struct rd_rc_opts *o);
+
+/* What the other side needs to connect to us (and we to it). */
+struct rd_rc_endpoint {
+	uint32_t qpn;
+	uint32_t psn;
+	uint16_t lid;
+	uint8_t gid[16];
+	bool use_grh;		/* RoCE: always; IB: when the GID is global */
+	uint8_t gid_index;	/* local only */
+	enum ibv_mtu mtu;	/* active MTU of the port */
+};
+
+struct rd_rc {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_comp_channel *chan;	/* CQ events, for waits past the spin */
+	unsigned int unacked_events;
+	uint32_t max_inline;		/* sends up to this size go inline */
+	uint64_t spin_ns;		/* rd_rc_poll's spin; RD_RC_SPIN_FOREVER: never sleep */
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	uint8_t *buf;
+	size_t slot_size;
+	unsigned int nrecv, nsend;	/* slots [0, nrecv) receive, then nsend send slots */
+	uint8_t port;
+	bool own_qp;			/* false when rdma_cm created it */
+	/* The first error completion: every later one is a consequence. */
+	bool has_error;
+	struct ibv_wc first_error;
+	uint64_t first_error_wr_kind;
+};
+
+#define RD_WR_RECV (1ull << 62)
+#define RD_WR_SEND (1ull << 61)
+#define RD_WR_SLOT(id) ((unsigned int)((id) & 0xffffffffu))
+
+/*
+ * PD, CQ (depth nrecv + nsend) and one MR of (nrecv + nsend) * slot_size.
+ * -errno; on failure everything is released.
+ */
+int rd_rc_alloc(struct rd_rc *rc, struct ibv_context *ctx, uint8_t port, size_t slot_size,
+		unsigned int nrecv, unsigned int nsend);
+/*
+ * The QP attributes for those resources, asking for RD_RC_INLINE bytes of
+ * inline data (small sends copied into the work request, as ib_send_lat does)
+ * or none.  After creating the QP, store attr->cap.max_inline_data (what the
+ * device granted) in rc->max_inline.
+ */
+#define RD_RC_INLINE 128
+void rd_rc_qp_attr(const struct rd_rc *rc, struct ibv_qp_init_attr *attr, bool with_inline);
+/* A RC QP on those resources (verbs mode), with inline sends if the device has them. */
+int rd_rc_create_qp(struct rd_rc *rc);
+void rd_rc_free(struct rd_rc *rc);
+
+/* Fill our endpoint: QPN, a random PSN, LID, the GID at gid_index, active MTU. */
+int rd_rc_local(struct rd_rc *rc, int gid_index, struct rd_rc_endpoint *ep);
+/* RESET -> INIT -> RTR -> RTS against remote; path MTU = min(ours, theirs, opts). */
+int rd_rc_connect(struct rd_rc *rc, const struct rd_rc_endpoint *local,
+		  const struct rd_rc_endpoint *remote, const struct rd_rc_opts *opts,
+		  enum ibv_mtu *path_mtu);
+
+uint8_t *rd_rc_slot(struct rd_rc *rc, unsigned int slot);
+int rd_rc_post_recv(struct rd_rc *rc, unsigned int slot);
+/* Send len bytes of a slot with immediate data, signaled. */
+int rd_rc_post_send(struct rd_rc *rc, unsigned int slot, uint32_t len, uint32_t imm);
+/*
+ * The same, signaled only when `covers` > 0: its completion then stands for
+ * itself and the covers-1 unsignaled sends before it (RD_WR_COVERS(wr_id)).
+ */
+int rd_rc_post_send_batch(struct rd_rc *rc, unsigned int slot, uint32_t len, uint32_t imm,
+			  unsigned int covers);
+#define RD_WR_COVERS(id) ((unsigned int)(((id) >> 32) & 0xffffu))
+
+/*
+ * Poll up to n completions; wait until at least one or deadline (CLOCK_MONOTONIC
+ * ns).  Returns the count, -ETIMEDOUT, or -errno.  Error completions are
+ * returned too (and the first one is remembered in rc->first_error).
+ * *stop is checked while waiting (SIGINT); may be NULL.  Busy-polls for
+ * rc->spin_ns (RD_RC_SPIN_NS by default), then sleeps on the completion
+ * channel: streams and fast round trips never sleep, and an idle or slow
+ * peer costs no CPU (on a one-CPU soft-RoCE host the spinning would take it
+ * from the kernel's packet processing).  Latency measurements set
+ * RD_RC_SPIN_FOREVER, so that no wake-up is ever timed.
+ */
+#define RD_RC_SPIN_NS 1000000ull
+#define RD_RC_SPIN_FOREVER UINT64_MAX
+int rd_rc_poll(struct rd_rc *rc, struct ibv_wc *wc, int n, uint64_t deadline,
+	       const volatile int *stop);
+
+/* 256..4096 bytes -> IBV_MTU_256..IBV_MTU_4096; -EINVAL for any other value. */
+int rd_mtu_from_bytes(uint64_t bytes, enum ibv_mtu *mtu);
+
+uint64_t rd_now_ns(void);
+
+/* A plain-words diagnosis of a completion status, with what to check next. */
+const char *rd_wc_diagnosis(enum ibv_wc_status st);
+
+#endif

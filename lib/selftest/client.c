@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: MIT
+/* Client driver: against rdma-selftest --server, through rdma_cm or raw verbs with a TCP exchange. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cm.h"
+#include "engine.h"
+#include "local.h"
+#include "oob.h"
+#include "run.h"
+#include "base/base.h"
+
+static double ms_since(uint64_t t0)
+{
+	return (double)(rd_now_ns() - t0) / 1e6;
+}
+
+static uint64_t deadline(const struct rd_st_config *cfg)
+{
+	return rd_now_ns() + (uint64_t)cfg->timeout_ms * 1000000;
+}
+
+static void client_cm(const struct rd_st_config *cfg, const struct rd_st_params *prm,
+		      const struct rd_st_hooks *h, struct rd_st_run *run)
+{
+	struct rd_cm_conn c;
+	struct rd_cm_info info;
+	struct rd_cm_error err = { 0 };
+	int ret;
+
+	ret = rd_cm_connect(cfg->peer, cfg->service_port, cfg->bind, cfg->timeout_ms, prm, &cfg->rc,
+			    &c, &info, &err);
+	if (ret) {
+		bool addr = strcmp(err.stage, "address") == 0, route = strcmp(err.stage, "route") == 0;
+
+		if (!addr)
+			rd_st_stage_add(run, h, "address", true, info.addr_ms, NULL, "resolved");
+		if (!addr && !route)
+			rd_st_stage_add(run, h, "route", true, info.route_ms, NULL, "resolved");
+		rd_st_stage_add(run, h, addr ? "address" : route ? "route" : "connect", false, 0, NULL,
+				"%s", err.what);
+		rd_cm_close(&c);
+		return;
+	}
+	rd_strlcpy(run->dev, info.dev, sizeof(run->dev));
+	run->port = info.port;
+	run->gid_index = info.gid_index;
+	rd_strlcpy(run->gid_type, info.gid_type, sizeof(run->gid_type));
+	rd_strlcpy(run->addr, info.local_addr, sizeof(run->addr));
+	rd_st_stage_add(run, h, "address", true, info.addr_ms, NULL, "%s port %u, GID %d (%s), %s -> %s",
+			info.dev, info.port, info.gid_index, info.gid_type[0] ? info.gid_type : "?",
+			info.local_addr, info.peer_addr);
+	rd_st_stage_add(run, h, "route", true, info.route_ms, NULL, "resolved");
+	rd_st_stage_add(run, h, "connect", true, info.connect_ms, NULL,
+			"QPN 0x%x -> 0x%x, PSN 0x%06x/0x%06x, path MTU %s", info.qpn, info.peer_qpn,
+			info.sq_psn, info.rq_psn, rd_st_mtu_str(info.path_mtu));
+	run->ok = rd_st_run_stages(cfg, &c.rc, h, run);
+	rd_cm_close(&c);
+}
+
+/* The first ACTIVE port of the list (with number ib_port when non-zero). */
+static bool first_active(const struct rd_device_list *list, unsigned int ib_port,
+			 const struct rd_device **d, const struct rd_port **p)
+{
+	for (unsigned int i = 0; i < list->n; i++)
+		for (unsigned int j = 0; j < list->v[i].nports; j++)
+			if ((!ib_port || list->v[i].ports[j].num == ib_port) &&
+			    list->v[i].ports[j].state == 4) {
+				*d = &list->v[i];
+				*p = &list->v[i].ports[j];
+				return true;
+			}
+	return false;
+}
+
+static void client_verbs(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
+			 const struct rd_device_list *list, unsigned int ib_port,
+			 const struct rd_st_params *prm, const struct rd_st_hooks *h,
+			 struct rd_st_run *run)
+{
+	const struct rd_device *d = NULL;
+	const struct rd_port *p = NULL;
+	struct rd_st_local lp;
+	struct rd_rc rc = { 0 };
+	struct rd_rc_endpoint me, them;
+	struct rd_oob_msg m;
+	struct rd_st_error perr;
+	struct ibv_context *ctx = NULL;
+	uint8_t buf[RD_OOB_LEN];
+	unsigned int nrecv, nsend;
+	size_t slot;
+	char why[256] = "";
+	enum ibv_mtu mtu;
+	uint64_t t0;
+	int fd = -1, ret;
+
+	if (!first_active(list, ib_port, &d, &p)) {
+		rd_st_stage_add(run, h, "connect", false, 0, NULL, "no ACTIVE port%s",
+				ib_port ? " with that number" : "");
+		return;
+	}
+	rd_strlcpy(run->dev, d->name, sizeof(run->dev));
+	run->port = p->num;
+	if (rd_st_pick_gid(sr, d, p, cfg->gid_index, &lp) && !lp.ib) {
+		rd_st_stage_add(run, h, "connect", false, 0, NULL, "%s port %u: no usable GID: %s", d->name,
+				p->num, lp.why);
+		return;
+	}
+	if (!lp.ib) {
+		run->gid_index = lp.gid_index;
+		run->ver = lp.ver;
+		rd_strlcpy(run->gid_type, rd_st_kind_name(rd_st_gid_kind(&lp)), sizeof(run->gid_type));
+		rd_strlcpy(run->addr, lp.addr, sizeof(run->addr));
+	}
+	t0 = rd_now_ns();
+	ctx = rd_st_open_device(d->name, why, sizeof(why));
+	if (!ctx) {
+		rd_st_stage_add(run, h, "connect", false, 0, NULL, "%s", why);
+		return;
+	}
+	rd_st_slots(prm, &nrecv, &nsend, &slot);
+	if ((ret = rd_rc_alloc(&rc, ctx, lp.port, slot, nrecv, nsend)) || (ret = rd_rc_create_qp(&rc)) ||
+	    (ret = rd_rc_local(&rc, lp.ib ? -1 : lp.gid_index, &me))) {
+		rd_st_stage_add(run, h, "connect", false, 0, NULL, "cannot create the queue pair: %s",
+				strerror(-ret));
+		goto out;
+	}
+	fd = rd_tcp_connect(cfg->peer, cfg->service_port, deadline(cfg), why, sizeof(why));
+	if (fd < 0) {
+		rd_st_stage_add(run, h, "exchange", false, ms_since(t0), NULL, "%s%s", why,
+				fd == -ECONNREFUSED ? ": no rdma-selftest server there (start "
+						      "'rdma-selftest --server' on the peer, or check -P)" : "");
+		goto out;
+	}
+	rd_st_hello(&m, RD_OOB_HELLO, &me, &lp, prm);
+	rd_oob_encode(&m, buf);
+	ret = rd_tcp_send_all(fd, buf, sizeof(buf), deadline(cfg));
+	if (!ret)
+		ret = rd_tcp_recv_all(fd, buf, sizeof(buf), deadline(cfg));
+	if (ret) {
+		rd_st_stage_add(run, h, "exchange", false, ms_since(t0), NULL,
+				"no answer from the server's TCP exchange: %s", strerror(-ret));
+		goto out;
+	}
+	ret = rd_oob_decode(buf, sizeof(buf), &m, why, sizeof(why));
+	if (ret) {
+		rd_st_stage_add(run, h, "exchange", false, 0, NULL, "bad answer from the server: %s", why);
+		goto out;
+	}
+	if (m.type == RD_OOB_REJECT) {
+		rd_st_stage_add(run, h, "exchange", false, ms_since(t0), NULL, "the server refused: %s",
+				m.reason);
+		goto out;
+	}
+	rd_st_stage_add(run, h, "exchange", true, ms_since(t0), NULL,
+			"%s port %u GID %d (%s) <-> peer GID %s, QPN 0x%x <-> 0x%x", d->name, p->num,
+			lp.gid_index, rd_st_kind_name(rd_st_gid_kind(&lp)), rd_st_kind_name(m.gid_kind),
+			me.qpn, m.qpn);
+	rd_st_endpoint_from(&m, &them);
+	if (m.mtu != me.mtu)
+		rd_st_note(h, "MTU differs: local %s, peer %s; the path uses the smaller",
+			   rd_st_mtu_str(me.mtu), rd_st_mtu_str((enum ibv_mtu)m.mtu));
+	t0 = rd_now_ns();
+	ret = rd_rc_connect(&rc, &me, &them, &cfg->rc, &mtu);
+	if (ret) {
+		rd_st_stage_add(run, h, "connect", false, 0, NULL, "QP bring-up failed: %s", strerror(-ret));
+		goto out;
+	}
+	if (rd_st_post_receives(&rc, &perr)) {
+		rd_st_stage_add(run, h, "connect", false, 0, NULL, "%s", perr.what);
+		goto out;
+	}
+	rd_st_stage_add(run, h, "connect", true, ms_since(t0), NULL,
+			"RESET->INIT->RTR->RTS, PSN 0x%06x/0x%06x, path MTU %s", me.psn, them.psn,
+			rd_st_mtu_str(mtu));
+	run->ok = rd_st_run_stages(cfg, &rc, h, run);
+out:
+	if (fd >= 0)
+		close(fd);
+	rd_rc_free(&rc);
+	ibv_close_device(ctx);
+}
+
+int rd_st_client(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
+		 const struct rd_device_list *list, unsigned int ib_port,
+		 const struct rd_st_hooks *h, struct rd_st_run *run)
+{
+	struct rd_st_params prm = { .max_size = rd_st_max_size(cfg), .window = cfg->window,
+				    .iters = cfg->iters };
+
+	memset(run, 0, sizeof(*run));
+	run->gid_index = -1;
+	if (cfg->verbs)
+		client_verbs(cfg, sr, list, ib_port, &prm, h, run);
+	else
+		client_cm(cfg, &prm, h, run);
+	run->ok = run->ok && !run->failed;
+	return 0;
+}

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The self-test engine: what to run (struct rd_st_config), what happened
+ * (struct rd_st_run), and three drivers — loopback on one port, a client
+ * against a peer (rdma_cm, or raw verbs with a TCP exchange), and a server.
+ * The engine never prints: it reports each stage, note and log line through
+ * hooks while it runs, and leaves the whole record in the run for JSON.
+ */
+#ifndef RD_ST_ENGINE_H
+#define RD_ST_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stages.h"
+#include "model/model.h"
+#include "rc/rc.h"
+#include "sysroot/sysroot.h"
+
+#define RD_ST_SERVICE_PORT 18515
+#define RD_ST_MAX_SIZES 32
+/*
+ * Every stage a run can have: address, route, exchange, connect, pingpong,
+ * a latency and a bandwidth stage per size, two expects, close, server.
+ */
+#define RD_ST_MAX_STAGES (10 + 2 * RD_ST_MAX_SIZES)
+
+/* What to run: every choice of the command line. */
+struct rd_st_config {
+	const char *peer;		/* client: the server; NULL for loopback */
+	const char *bind;		/* server: listen address; client: source address */
+	uint16_t service_port;
+	bool verbs;			/* client: raw verbs + TCP exchange instead of rdma_cm */
+	bool once;			/* server: exit after one client */
+	bool quick, lat_only, bw_only;	/* stage selection */
+	int gid_index;			/* -1: the best GID (rdma-gids --best) */
+	uint32_t iters, pings, window, duration_s;
+	uint32_t sizes[RD_ST_MAX_SIZES];
+	unsigned int nsizes;		/* 0: 64 B latency, 64 KiB bandwidth */
+	int timeout_ms;			/* longest wait for any answer */
+	double expect_gbps, expect_lat_us;
+	struct rd_rc_opts rc;
+	const volatile int *stop;	/* set from a signal handler: give up at once */
+};
+
+void rd_st_config_default(struct rd_st_config *c);
+/* Choices that exclude each other (server: the config is for rd_st_server): why, or NULL. */
+const char *rd_st_config_conflict(const struct rd_st_config *c, bool server);
+/* Once the options are parsed: fewer outstanding sends for big messages (server memory limit). */
+void rd_st_config_finish(struct rd_st_config *c);
+
+/* One stage's outcome. */
+struct rd_st_stage {
+	char name[16];			/* "connect", "pingpong", "latency", ... */
+	bool ok;
+	double ms;
+	char detail[512];		/* PASS: what was verified; FAIL: the diagnosis */
+	bool wc;			/* the failure came from a work completion: */
+	enum ibv_wc_status status;
+	uint32_t vendor_err;
+};
+
+/* Everything one run found. */
+struct rd_st_run {
+	char dev[64];			/* "" until known */
+	unsigned int port;
+	int gid_index;			/* -1: unknown, or none (InfiniBand without GRH) */
+	enum rd_gid_ver ver;		/* of that GID */
+	char gid_type[16];		/* as the mode reports it ("v2", "RoCE v2") */
+	char addr[48];			/* the GID's address */
+	struct rd_st_stage stages[RD_ST_MAX_STAGES];
+	unsigned int nstages;
+	bool figures;			/* the measuring part was reached: latency/bandwidth are reported */
+	struct rd_st_latency lat[RD_ST_MAX_SIZES];
+	unsigned int nlat;
+	struct rd_st_bandwidth bw[RD_ST_MAX_SIZES];
+	unsigned int nbw;
+	bool failed;			/* a stage failed: */
+	char fail_stage[16];		/* the first one */
+	bool ok;			/* the verdict */
+};
+
+/* How the engine reports while it runs.  Every hook may be NULL. */
+struct rd_st_hooks {
+	void *ctx;
+	/* Loopback: the port and its GID are chosen; the stages follow. */
+	void (*begin)(void *ctx, const struct rd_st_run *run);
+	void (*stage)(void *ctx, const struct rd_st_run *run, const struct rd_st_stage *st);
+	/* A remark that is not a stage ("MTU differs ..."). */
+	void (*note)(void *ctx, const char *text);
+	/* The latency and bandwidth figures are complete (before the closing stage). */
+	void (*figures)(void *ctx, const struct rd_st_run *run);
+	/* Server: one line per client event. */
+	void (*log)(void *ctx, const char *text);
+};
+
+/* Loopback between two QPs of one port.  0 with run filled (run->ok the verdict), or -ENOMEM. */
+int rd_st_loopback(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
+		   const struct rd_device *d, const struct rd_port *p, const struct rd_st_hooks *h,
+		   struct rd_st_run *run);
+/*
+ * Client against cfg->peer.  rdma_cm picks the device by route; --verbs uses
+ * the first ACTIVE port of list (port ib_port when non-zero).  0 or -ENOMEM.
+ */
+int rd_st_client(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
+		 const struct rd_device_list *list, unsigned int ib_port,
+		 const struct rd_st_hooks *h, struct rd_st_run *run);
+/*
+ * Serve rdma_cm and --verbs clients one after another until *cfg->stop (or
+ * one client with cfg->once).  0: stopped (or the one client passed); 1: the
+ * one client's session failed; -errno when it cannot listen, with why[].
+ */
+int rd_st_server(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
+		 const struct rd_device_list *list, const struct rd_st_hooks *h, char *why,
+		 size_t why_len);
+
+const char *rd_st_mtu_str(enum ibv_mtu m);	/* "1024"; "?" out of range */
+
+#endif

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: MIT
+/* The local side of a test: port, GID, device context, exchange endpoint (local.h). */
+#define _GNU_SOURCE
+#include "local.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/base.h"
+
+static bool up_fn(void *ctx, const char *ifname)
+{
+	return rd_netdev_is_up(ctx, ifname);
+}
+
+int rd_st_pick_gid(const struct rd_sysroot *sr, const struct rd_device *d, const struct rd_port *p,
+		   int want, struct rd_st_local *lp)
+{
+	struct rd_gid_table t;
+	const struct rd_gid *g = NULL;
+
+	memset(lp, 0, sizeof(*lp));
+	lp->gid_index = -1;
+	rd_strlcpy(lp->dev, d->name, sizeof(lp->dev));
+	lp->port = (uint8_t)p->num;
+	lp->ib = (p->known & RD_PORT_LINK_LAYER) && p->link_layer == RD_LL_INFINIBAND;
+	if (rd_port_gid_table(sr, d, p, false, &t, NULL)) {
+		snprintf(lp->why, sizeof(lp->why), "cannot read the GID table");
+		return -ENOENT;
+	}
+	if (want >= 0) {
+		for (size_t i = 0; i < t.n; i++)
+			if ((int)t.v[i].index == want)
+				g = &t.v[i];
+		if (!g)
+			snprintf(lp->why, sizeof(lp->why), "GID index %d is empty (see rdma-gids)", want);
+	} else {
+		char reason[160];
+
+		/* The up test reads sysfs: the sysroot is its context. */
+		g = rd_gid_best(&t, p, -1, up_fn, (void *)sr, reason, sizeof(reason), lp->why,
+				sizeof(lp->why));
+	}
+	if (g) {
+		lp->gid_index = (int)g->index;
+		lp->ver = g->ver;
+		rd_gid_address(g->raw, lp->addr, NULL);
+	}
+	rd_gid_table_free(&t);
+	return g ? 0 : -ENOENT;
+}
+
+int rd_st_port_for_addr(const struct sockaddr_storage *ss, const struct rd_device_list *list,
+			const struct rd_sysroot *sr, struct rd_st_local *lp)
+{
+	uint8_t want[16] = { 0 };
+
+	if (ss->ss_family == AF_INET) {
+		want[10] = want[11] = 0xff;
+		memcpy(want + 12, &((const struct sockaddr_in *)ss)->sin_addr, 4);
+	} else if (ss->ss_family == AF_INET6) {
+		memcpy(want, &((const struct sockaddr_in6 *)ss)->sin6_addr, 16);
+	} else {
+		return -EAFNOSUPPORT;
+	}
+	for (unsigned int i = 0; i < list->n; i++) {
+		for (unsigned int j = 0; j < list->v[i].nports; j++) {
+			struct rd_gid_table t;
+			const struct rd_gid *best = NULL;
+
+			if (rd_port_gid_table(sr, &list->v[i], &list->v[i].ports[j], false, &t, NULL))
+				continue;
+			for (size_t k = 0; k < t.n; k++)
+				if (memcmp(t.v[k].raw, want, 16) == 0 &&
+				    (!best || t.v[k].ver == RD_GID_VER_V2))
+					best = &t.v[k];
+			if (best) {
+				memset(lp, 0, sizeof(*lp));
+				rd_strlcpy(lp->dev, list->v[i].name, sizeof(lp->dev));
+				lp->port = (uint8_t)list->v[i].ports[j].num;
+				lp->gid_index = (int)best->index;
+				lp->ver = best->ver;
+				rd_gid_address(best->raw, lp->addr, NULL);
+				rd_gid_table_free(&t);
+				return 0;
+			}
+			rd_gid_table_free(&t);
+		}
+	}
+	return -ENOENT;
+}
+
+enum rd_gid_kind rd_st_gid_kind(const struct rd_st_local *lp)
+{
+	switch (lp->ver) {
+	case RD_GID_VER_V1:
+		return RD_GK_ROCE_V1;
+	case RD_GID_VER_V2:
+		return RD_GK_ROCE_V2;
+	case RD_GID_VER_IB:
+		return RD_GK_IB;
+	default:
+		return RD_GK_NONE;
+	}
+}
+
+const char *rd_st_kind_name(unsigned int kind)
+{
+	static const char *const n[] = { "none", "IB", "RoCE v1", "RoCE v2" };
+
+	return kind < 4 ? n[kind] : "?";
+}
+
+struct ibv_context *rd_st_open_device(const char *name, char *why, size_t why_len)
+{
+	struct ibv_device **l;
+	struct ibv_context *ctx = NULL;
+	int n = 0;
+
+	l = ibv_get_device_list(&n);
+	if (!l) {
+		snprintf(why, why_len, "libibverbs: %s", strerror(errno));
+		return NULL;
+	}
+	for (int i = 0; i < n; i++) {
+		if (strcmp(ibv_get_device_name(l[i]), name) == 0) {
+			ctx = ibv_open_device(l[i]);
+			if (!ctx)
+				snprintf(why, why_len, "cannot open %s: %s", name, strerror(errno));
+		}
+	}
+	if (!ctx && !why[0])
+		snprintf(why, why_len, "%s has no userspace verbs provider (ibverbs-providers?)", name);
+	ibv_free_device_list(l);
+	return ctx;
+}
+
+void rd_st_hello(struct rd_oob_msg *m, int type, const struct rd_rc_endpoint *ep,
+		 const struct rd_st_local *lp, const struct rd_st_params *prm)
+{
+	memset(m, 0, sizeof(*m));
+	m->version = RD_OOB_VERSION;
+	m->type = (uint16_t)type;
+	m->qpn = ep->qpn;
+	m->psn = ep->psn;
+	m->lid = ep->lid;
+	m->mtu = (uint8_t)ep->mtu;
+	m->gid_kind = (uint8_t)rd_st_gid_kind(lp);
+	memcpy(m->gid, ep->gid, 16);
+	m->max_size = prm->max_size;
+	m->window = prm->window;
+	m->iters = prm->iters;
+}
+
+void rd_st_endpoint_from(const struct rd_oob_msg *m, struct rd_rc_endpoint *ep)
+{
+	memset(ep, 0, sizeof(*ep));
+	ep->qpn = m->qpn;
+	ep->psn = m->psn;
+	ep->lid = m->lid;
+	ep->mtu = (enum ibv_mtu)m->mtu;
+	memcpy(ep->gid, m->gid, 16);
+	ep->use_grh = m->gid_kind != RD_GK_NONE && m->gid_kind != RD_GK_IB;
+}

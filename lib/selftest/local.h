@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inside the engine: the local side of a test — which port and GID, the
+ * device context, and the endpoint as the --verbs exchange message carries it.
+ */
+#ifndef RD_ST_LOCAL_H
+#define RD_ST_LOCAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "engine.h"
+#include "oob.h"
+
+struct rd_st_local {
+	char dev[64];
+	uint8_t port;
+	int gid_index;
+	enum rd_gid_ver ver;
+	bool ib;		/* InfiniBand link layer: no GID needed */
+	char addr[48];
+	char why[160];		/* why no GID qualifies */
+};
+
+/* The best GID of a port (as rdma-gids --best), or index want >= 0.  -ENOENT with lp->why. */
+int rd_st_pick_gid(const struct rd_sysroot *sr, const struct rd_device *d, const struct rd_port *p,
+		   int want, struct rd_st_local *lp);
+/* The port and GID of list that carry a local address (a server's accepted socket). */
+int rd_st_port_for_addr(const struct sockaddr_storage *ss, const struct rd_device_list *list,
+			const struct rd_sysroot *sr, struct rd_st_local *lp);
+enum rd_gid_kind rd_st_gid_kind(const struct rd_st_local *lp);
+const char *rd_st_kind_name(unsigned int kind);	/* "RoCE v2" */
+/* ibv_open_device by name; NULL with why (no provider, permission...). */
+struct ibv_context *rd_st_open_device(const char *name, char *why, size_t why_len);
+
+/* The exchange message for our endpoint, and the peer's endpoint from one. */
+void rd_st_hello(struct rd_oob_msg *m, int type, const struct rd_rc_endpoint *ep,
+		 const struct rd_st_local *lp, const struct rd_st_params *prm);
+void rd_st_endpoint_from(const struct rd_oob_msg *m, struct rd_rc_endpoint *ep);
+
+#endif

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: MIT
+/* Writing a run as text lines and JSON fields (report.h). */
+#define _GNU_SOURCE
+#include "report.h"
+
+#include <math.h>
+
+void rd_st_print_stage(FILE *f, const struct rd_st_stage *st, bool color)
+{
+	fprintf(f, "  %s%s%s  %-10s %10.2f ms  %s\n", color ? (st->ok ? "\033[32m" : "\033[31m") : "",
+		st->ok ? "PASS" : "FAIL", color ? "\033[0m" : "", st->name, st->ms, st->detail);
+	fflush(f);
+}
+
+void rd_st_print_figures(FILE *f, const struct rd_st_run *run)
+{
+	if (run->nlat)
+		fprintf(f, "\n %7s %11s %11s %11s %11s %11s %11s %11s %11s\n", "#bytes", "#iterations",
+		       "t_min[us]", "t_median", "t_avg", "t_stdev", "t_p99", "t_p99.9", "t_max");
+	for (unsigned int i = 0; i < run->nlat; i++) {
+		const struct rd_st_latency *l = &run->lat[i];
+
+		fprintf(f, " %7u %11u %11.2f %11.2f %11.2f %11.2f %11.2f %11.2f %11.2f\n", l->size, l->iters,
+		       l->min, l->median, l->avg, l->stdev, l->p99, l->p999, l->max);
+	}
+	if (run->nbw)
+		fprintf(f, "\n %7s %11s %11s %14s\n", "#bytes", "#messages", "BW[Gb/s]", "MsgRate[Mpps]");
+	for (unsigned int i = 0; i < run->nbw; i++)
+		fprintf(f, " %7u %11llu %11.3f %14.4f\n", run->bw[i].size, (unsigned long long)run->bw[i].msgs,
+		       run->bw[i].gbps, run->bw[i].mpps);
+	if (run->nlat || run->nbw)
+		fprintf(f, "\n");
+}
+
+void rd_st_json_stages(struct rd_out *o, const struct rd_st_run *run)
+{
+	rd_out_list_begin(o, "stages");
+	for (unsigned int i = 0; i < run->nstages; i++) {
+		const struct rd_st_stage *st = &run->stages[i];
+
+		rd_out_section_begin(o, NULL, NULL);
+		rd_out_str(o, RD_JSON, "stage", NULL, st->name);
+		rd_out_str(o, RD_JSON, "result", NULL, st->ok ? "pass" : "fail");
+		rd_out_double(o, RD_JSON, "ms", NULL, round(st->ms * 1000) / 1000, NULL);
+		rd_out_str(o, RD_JSON, st->ok ? "detail" : "diagnosis", NULL, st->detail);
+		if (st->wc) {
+			rd_out_str(o, RD_JSON, "wc_status", NULL, ibv_wc_status_str(st->status));
+			rd_out_u64(o, RD_JSON, "vendor_err", NULL, st->vendor_err);
+		}
+		rd_out_section_end(o);
+	}
+	rd_out_list_end(o);
+	if (!run->figures)
+		return;
+	rd_out_list_begin(o, "latency");
+	for (unsigned int i = 0; i < run->nlat; i++) {
+		const struct rd_st_latency *l = &run->lat[i];
+
+		rd_out_section_begin(o, NULL, NULL);
+		rd_out_u64(o, RD_JSON, "bytes", NULL, l->size);
+		rd_out_u64(o, RD_JSON, "iterations", NULL, l->iters);
+		rd_out_double(o, RD_JSON, "min_us", NULL, l->min, NULL);
+		rd_out_double(o, RD_JSON, "median_us", NULL, l->median, NULL);
+		rd_out_double(o, RD_JSON, "avg_us", NULL, l->avg, NULL);
+		rd_out_double(o, RD_JSON, "stdev_us", NULL, l->stdev, NULL);
+		rd_out_double(o, RD_JSON, "p99_us", NULL, l->p99, NULL);
+		rd_out_double(o, RD_JSON, "p99_9_us", NULL, l->p999, NULL);
+		rd_out_double(o, RD_JSON, "max_us", NULL, l->max, NULL);
+		rd_out_section_end(o);
+	}
+	rd_out_list_end(o);
+	rd_out_list_begin(o, "bandwidth");
+	for (unsigned int i = 0; i < run->nbw; i++) {
+		const struct rd_st_bandwidth *b = &run->bw[i];
+
+		rd_out_section_begin(o, NULL, NULL);
+		rd_out_u64(o, RD_JSON, "bytes", NULL, b->size);
+		rd_out_u64(o, RD_JSON, "messages", NULL, b->msgs);
+		rd_out_double(o, RD_JSON, "seconds", NULL, b->seconds, NULL);
+		rd_out_double(o, RD_JSON, "gbps", NULL, b->gbps, NULL);
+		rd_out_double(o, RD_JSON, "mpps", NULL, b->mpps, NULL);
+		rd_out_section_end(o);
+	}
+	rd_out_list_end(o);
+	if (run->failed)
+		rd_out_str(o, RD_JSON, "failed_stage", NULL, run->fail_stage);
+}
+
+void rd_st_json_where(struct rd_out *o, const struct rd_st_run *run)
+{
+	if (!run->dev[0])
+		return;
+	rd_out_str(o, RD_JSON, "dev", NULL, run->dev);
+	rd_out_u64(o, RD_JSON, "port", NULL, run->port);
+	if (run->gid_index >= 0)
+		rd_out_u64(o, RD_JSON, "gid_index", NULL, (uint64_t)run->gid_index);
+	if (run->gid_type[0])
+		rd_out_str(o, RD_JSON, "gid_type", NULL, run->gid_type);
+}

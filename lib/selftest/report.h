@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Writing a run: the stage line and the perftest-style tables of the text
+ * report, and a run's stages and figures as JSON fields through the output
+ * layer (the schema of man rdma-selftest, JSON OUTPUT).  The caller chooses
+ * the stream; these only format.
+ */
+#ifndef RD_ST_REPORT_H
+#define RD_ST_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "engine.h"
+#include "output/output.h"
+
+/* "  PASS  latency      103.84 ms  1000 x 64 B: ..." */
+void rd_st_print_stage(FILE *f, const struct rd_st_stage *st, bool color);
+/* The latency and bandwidth tables (nothing when there are no figures). */
+void rd_st_print_figures(FILE *f, const struct rd_st_run *run);
+
+/* "stages" [, "latency", "bandwidth", "failed_stage" once the measuring part was reached]. */
+void rd_st_json_stages(struct rd_out *o, const struct rd_st_run *run);
+/* "dev", "port", "gid_index", "gid_type", when known. */
+void rd_st_json_where(struct rd_out *o, const struct rd_st_run *run);
+
+#endif

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: MIT
+/* Recording a run, and the stage sequence on a connected QP (run.h). */
+#define _GNU_SOURCE
+#include "run.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/base.h"
+
+void rd_st_config_default(struct rd_st_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->service_port = RD_ST_SERVICE_PORT;
+	c->gid_index = -1;
+	c->iters = 1000;
+	c->pings = 100;
+	c->window = 128;
+	c->timeout_ms = 5000;
+	rd_rc_opts_default(&c->rc);
+}
+
+const char *rd_st_config_conflict(const struct rd_st_config *c, bool server)
+{
+	if (server && c->peer)
+		return "--server takes no PEER";
+	if (c->once && !server)
+		return "--once goes with --server";
+	if (c->verbs && !c->peer)
+		return "--verbs needs a PEER (the server accepts both kinds)";
+	if ((c->quick && (c->lat_only || c->bw_only)) || (c->lat_only && c->bw_only))
+		return "choose one of --quick, --latency-only, --bandwidth-only";
+	if (c->lat_only && c->expect_gbps > 0)
+		return "--expect-gbps needs the stage that --latency-only skips";
+	if (c->bw_only && c->expect_lat_us > 0)
+		return "--expect-lat-us needs the stage that --bandwidth-only skips";
+	if (server && (c->quick || c->lat_only || c->bw_only))
+		return c->quick ? "the client chooses the stages: --quick goes without --server" :
+		       c->lat_only ? "the client chooses the stages: --latency-only goes without --server" :
+				     "the client chooses the stages: --bandwidth-only goes without --server";
+	return NULL;
+}
+
+void rd_st_config_finish(struct rd_st_config *c)
+{
+	/* Keep within the server's memory limit: fewer outstanding sends for big messages. */
+	struct rd_st_params t = { .window = c->window };
+	uint32_t maxs = 65536;
+	unsigned int nr, ns;
+	size_t slot;
+
+	for (unsigned int i = 0; i < c->nsizes; i++)
+		maxs = i == 0 || c->sizes[i] > maxs ? c->sizes[i] : maxs;
+	t.max_size = maxs;
+	rd_st_slots(&t, &nr, &ns, &slot);
+	while (c->window > 1 && (uint64_t)slot * (2ull * c->window + 4) > RD_ST_MAX_MEM)
+		c->window--;
+}
+
+uint32_t rd_st_max_size(const struct rd_st_config *cfg)
+{
+	uint32_t m = 65536;
+
+	for (unsigned int i = 0; i < cfg->nsizes; i++)
+		m = i == 0 ? cfg->sizes[0] : (cfg->sizes[i] > m ? cfg->sizes[i] : m);
+	return cfg->nsizes && m < 64 ? 64 : m;
+}
+
+const char *rd_st_mtu_str(enum ibv_mtu m)
+{
+	static const char *const s[] = { "?", "256", "512", "1024", "2048", "4096" };
+
+	return m >= 1 && m <= 5 ? s[m] : "?";
+}
+
+void rd_st_stage_add(struct rd_st_run *run, const struct rd_st_hooks *h, const char *name, bool ok,
+		     double ms, const struct rd_st_error *err, const char *fmt, ...)
+{
+	/* Sized for every stage a run can have; were it ever full, the last slot is reused. */
+	struct rd_st_stage *st =
+		&run->stages[run->nstages < RD_ST_MAX_STAGES ? run->nstages++ : RD_ST_MAX_STAGES - 1];
+	va_list ap;
+
+	memset(st, 0, sizeof(*st));
+	rd_strlcpy(st->name, name, sizeof(st->name));
+	st->ok = ok;
+	st->ms = ms;
+	va_start(ap, fmt);
+	(void)vsnprintf(st->detail, sizeof(st->detail), fmt, ap);	/* truncation is fine */
+	va_end(ap);
+	if (!ok && err && err->wc) {
+		st->wc = true;
+		st->status = err->status;
+		st->vendor_err = err->vendor_err;
+	}
+	if (!ok && !run->failed) {
+		run->failed = true;
+		rd_strlcpy(run->fail_stage, name, sizeof(run->fail_stage));
+	}
+	if (h && h->stage)
+		h->stage(h->ctx, run, st);
+}
+
+static void vhook(void (*fn)(void *, const char *), void *ctx, const char *fmt, va_list ap)
+{
+	char text[512];
+
+	if (!fn)
+		return;
+	(void)vsnprintf(text, sizeof(text), fmt, ap);	/* truncation is fine */
+	fn(ctx, text);
+}
+
+void rd_st_note(const struct rd_st_hooks *h, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (h)
+		vhook(h->note, h->ctx, fmt, ap);
+	va_end(ap);
+}
+
+void rd_st_log(const struct rd_st_hooks *h, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (h)
+		vhook(h->log, h->ctx, fmt, ap);
+	va_end(ap);
+}
+
+static double ms_since(uint64_t t0)
+{
+	return (double)(rd_now_ns() - t0) / 1e6;
+}
+
+bool rd_st_run_stages(const struct rd_st_config *cfg, struct rd_rc *rc, const struct rd_st_hooks *h,
+		      struct rd_st_run *run)
+{
+	struct rd_st_error err = { 0 };
+	struct rd_st_pingpong pp;
+	uint32_t ping_size = cfg->nsizes ? cfg->sizes[0] : 64;
+	unsigned int nsz = cfg->nsizes ? cfg->nsizes : 1;
+	bool broken = false;	/* the QP failed: no goodbye possible */
+	int ret;
+
+	run->figures = true;
+	ret = rd_st_pingpong(rc, cfg->pings, ping_size, cfg->timeout_ms, cfg->stop, &pp, &err);
+	if (ret) {
+		rd_st_stage_add(run, h, "pingpong", false, 0, &err, "after %u good messages: %s", pp.msgs,
+				err.what);
+		return false;
+	}
+	if (cfg->quick && (cfg->expect_gbps > 0 || cfg->expect_lat_us > 0))
+		rd_st_note(h, "--expect-* checks need the latency and bandwidth stages (not --quick)");
+	rd_st_stage_add(run, h, "pingpong", true, (double)pp.ns / 1e6, NULL,
+			"%u messages of %u B verified both ways", pp.msgs, ping_size);
+	if (cfg->quick)
+		goto bye;
+
+	for (unsigned int i = 0; i < nsz && !*cfg->stop && !cfg->bw_only; i++) {
+		uint32_t size = cfg->nsizes ? cfg->sizes[i] : 64;
+		struct rd_st_latency *lat = &run->lat[run->nlat];
+		uint64_t t0 = rd_now_ns();
+
+		ret = rd_st_latency(rc, cfg->iters, size, cfg->timeout_ms, cfg->stop, lat, &err);
+		if (ret) {
+			rd_st_stage_add(run, h, "latency", false, ms_since(t0), &err, "%u B: %s", size,
+					err.what);
+			broken = true;
+			goto figures;
+		}
+		rd_st_stage_add(run, h, "latency", true, ms_since(t0), NULL,
+				"%u x %u B: median %.2f us, p99 %.2f us (half round trip)", cfg->iters,
+				size, lat->median, lat->p99);
+		run->nlat++;
+	}
+	for (unsigned int i = 0; i < nsz && !*cfg->stop && !cfg->lat_only; i++) {
+		uint32_t size = cfg->nsizes ? cfg->sizes[i] : 65536;
+		struct rd_st_bandwidth *bw = &run->bw[run->nbw];
+		uint64_t t0 = rd_now_ns();
+
+		ret = rd_st_bandwidth(rc, size, cfg->window, cfg->duration_s ? 0 : cfg->iters,
+				      cfg->duration_s * 1000, cfg->timeout_ms, cfg->stop, bw, &err);
+		if (ret) {
+			rd_st_stage_add(run, h, "bandwidth", false, ms_since(t0), &err, "%u B: %s", size,
+					err.what);
+			broken = true;
+			goto figures;
+		}
+		rd_st_stage_add(run, h, "bandwidth", true, ms_since(t0), NULL,
+				"%llu x %u B: %.3f Gb/s, %.4f Mpps", (unsigned long long)bw->msgs, size,
+				bw->gbps, bw->mpps);
+		run->nbw++;
+	}
+	if (cfg->expect_lat_us > 0 && run->nlat && run->lat[0].median > cfg->expect_lat_us)
+		rd_st_stage_add(run, h, "expect", false, 0, NULL,
+				"median latency %.2f us above --expect-lat-us %.2f", run->lat[0].median,
+				cfg->expect_lat_us);
+	if (cfg->expect_gbps > 0 && run->nbw) {
+		double best = 0;
+
+		for (unsigned int i = 0; i < run->nbw; i++)
+			best = run->bw[i].gbps > best ? run->bw[i].gbps : best;
+		if (best < cfg->expect_gbps)
+			rd_st_stage_add(run, h, "expect", false, 0, NULL,
+					"bandwidth %.3f Gb/s below --expect-gbps %.3f", best,
+					cfg->expect_gbps);
+	}
+figures:
+	if (h && h->figures)
+		h->figures(h->ctx, run);
+	if (broken || *cfg->stop)
+		return false;
+bye:
+	if (rd_st_bye(rc, cfg->timeout_ms, &err))
+		rd_st_stage_add(run, h, "close", false, 0, NULL, "%s", err.what);
+	return !run->failed;
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inside the engine: recording a run's stages (each reported through the
+ * hooks as it ends), and the stage sequence every driver runs once its QP is
+ * connected.
+ */
+#ifndef RD_ST_RUN_H
+#define RD_ST_RUN_H
+
+#include "engine.h"
+
+/* Record a stage in run (the first failure names the run's failed stage) and report it. */
+void rd_st_stage_add(struct rd_st_run *run, const struct rd_st_hooks *h, const char *name, bool ok,
+		     double ms, const struct rd_st_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 7, 8)));
+void rd_st_note(const struct rd_st_hooks *h, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void rd_st_log(const struct rd_st_hooks *h, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * On a connected client QP: ping-pong, then latency and bandwidth for each
+ * size, the --expect-* checks and the goodbye.  True when every stage passed.
+ */
+bool rd_st_run_stages(const struct rd_st_config *cfg, struct rd_rc *rc, const struct rd_st_hooks *h,
+		      struct rd_st_run *run);
+
+/* The largest message of the run's sizes (at least 64 B; 64 KiB without sizes). */
+uint32_t rd_st_max_size(const struct rd_st_config *cfg);
+
+#endif

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Server driver: rdma_cm and --verbs (TCP exchange) clients, one after
+ * another.  Every wait has a deadline, a bad or silent client is logged and
+ * dropped, and nothing a client sends can make the server exceed its limits.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "cm.h"
+#include "engine.h"
+#include "local.h"
+#include "oob.h"
+#include "run.h"
+#include "base/base.h"
+
+static uint64_t deadline(const struct rd_st_config *cfg)
+{
+	return rd_now_ns() + (uint64_t)cfg->timeout_ms * 1000000;
+}
+
+/* One pending rdma_cm client: 0 served or nothing pending, 1 failed. */
+static int serve_cm(const struct rd_st_config *cfg, struct rd_cm_listener *l,
+		    const struct rd_st_hooks *h)
+{
+	struct rd_cm_conn c;
+	struct rd_cm_info info;
+	struct rd_st_params prm;
+	struct rd_cm_error err = { 0 };
+	struct rd_st_error serr = { 0 };
+	uint64_t msgs;
+	int ret;
+
+	ret = rd_cm_accept(l, rd_now_ns() + 10000000ull, cfg->timeout_ms, &c, &info, &prm, &err);
+	if (ret == -EAGAIN)
+		return 0;
+	if (ret) {
+		rd_st_log(h, "rdma_cm client: %s", err.what);
+		return 1;
+	}
+	rd_st_log(h, "rdma_cm client %s: connected on %s port %u GID %d, QPN 0x%x, size <= %u, window %u",
+		  info.peer_addr, info.dev, info.port, info.gid_index, info.qpn, prm.max_size,
+		  prm.window);
+	ret = rd_st_serve(&c.rc, cfg->timeout_ms, cfg->stop, &serr, &msgs);
+	if (ret)
+		rd_st_log(h, "rdma_cm client %s: session failed after %llu messages: %s", info.peer_addr,
+			  (unsigned long long)msgs, serr.what);
+	else
+		rd_st_log(h, "rdma_cm client %s: done, %llu messages", info.peer_addr,
+			  (unsigned long long)msgs);
+	rd_cm_close(&c);
+	return ret ? 1 : 0;
+}
+
+static void oob_reject(int fd, const char *why)
+{
+	struct rd_oob_msg m = { .version = RD_OOB_VERSION, .type = RD_OOB_REJECT };
+	uint8_t buf[RD_OOB_LEN];
+
+	rd_strlcpy(m.reason, why, sizeof(m.reason));
+	rd_oob_encode(&m, buf);
+	(void)rd_tcp_send_all(fd, buf, sizeof(buf), rd_now_ns() + 1000000000ull);
+}
+
+/* One pending --verbs client: 0 served or nothing pending, 1 failed. */
+static int serve_verbs(const struct rd_st_config *cfg, int lfd, const struct rd_sysroot *sr,
+		       const struct rd_device_list *list, const struct rd_st_hooks *h)
+{
+	struct sockaddr_storage local = { 0 };
+	socklen_t sl = sizeof(local);
+	struct rd_oob_msg m, reply;
+	struct rd_st_params prm;
+	struct rd_st_local lp;
+	struct rd_rc rc = { 0 };
+	struct rd_rc_endpoint me, them;
+	struct rd_st_error serr = { 0 };
+	struct ibv_context *ctx = NULL;
+	uint8_t buf[RD_OOB_LEN];
+	char peer[64] = "?", why[200] = "";
+	unsigned int nrecv, nsend;
+	size_t slot;
+	uint64_t msgs;
+	int fd, ret, status = 1;
+
+	fd = rd_tcp_accept(lfd, rd_now_ns() + 10000000ull, peer, sizeof(peer));
+	if (fd == -EAGAIN)
+		return 0;
+	if (fd < 0)
+		return 1;
+	/* A half-open or silent client gets --timeout, then the next one is served. */
+	ret = rd_tcp_recv_all(fd, buf, sizeof(buf), deadline(cfg));
+	if (ret) {
+		rd_st_log(h, "verbs client %s: %s", peer,
+			  ret == -ETIMEDOUT ? "incomplete exchange message (timed out); dropped" :
+			  ret == -ECONNRESET ? "closed before a whole exchange message; dropped" :
+					       strerror(-ret));
+		goto out;
+	}
+	ret = rd_oob_decode(buf, sizeof(buf), &m, why, sizeof(why));
+	if (ret || m.type != RD_OOB_HELLO) {
+		rd_st_log(h, "verbs client %s: rejected: %s", peer, ret ? why : "not a HELLO");
+		if (ret == -EPROTONOSUPPORT)
+			oob_reject(fd, "protocol version mismatch");
+		goto out;
+	}
+	prm.max_size = m.max_size;
+	prm.window = m.window;
+	prm.iters = m.iters;
+	if (rd_st_params_check(&prm, why, sizeof(why))) {
+		rd_st_log(h, "verbs client %s: rejected: %s", peer, why);
+		oob_reject(fd, why);
+		goto out;
+	}
+	/* The port that owns the address the client reached us on, unless -d/-x say. */
+	if (getsockname(fd, (struct sockaddr *)&local, &sl) < 0)
+		local.ss_family = AF_UNSPEC;	/* no port owns it: rejected below */
+	if (cfg->gid_index >= 0 && list->n && list->v[0].nports)
+		ret = rd_st_pick_gid(sr, &list->v[0], &list->v[0].ports[0], cfg->gid_index, &lp);
+	else
+		ret = rd_st_port_for_addr(&local, list, sr, &lp);
+	if (ret) {
+		rd_st_log(h, "verbs client %s: no local RDMA port owns the address it connected to", peer);
+		oob_reject(fd, "server: no RDMA port owns this address");
+		goto out;
+	}
+	if (m.gid_kind != rd_st_gid_kind(&lp)) {
+		snprintf(why, sizeof(why), "GID type mismatch: client %s, server %s",
+			 rd_st_kind_name(m.gid_kind), rd_st_kind_name(rd_st_gid_kind(&lp)));
+		rd_st_log(h, "verbs client %s: rejected: %s", peer, why);
+		oob_reject(fd, why);
+		goto out;
+	}
+	ctx = rd_st_open_device(lp.dev, why, sizeof(why));
+	rd_st_slots(&prm, &nrecv, &nsend, &slot);
+	if (!ctx || rd_rc_alloc(&rc, ctx, lp.port, slot, nrecv, nsend) || rd_rc_create_qp(&rc) ||
+	    rd_rc_local(&rc, lp.gid_index, &me)) {
+		rd_st_log(h, "verbs client %s: cannot set up a QP: %s", peer, why[0] ? why : strerror(errno));
+		oob_reject(fd, "server cannot create a QP");
+		goto out;
+	}
+	rd_st_endpoint_from(&m, &them);
+	/* Ready (RTS, receives posted) before the client may send. */
+	if (rd_rc_connect(&rc, &me, &them, &cfg->rc, NULL) || rd_st_post_receives(&rc, &serr)) {
+		rd_st_log(h, "verbs client %s: QP bring-up failed", peer);
+		oob_reject(fd, "server QP bring-up failed");
+		goto out;
+	}
+	rd_st_hello(&reply, RD_OOB_ACCEPT, &me, &lp, &prm);
+	rd_oob_encode(&reply, buf);
+	if (rd_tcp_send_all(fd, buf, sizeof(buf), deadline(cfg))) {
+		rd_st_log(h, "verbs client %s: gone before the reply", peer);
+		goto out;
+	}
+	rd_st_log(h, "verbs client %s: %s port %u GID %d (%s), QPN 0x%x <-> 0x%x", peer, lp.dev, lp.port,
+		  lp.gid_index, rd_st_kind_name(rd_st_gid_kind(&lp)), me.qpn, them.qpn);
+	ret = rd_st_serve(&rc, cfg->timeout_ms, cfg->stop, &serr, &msgs);
+	if (ret)
+		rd_st_log(h, "verbs client %s: session failed after %llu messages: %s", peer,
+			  (unsigned long long)msgs, serr.what);
+	else
+		rd_st_log(h, "verbs client %s: done, %llu messages", peer, (unsigned long long)msgs);
+	status = ret ? 1 : 0;
+out:
+	close(fd);
+	rd_rc_free(&rc);
+	if (ctx)
+		ibv_close_device(ctx);
+	return status;
+}
+
+int rd_st_server(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
+		 const struct rd_device_list *list, const struct rd_st_hooks *h, char *why,
+		 size_t why_len)
+{
+	struct rd_cm_listener l;
+	struct rd_cm_error err = { 0 };
+	int lfd, ret, status = 0;
+
+	ret = rd_cm_listen(cfg->bind, cfg->service_port, &l, &err);
+	if (ret) {
+		rd_strlcpy(why, err.what, why_len);
+		return ret < 0 ? ret : -EIO;
+	}
+	lfd = rd_tcp_listen(cfg->bind, cfg->service_port, why, why_len);
+	if (lfd < 0) {
+		rd_cm_listener_close(&l);
+		return lfd;
+	}
+	rd_st_log(h, "serving on %s port %u (rdma_cm and TCP for --verbs); Ctrl-C to stop",
+		  cfg->bind ? cfg->bind : "every address", cfg->service_port);
+	while (!*cfg->stop) {
+		struct pollfd p[2] = { { .fd = rd_cm_listener_fd(&l), .events = POLLIN },
+				       { .fd = lfd, .events = POLLIN } };
+		int n = poll(p, 2, 1000), r = -1;
+
+		if (n <= 0)
+			continue;
+		if (p[0].revents)
+			r = serve_cm(cfg, &l, h);
+		if (p[1].revents)
+			r = serve_verbs(cfg, lfd, sr, list, h);
+		if (cfg->once && r >= 0) {
+			status = r;
+			break;
+		}
+	}
+	rd_st_log(h, "stopped");
+	close(lfd);
+	rd_cm_listener_close(&l);
+	return status;
+}

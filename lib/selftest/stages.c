@@ -1,0 +1,554 @@
+// SPDX-License-Identifier: MIT
+#define _GNU_SOURCE
+#include "stages.h"
+
+#include <endian.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MS(x) ((uint64_t)(x) * 1000000ull)
+
+int rd_st_params_check(const struct rd_st_params *p, char *why, size_t why_len)
+{
+	unsigned int nrecv, nsend;
+	size_t slot;
+
+	if (p->max_size > RD_ST_MAX_SIZE) {
+		snprintf(why, why_len, "message size %u above the server's limit %u", p->max_size,
+			 RD_ST_MAX_SIZE);
+		return -EINVAL;
+	}
+	if (p->window == 0 || p->window > RD_ST_MAX_WINDOW) {
+		snprintf(why, why_len, "window %u outside 1..%u", p->window, RD_ST_MAX_WINDOW);
+		return -EINVAL;
+	}
+	if (p->iters > RD_ST_MAX_ITERS) {
+		snprintf(why, why_len, "iterations %u above the server's limit %u", p->iters,
+			 RD_ST_MAX_ITERS);
+		return -EINVAL;
+	}
+	rd_st_slots(p, &nrecv, &nsend, &slot);
+	if ((uint64_t)slot * (nrecv + nsend) > RD_ST_MAX_MEM) {
+		snprintf(why, why_len, "size %u x window %u needs more than the server's %u MiB",
+			 p->max_size, p->window, RD_ST_MAX_MEM >> 20);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+void rd_st_slots(const struct rd_st_params *p, unsigned int *nrecv, unsigned int *nsend,
+		 size_t *slot_size)
+{
+	size_t s = p->max_size < 64 ? 64 : p->max_size;
+
+	/* The bandwidth stage keeps `window` sends in flight; +2 for control messages. */
+	*nrecv = p->window + 2;
+	*nsend = p->window + 2;
+	*slot_size = (s + 63) & ~(size_t)63;
+}
+
+void rd_st_fill(uint8_t *buf, uint32_t len, uint32_t seq)
+{
+	uint32_t x = seq * 2654435761u + 1;
+
+	for (uint32_t i = 0; i < len; i++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		buf[i] = (uint8_t)x;
+	}
+}
+
+long rd_st_check(const uint8_t *buf, uint32_t len, uint32_t seq)
+{
+	uint32_t x = seq * 2654435761u + 1;
+
+	for (uint32_t i = 0; i < len; i++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		if (buf[i] != (uint8_t)x)
+			return (long)i;
+	}
+	return -1;
+}
+
+static void set_wc_error(struct rd_rc *rc, const struct ibv_wc *wc, struct rd_st_error *err)
+{
+	/* A flush is a consequence: report the first error instead. */
+	const struct ibv_wc *first = rc->has_error ? &rc->first_error : wc;
+
+	err->wc = true;
+	err->status = first->status;
+	err->vendor_err = first->vendor_err;
+	snprintf(err->what, sizeof(err->what), "%s %s (%s, vendor error 0x%x): %s",
+		 (first->wr_id & RD_WR_RECV) ? "receive" : "send", "failed",
+		 ibv_wc_status_str(first->status), first->vendor_err,
+		 rd_wc_diagnosis(first->status));
+}
+
+static void set_error(struct rd_st_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void set_error(struct rd_st_error *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	err->wc = false;
+	va_start(ap, fmt);
+	(void)vsnprintf(err->what, sizeof(err->what), fmt, ap);	/* truncation is fine */
+	va_end(ap);
+}
+
+static int poll_error(int ret, int timeout_ms, const char *waiting_for, struct rd_st_error *err)
+{
+	if (ret == -ETIMEDOUT)
+		set_error(err, "no %s within %d ms: the peer stopped answering (crashed, killed, "
+			       "or packets are lost without an error yet)", waiting_for, timeout_ms);
+	else if (ret == -EINTR)
+		set_error(err, "interrupted");
+	else
+		set_error(err, "polling the completion queue failed: %s", strerror(-ret));
+	return ret;
+}
+
+/* ---- server ---- */
+
+int rd_st_serve(struct rd_rc *rc, int idle_ms, const volatile int *stop, struct rd_st_error *err,
+		uint64_t *msgs)
+{
+	unsigned int inflight = 0, next_send = 0;
+	uint64_t expect_bw = 0, bw_msgs = 0, bw_bytes = 0, lost = 0, reordered = 0;
+	struct ibv_wc wc[16];
+	int ret;
+
+	*msgs = 0;
+	for (;;) {
+		int n = rd_rc_poll(rc, wc, 16, rd_now_ns() + MS(idle_ms), stop);
+
+		if (n < 0)
+			return poll_error(n, idle_ms, "message from the client", err);
+		for (int i = 0; i < n; i++) {
+			uint32_t imm, type, seq, len;
+			unsigned int slot = RD_WR_SLOT(wc[i].wr_id);
+			uint32_t reply = 0, reply_len = 0;
+			uint8_t *rbuf;
+
+			if (wc[i].status != IBV_WC_SUCCESS) {
+				set_wc_error(rc, &wc[i], err);
+				return -EIO;
+			}
+			if (wc[i].wr_id & RD_WR_SEND) {
+				if (inflight)
+					inflight--;
+				continue;
+			}
+			if (!(wc[i].wc_flags & IBV_WC_WITH_IMM) || slot >= rc->nrecv) {
+				set_error(err, "protocol error: a message without a type");
+				return -EPROTO;
+			}
+			imm = be32toh(wc[i].imm_data);
+			type = RD_ST_TYPE(imm);
+			rc->spin_ns = RD_RC_SPIN_NS;
+			seq = RD_ST_SEQ(imm);
+			len = wc[i].byte_len;
+			rbuf = rd_rc_slot(rc, slot);
+			(*msgs)++;
+			switch (type) {
+			case RD_ST_PING:
+				/* Echo as received: the client checks both directions. */
+				reply = RD_ST_IMM(RD_ST_PONG, seq);
+				reply_len = len;
+				break;
+			case RD_ST_LAT:
+				reply = RD_ST_IMM(RD_ST_LATR, seq);
+				reply_len = len;
+				/* The client times our answers: no sleeping until it stops. */
+				rc->spin_ns = RD_RC_SPIN_FOREVER;
+				break;
+			case RD_ST_BW:
+				if (seq != (uint32_t)(expect_bw & 0x0fffffff)) {
+					if (seq > (expect_bw & 0x0fffffff)) {
+						lost += seq - (expect_bw & 0x0fffffff);
+						expect_bw = seq + 1;
+					} else {
+						reordered++;
+					}
+				} else {
+					expect_bw++;
+				}
+				bw_msgs++;
+				bw_bytes += len;
+				break;
+			case RD_ST_BWEND: {
+				uint64_t rep[4] = { htobe64(bw_msgs), htobe64(bw_bytes), htobe64(lost),
+						    htobe64(reordered) };
+
+				reply = RD_ST_IMM(RD_ST_BWREP, seq);
+				reply_len = sizeof(rep);
+				memcpy(rd_rc_slot(rc, rc->nrecv + next_send), rep, sizeof(rep));
+				bw_msgs = bw_bytes = lost = reordered = expect_bw = 0;
+				break;
+			}
+			case RD_ST_BYE:
+				return 0;
+			default:
+				set_error(err, "protocol error: unknown message type %u", type);
+				return -EPROTO;
+			}
+			if (reply) {
+				if (inflight >= rc->nsend) {
+					set_error(err, "protocol error: the client does not wait for replies");
+					return -EPROTO;
+				}
+				if (type == RD_ST_PING || type == RD_ST_LAT) {
+					if (reply_len > rc->slot_size)
+						reply_len = (uint32_t)rc->slot_size;
+					memcpy(rd_rc_slot(rc, rc->nrecv + next_send), rbuf, reply_len);
+				}
+				ret = rd_rc_post_send(rc, rc->nrecv + next_send, reply_len, reply);
+				if (ret) {
+					set_error(err, "cannot post a reply: %s", strerror(-ret));
+					return ret;
+				}
+				inflight++;
+				next_send = (next_send + 1) % rc->nsend;
+			}
+			ret = rd_rc_post_recv(rc, slot);
+			if (ret) {
+				set_error(err, "cannot repost a receive: %s", strerror(-ret));
+				return ret;
+			}
+		}
+	}
+}
+
+/* ---- client ---- */
+
+int rd_st_post_receives(struct rd_rc *rc, struct rd_st_error *err)
+{
+	for (unsigned int i = 0; i < rc->nrecv; i++) {
+		int ret = rd_rc_post_recv(rc, i);
+
+		if (ret) {
+			set_error(err, "cannot post receives: %s", strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Send one message and wait for its send completion and the reply of
+ * want_type.  Returns the reply's receive slot (reposted by the caller via
+ * done_reply) and its wc.
+ */
+static int round_trip(struct rd_rc *rc, uint32_t len, uint32_t imm, uint32_t want_type,
+		      uint32_t want_seq, int timeout_ms, const volatile int *stop, struct ibv_wc *reply,
+		      struct rd_st_error *err)
+{
+	uint64_t deadline = rd_now_ns() + MS(timeout_ms);
+	bool sent = false, got = false;
+	struct ibv_wc wc[4];
+	int ret;
+
+	ret = rd_rc_post_send(rc, rc->nrecv, len, imm);
+	if (ret) {
+		set_error(err, "cannot post a send: %s", strerror(-ret));
+		return ret;
+	}
+	while (!sent || !got) {
+		int n = rd_rc_poll(rc, wc, 4, deadline, stop);
+
+		if (n < 0)
+			return poll_error(n, timeout_ms, sent ? "reply" : "send completion", err);
+		for (int i = 0; i < n; i++) {
+			if (wc[i].status != IBV_WC_SUCCESS) {
+				set_wc_error(rc, &wc[i], err);
+				return -EIO;
+			}
+			if (wc[i].wr_id & RD_WR_SEND) {
+				sent = true;
+				continue;
+			}
+			uint32_t rimm = be32toh(wc[i].imm_data);
+
+			if (!(wc[i].wc_flags & IBV_WC_WITH_IMM) || RD_ST_TYPE(rimm) != want_type) {
+				set_error(err, "protocol error: expected reply type %u, got %u", want_type,
+					  RD_ST_TYPE(rimm));
+				return -EPROTO;
+			}
+			if (RD_ST_SEQ(rimm) != (want_seq & 0x0fffffff)) {
+				set_error(err, "%s: expected message %u, got %u",
+					  RD_ST_SEQ(rimm) < want_seq ? "duplicate or reordered reply" :
+								      "reply lost (skipped ahead)",
+					  want_seq, RD_ST_SEQ(rimm));
+				return -EPROTO;
+			}
+			*reply = wc[i];
+			got = true;
+		}
+	}
+	return 0;
+}
+
+int rd_st_pingpong(struct rd_rc *rc, uint32_t n, uint32_t size, int timeout_ms,
+		   const volatile int *stop, struct rd_st_pingpong *res, struct rd_st_error *err)
+{
+	uint64_t t0 = rd_now_ns();
+	struct ibv_wc reply;
+
+	memset(res, 0, sizeof(*res));
+	if (size > rc->slot_size) {
+		set_error(err, "size %u larger than the buffers (%zu)", size, rc->slot_size);
+		return -EMSGSIZE;
+	}
+	for (uint32_t seq = 1; seq <= n; seq++) {
+		unsigned int slot;
+		long bad;
+		int ret;
+
+		rd_st_fill(rd_rc_slot(rc, rc->nrecv), size, seq);
+		ret = round_trip(rc, size, RD_ST_IMM(RD_ST_PING, seq), RD_ST_PONG, seq, timeout_ms,
+				 stop, &reply, err);
+		if (ret)
+			return ret;
+		slot = RD_WR_SLOT(reply.wr_id);
+		if (reply.byte_len != size) {
+			set_error(err, "message %u came back with %u bytes, sent %u (truncated)", seq,
+				  reply.byte_len, size);
+			return -EBADMSG;
+		}
+		bad = rd_st_check(rd_rc_slot(rc, slot), size, seq);
+		if (bad >= 0) {
+			set_error(err, "message %u corrupted: first wrong byte at offset %ld", seq, bad);
+			return -EBADMSG;
+		}
+		ret = rd_rc_post_recv(rc, slot);
+		if (ret) {
+			set_error(err, "cannot repost a receive: %s", strerror(-ret));
+			return ret;
+		}
+		res->msgs++;
+	}
+	res->ns = rd_now_ns() - t0;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double pct(const uint64_t *s, uint32_t n, double p)
+{
+	/* nearest rank; the epsilon keeps 99.9% of 1000 at rank 999, not 1000 */
+	double r = ceil(p * n / 100.0 - 1e-9);
+	uint32_t i = r < 1 ? 0 : (uint32_t)r - 1;
+
+	if (i >= n)
+		i = n - 1;
+	return (double)s[i];
+}
+
+void rd_st_lat_stats(uint64_t *rtt, uint32_t n, struct rd_st_latency *res)
+{
+	double sum = 0, var = 0, mean;
+	uint32_t mid = n / 2;
+
+	res->iters = n;
+	if (!n)
+		return;
+	qsort(rtt, n, sizeof(*rtt), cmp_u64);
+	for (uint32_t i = 0; i < n; i++)
+		sum += (double)rtt[i];
+	mean = sum / n;
+	for (uint32_t i = 0; i < n; i++)
+		var += ((double)rtt[i] - mean) * ((double)rtt[i] - mean);
+	/* Half round trip, in microseconds, in floating point throughout. */
+	res->min = (double)rtt[0] / 2000.0;
+	res->max = (double)rtt[n - 1] / 2000.0;
+	res->avg = mean / 2000.0;
+	res->stdev = (n > 1 ? sqrt(var / (n - 1)) : 0) / 2000.0;
+	res->median = (n % 2 ? (double)rtt[mid] : ((double)rtt[mid - 1] + (double)rtt[mid]) / 2) / 2000.0;
+	res->p99 = pct(rtt, n, 99) / 2000.0;
+	res->p999 = pct(rtt, n, 99.9) / 2000.0;
+}
+
+int rd_st_latency(struct rd_rc *rc, uint32_t n, uint32_t size, int timeout_ms,
+		  const volatile int *stop, struct rd_st_latency *res, struct rd_st_error *err)
+{
+	uint64_t *rtt;
+	struct ibv_wc reply;
+	int ret = 0;
+
+	memset(res, 0, sizeof(*res));
+	res->size = size;
+	if (!n)
+		return 0;
+	if (size > rc->slot_size) {
+		set_error(err, "size %u larger than the buffers (%zu)", size, rc->slot_size);
+		return -EMSGSIZE;
+	}
+	rtt = calloc(n, sizeof(*rtt));
+	if (!rtt) {
+		set_error(err, "out of memory for %u samples", n);
+		return -ENOMEM;
+	}
+	/* Busy-poll while timing, as ib_send_lat does: a wake-up is not latency. */
+	rc->spin_ns = RD_RC_SPIN_FOREVER;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t t0 = rd_now_ns();
+
+		ret = round_trip(rc, size, RD_ST_IMM(RD_ST_LAT, i), RD_ST_LATR, i, timeout_ms, stop,
+				 &reply, err);
+		if (ret)
+			goto out;
+		rtt[i] = rd_now_ns() - t0;
+		ret = rd_rc_post_recv(rc, RD_WR_SLOT(reply.wr_id));
+		if (ret) {
+			set_error(err, "cannot repost a receive: %s", strerror(-ret));
+			goto out;
+		}
+	}
+	rd_st_lat_stats(rtt, n, res);
+	res->size = size;
+out:
+	rc->spin_ns = RD_RC_SPIN_NS;
+	free(rtt);
+	return ret;
+}
+
+int rd_st_bandwidth(struct rd_rc *rc, uint32_t size, uint32_t window, uint64_t n,
+		    uint32_t duration_ms, int timeout_ms, const volatile int *stop,
+		    struct rd_st_bandwidth *res, struct rd_st_error *err)
+{
+	uint64_t t0, t_end, sent = 0, done = 0, deadline_run;
+	unsigned int inflight = 0, next = 0;
+	struct ibv_wc wc[32], reply;
+	uint64_t rep[4];
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	res->size = size;
+	if (size > rc->slot_size) {
+		set_error(err, "size %u larger than the buffers (%zu)", size, rc->slot_size);
+		return -EMSGSIZE;
+	}
+	if (window > rc->nsend - 1)
+		window = rc->nsend - 1;
+	for (unsigned int s = 0; s < window; s++)
+		rd_st_fill(rd_rc_slot(rc, rc->nrecv + 1 + s), size, s);
+	t0 = rd_now_ns();
+	deadline_run = duration_ms ? t0 + MS(duration_ms) : UINT64_MAX;
+	/* Signal one send in `sig`: fewer completions to poll, as perftest does. */
+	unsigned int sig = window >= 16 ? window / 8 : 1, unsignaled = 0;
+
+	for (;;) {
+		bool more = n ? sent < n : rd_now_ns() < deadline_run;
+
+		while (more && inflight < window) {
+			bool last;
+
+			sent++;
+			more = n ? sent < n : rd_now_ns() < deadline_run;
+			last = !more || inflight + 1 == window;
+			unsignaled++;
+			/* Slot 0 of the send area is for control messages. */
+			ret = rd_rc_post_send_batch(rc, rc->nrecv + 1 + next, size,
+						    RD_ST_IMM(RD_ST_BW, sent - 1),
+						    unsignaled >= sig || last ? unsignaled : 0);
+			if (ret) {
+				set_error(err, "cannot post a send: %s", strerror(-ret));
+				return ret;
+			}
+			if (unsignaled >= sig || last)
+				unsignaled = 0;
+			next = (next + 1) % window;
+			inflight++;
+		}
+		if (!inflight)
+			break;
+		int got = rd_rc_poll(rc, wc, 32, rd_now_ns() + MS(timeout_ms), stop);
+
+		if (got < 0)
+			return poll_error(got, timeout_ms, "send completion", err);
+		for (int i = 0; i < got; i++) {
+			if (wc[i].status != IBV_WC_SUCCESS) {
+				set_wc_error(rc, &wc[i], err);
+				return -EIO;
+			}
+			if (wc[i].wr_id & RD_WR_SEND) {
+				unsigned int c = RD_WR_COVERS(wc[i].wr_id);
+
+				inflight -= c <= inflight ? c : inflight;
+				done += c;
+			} else {
+				set_error(err, "protocol error: unexpected message during the bandwidth stage");
+				return -EPROTO;
+			}
+		}
+	}
+	t_end = rd_now_ns();
+	ret = round_trip(rc, 0, RD_ST_IMM(RD_ST_BWEND, sent), RD_ST_BWREP, sent, timeout_ms, stop,
+			 &reply, err);
+	if (ret)
+		return ret;
+	if (reply.byte_len != sizeof(rep)) {
+		set_error(err, "protocol error: bandwidth report of %u bytes", reply.byte_len);
+		return -EPROTO;
+	}
+	memcpy(rep, rd_rc_slot(rc, RD_WR_SLOT(reply.wr_id)), sizeof(rep));
+	ret = rd_rc_post_recv(rc, RD_WR_SLOT(reply.wr_id));
+	if (ret) {
+		set_error(err, "cannot repost a receive: %s", strerror(-ret));
+		return ret;
+	}
+	res->msgs = be64toh(rep[0]);
+	res->bytes = be64toh(rep[1]);
+	res->lost = be64toh(rep[2]);
+	res->reordered = be64toh(rep[3]);
+	res->seconds = (double)(t_end - t0) / 1e9;
+	if (res->seconds > 0) {
+		res->gbps = (double)res->bytes * 8 / res->seconds / 1e9;
+		res->mpps = (double)res->msgs / res->seconds / 1e6;
+	}
+	if (res->msgs != done || res->lost || res->reordered) {
+		set_error(err, "the receiver counted %llu of %llu messages (%llu lost, %llu out of order)",
+			  (unsigned long long)res->msgs, (unsigned long long)done,
+			  (unsigned long long)res->lost, (unsigned long long)res->reordered);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+int rd_st_bye(struct rd_rc *rc, int timeout_ms, struct rd_st_error *err)
+{
+	struct ibv_wc wc[4];
+	uint64_t deadline = rd_now_ns() + MS(timeout_ms);
+	int ret = rd_rc_post_send(rc, rc->nrecv, 0, RD_ST_IMM(RD_ST_BYE, 0));
+
+	if (ret) {
+		set_error(err, "cannot post a send: %s", strerror(-ret));
+		return ret;
+	}
+	for (;;) {
+		int n = rd_rc_poll(rc, wc, 4, deadline, NULL);
+
+		if (n < 0)
+			return poll_error(n, timeout_ms, "send completion", err);
+		for (int i = 0; i < n; i++) {
+			if (wc[i].status != IBV_WC_SUCCESS) {
+				set_wc_error(rc, &wc[i], err);
+				return -EIO;
+			}
+			if (wc[i].wr_id & RD_WR_SEND)
+				return 0;
+		}
+	}
+}

@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: MIT
+#define _GNU_SOURCE
+#include "sysroot.h"
+#include "base/base.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int rd_sysroot_init(struct rd_sysroot *sr, const char *dir)
+{
+	struct stat st;
+	size_t len;
+
+	sr->root[0] = '\0';
+	sr->rootlen = 0;
+	if (!dir || !*dir || strcmp(dir, "/") == 0)
+		return 0;
+	if (stat(dir, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	len = strlen(dir);
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	if (len >= sizeof(sr->root))
+		return -ENAMETOOLONG;
+	memcpy(sr->root, dir, len);
+	sr->root[len] = '\0';
+	sr->rootlen = len;
+	return 0;
+}
+
+bool rd_sysroot_is_live(const struct rd_sysroot *sr)
+{
+	return sr->rootlen == 0;
+}
+
+int rd_sys_resolve(const struct rd_sysroot *sr, char *buf, size_t len, const char *path)
+{
+	return rd_snprintf(buf, len, "%s%s", sr->root, path);
+}
+
+static int vresolve(const struct rd_sysroot *sr, char *buf, size_t len, const char *fmt, va_list ap)
+{
+	char rel[RD_PATH_MAX];
+	int ret = rd_vsnprintf(rel, sizeof(rel), fmt, ap);
+
+	if (ret)
+		return ret;
+	return rd_sys_resolve(sr, buf, len, rel);
+}
+
+/*
+ * Why path could not be opened: -ENOLINK when it is a symlink to nothing (a
+ * copied tree that lost the target), so that it is not taken for an
+ * attribute that is absent on purpose (-ENOENT).
+ */
+static int open_error(const char *path, int err)
+{
+	struct stat st;
+
+	if (err == ENOENT && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+		return -ENOLINK;
+	return err > 0 ? -err : -EIO;
+}
+
+/* Read a whole small file; -EOVERFLOW if it does not fit. */
+static int read_file(const char *path, char *buf, size_t len)
+{
+	struct stat st;
+	size_t off = 0;
+	int fd, ret = 0;
+
+	if (len < 2)
+		return -EINVAL;
+	buf[0] = '\0';
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return open_error(path, errno);
+	for (;;) {
+		ssize_t n = read(fd, buf + off, len - 1 - off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		off += (size_t)n;
+		/* sysfs hands over an attribute in one read: a short read is the end. */
+		if ((size_t)n < len - 1 - (off - (size_t)n))
+			break;
+		if (off == len - 1) {
+			char extra;
+
+			n = read(fd, &extra, 1);
+			if (n > 0)
+				ret = -EOVERFLOW;
+			break;
+		}
+	}
+	buf[off] = '\0';
+	/*
+	 * sysfs and procfs attributes are regular files; a FIFO or device is not
+	 * taken for one.  Asked only when the read did not give one clean text
+	 * value (an error, nothing, too much, a NUL): what such a file gives
+	 * (O_NONBLOCK: EAGAIN or nothing; a device: NULs or endless bytes) ends
+	 * here, and the common case costs no fstat per file.
+	 */
+	if (ret || off == 0 || strlen(buf) != off) {
+		if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
+			close(fd);
+			buf[0] = '\0';
+			return S_ISDIR(st.st_mode) ? -EISDIR : -EMEDIUMTYPE;
+		}
+	}
+	close(fd);
+	if (ret)
+		return ret;
+	/* Binary garbage: a NUL inside the value is not a sysfs text value. */
+	if (strlen(buf) != off)
+		return -EILSEQ;
+	while (off && isspace((unsigned char)buf[off - 1]))
+		buf[--off] = '\0';
+	return 0;
+}
+
+/* Resolve the formatted path and read the file into buf. */
+static int vread(const struct rd_sysroot *sr, char *buf, size_t len, const char *fmt, va_list ap)
+{
+	char path[RD_PATH_MAX];
+	int ret = vresolve(sr, path, sizeof(path), fmt, ap);
+
+	return ret ? ret : read_file(path, buf, len);
+}
+
+int rd_sys_read_str(const struct rd_sysroot *sr, char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vread(sr, buf, len, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+int rd_sys_read_u64(const struct rd_sysroot *sr, uint64_t *v, const char *fmt, ...)
+{
+	char buf[64];
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vread(sr, buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return ret ? ret : rd_parse_u64(buf, v);
+}
+
+int rd_sys_read_hex(const struct rd_sysroot *sr, uint64_t *v, const char *fmt, ...)
+{
+	char buf[64];
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vread(sr, buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return ret ? ret : rd_parse_hex(buf, v);
+}
+
+int rd_sys_read_gid(const struct rd_sysroot *sr, uint8_t gid[16], const char *fmt, ...)
+{
+	char buf[96];
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vread(sr, buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return ret ? ret : rd_parse_gid(buf, gid);
+}
+
+int rd_sys_list(const struct rd_sysroot *sr, struct rd_strlist *out, const char *fmt, ...)
+{
+	char path[RD_PATH_MAX];
+	struct dirent *de;
+	va_list ap;
+	DIR *d;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vresolve(sr, path, sizeof(path), fmt, ap);
+	va_end(ap);
+	if (ret)
+		return ret;
+	d = opendir(path);
+	if (!d)
+		return open_error(path, errno);
+	while ((errno = 0, de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		ret = rd_strlist_add(out, de->d_name);
+		if (ret)
+			goto out;
+	}
+	if (errno)
+		ret = -errno;
+	rd_strlist_sort_natural(out);
+out:
+	closedir(d);
+	return ret;
+}
+
+int rd_sys_readlink(const struct rd_sysroot *sr, char *buf, size_t len, const char *fmt, ...)
+{
+	char path[RD_PATH_MAX];
+	va_list ap;
+	ssize_t n;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vresolve(sr, path, sizeof(path), fmt, ap);
+	va_end(ap);
+	if (ret)
+		return ret;
+	if (len < 2)
+		return -EINVAL;
+	n = readlink(path, buf, len - 1);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n == len - 1)
+		return -ENAMETOOLONG;
+	buf[n] = '\0';
+	return 0;
+}
+
+int rd_sys_link_basename(const struct rd_sysroot *sr, char *buf, size_t len, const char *fmt, ...)
+{
+	char path[RD_PATH_MAX], target[RD_PATH_MAX];
+	const char *base;
+	va_list ap;
+	ssize_t n;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vresolve(sr, path, sizeof(path), fmt, ap);
+	va_end(ap);
+	if (ret)
+		return ret;
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n < 0)
+		return -errno;
+	target[n] = '\0';
+	while (n > 1 && target[n - 1] == '/')
+		target[--n] = '\0';
+	base = strrchr(target, '/');
+	base = base ? base + 1 : target;
+	if (!*base)
+		return -EINVAL;
+	if (strlen(base) >= len)
+		return -ENAMETOOLONG;
+	rd_strlcpy(buf, base, len);
+	return 0;
+}
+
+int rd_sys_check_dir(const struct rd_sysroot *sr, const char *fmt, ...)
+{
+	char path[RD_PATH_MAX];
+	struct stat st;
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vresolve(sr, path, sizeof(path), fmt, ap);
+	va_end(ap);
+	if (ret)
+		return ret;
+	if (stat(path, &st) < 0)
+		return open_error(path, errno);
+	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+}
+
+bool rd_sys_exists(const struct rd_sysroot *sr, const char *fmt, ...)
+{
+	char path[RD_PATH_MAX];
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vresolve(sr, path, sizeof(path), fmt, ap);
+	va_end(ap);
+	if (ret)
+		return false;
+	return access(path, F_OK) == 0;
+}
+
+const char *rd_read_strerror(int err)
+{
+	switch (err) {
+	case -ENODATA:
+		return "empty file";
+	case -EINVAL:
+		return "malformed value";
+	case -ERANGE:
+		return "value out of range";
+	case -EOVERFLOW:
+		return "value too long";
+	case -EILSEQ:
+		return "binary data";
+	case -ENOLINK:
+		return "dangling symlink";
+	case -ELOOP:
+		return "symlink loop";
+	case -EISDIR:
+		return "a directory, not a file";
+	case -EMEDIUMTYPE:
+		return "not a regular file";
+	default:
+		return strerror(-err);
+	}
+}
