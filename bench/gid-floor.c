@@ -5,6 +5,8 @@
  * parsing beyond "is this the zero GID", no sorting, no output but one summary line.
  *
  *   per device  node_type node_guid sys_image_guid fw_ver hca_type board_id node_desc
+ *               device/sriov_numvfs (the device scan's VF count)
+ *   once        infiniband_verbs/uverbs* /ibdev (which uverbs node is whose)
  *   per port    state phys_state rate link_layer lid sm_lid sm_sl lid_mask_count cap_mask
  *   per slot    gids/N; for a non-zero GID also gid_attrs/types/N and gid_attrs/ndevs/N
  *   once        /proc/net/vlan/config (netdev -> VLAN id)
@@ -52,7 +54,7 @@ static void read_attrs(const char *dir, const char *const *names)
 
 static const char *const dev_attrs[] = {
 	"node_type", "node_guid", "sys_image_guid", "fw_ver", "hca_type", "board_id",
-	"node_desc", NULL,
+	"node_desc", "device/sriov_numvfs", NULL,
 };
 static const char *const port_attrs[] = {
 	"state", "phys_state", "rate", "link_layer", "lid", "sm_lid", "sm_sl",
@@ -86,6 +88,18 @@ int main(int argc, char **argv)
 			close(fd);
 			nread++;
 		}
+	}
+
+	snprintf(ib, sizeof(ib), "%s/sys/class/infiniband_verbs", root);
+	dd = opendir(ib);
+	if (dd) {
+		while ((de = readdir(dd))) {
+			if (strncmp(de->d_name, "uverbs", 6) != 0)
+				continue;
+			snprintf(path, sizeof(path), "%s/%s/ibdev", ib, de->d_name);
+			slurp(path, buf, sizeof(buf));
+		}
+		closedir(dd);
 	}
 
 	snprintf(ib, sizeof(ib), "%s/sys/class/infiniband", root);

@@ -2,6 +2,7 @@
 /* rdma-gids: GID tables with RoCE version, address, netdev and VLAN; which index to use. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,8 +116,15 @@ static void print_gid_fields(struct rd_out *o, int kind, const struct rd_device 
 	rd_out_str(o, kind, "ver", NULL, rd_gid_ver_name(g->ver));
 	rd_out_str(o, kind & RD_JSON, "type", NULL, g->type[0] ? g->type : NULL);
 	rd_out_str(o, kind, "netdev", NULL, g->ndev[0] ? g->ndev : NULL);
-	if (g->vlan >= 0)
+	if (g->vlan >= 0) {
 		rd_out_u64(o, kind, "vlan", NULL, (uint64_t)g->vlan);
+	} else if (g->vlan == RD_VLAN_TAGGED || g->vlan == RD_VLAN_CANNOT_TELL) {
+		/* A copy without proc/net/vlan/config: the id (or even the tagging) is unknown. */
+		rd_out_str(o, kind & RD_TEXT, "vlan", NULL, "?");
+		if (g->vlan == RD_VLAN_TAGGED)
+			rd_out_bool(o, kind & RD_JSON, "vlan_tagged", NULL, true);
+		rd_out_bool(o, kind & RD_JSON, "vlan_known", NULL, false);
+	}
 	rd_out_str(o, kind & RD_JSON, "link_layer", NULL,
 		   (p->known & RD_PORT_LINK_LAYER) ? rd_link_layer_name(p->link_layer) : NULL);
 }
@@ -158,11 +166,148 @@ static bool compat_skipped(const struct rd_gid *g)
 
 struct up_ctx {
 	const struct rd_sysroot *sr;
+	bool netns_view;	/* /sys/class/net is there: a netdev not in it is elsewhere */
+	unsigned int checked, elsewhere;
+	char elsewhere_name[64];
 };
 
+/*
+ * Usable here: the netdev is in this network namespace and up.  A GID whose
+ * netdev another namespace holds (shared RDMA netns mode, a container) cannot
+ * be used by a process here, whatever its state.
+ */
 static bool netdev_up(void *ctx, const char *ifname)
 {
-	return rd_netdev_is_up(((struct up_ctx *)ctx)->sr, ifname);
+	struct up_ctx *uc = ctx;
+
+	char target[RD_PATH_MAX];
+
+	uc->checked++;
+	/* No entry at all in /sys/class/net (a dangling link is an entry: damage, not elsewhere). */
+	if (uc->netns_view && !strchr(ifname, '/') &&
+	    rd_sys_readlink(uc->sr, target, sizeof(target), "/sys/class/net/%s", ifname) == -ENOENT) {
+		if (!uc->elsewhere++)
+			rd_strlcpy(uc->elsewhere_name, ifname, sizeof(uc->elsewhere_name));
+		return false;
+	}
+	return rd_netdev_is_up(uc->sr, ifname);
+}
+
+/* Remember the first netdev of each kind whose VLAN is shown as "?" (for one warning). */
+static void note_vlan_unknown(const struct rd_gid *g, char names[2][64], bool *seen)
+{
+	int k = g->vlan == RD_VLAN_TAGGED ? 0 : g->vlan == RD_VLAN_CANNOT_TELL ? 1 : -1;
+
+	if (k < 0 || !g->ndev[0])
+		return;
+	*seen = true;
+	if (!names[k][0])
+		rd_strlcpy(names[k], g->ndev, 64);
+}
+
+/* One port's --best answer, kept until every port is known (the NCCL note needs them all). */
+struct best_res {
+	const struct rd_device *d;
+	const struct rd_port *p;
+	bool ok;
+	struct rd_gid g;
+	char text[192];		/* reason when ok, why not otherwise */
+};
+
+/* The widest prefix all addresses of a family share, at most /24 (IPv4) or /64 (IPv6). */
+static void addr_range(const struct best_res *r, size_t n, int family, char *buf, size_t len)
+{
+	const int off = family == AF_INET ? 12 : 0, bits = family == AF_INET ? 32 : 128;
+	const int cap = family == AF_INET ? 24 : 64;
+	const uint8_t *first = NULL;
+	uint8_t net[16] = { 0 };
+	int plen = cap;
+	char a[48];
+
+	for (size_t i = 0; i < n; i++) {
+		const uint8_t *g = r[i].g.raw + off;
+
+		if (!r[i].ok || (rd_gid_is_v4mapped(r[i].g.raw) ? AF_INET : AF_INET6) != family)
+			continue;
+		if (!first) {
+			first = g;
+			continue;
+		}
+		for (int b = 0; b < plen; b++) {
+			if (((first[b / 8] ^ g[b / 8]) >> (7 - b % 8)) & 1) {
+				plen = b;
+				break;
+			}
+		}
+	}
+	if (!first) {
+		buf[0] = '\0';
+		return;
+	}
+	for (int b = 0; b < plen && b < bits; b++)
+		net[b / 8] |= (uint8_t)(first[b / 8] & (0x80 >> (b % 8)));
+	inet_ntop(family, net, a, sizeof(a));
+	snprintf(buf, len, "%s/%d", a, plen);
+}
+
+/*
+ * When the chosen index is not the same on every port, one NCCL_IB_GID_INDEX
+ * cannot be right for all of them.  NCCL then selects by itself, per port,
+ * with NCCL_IB_ADDR_FAMILY, NCCL_IB_ADDR_RANGE and NCCL_IB_ROCE_VERSION_NUM;
+ * a port without a GID of that family keeps index 0, so the families are
+ * given apart when both occur.
+ */
+static void nccl_note(struct rd_out *o, bool json, const struct best_res *r, size_t n,
+		      bool *differs, char env[2][160])
+{
+	unsigned int first = 0, nok = 0, fam_n[2] = { 0 };
+	bool v1[2] = { false, false };
+	char range[64];
+
+	*differs = false;
+	env[0][0] = env[1][0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		if (!r[i].ok || (r[i].g.ver != RD_GID_VER_V1 && r[i].g.ver != RD_GID_VER_V2))
+			continue;
+		int fi = rd_gid_is_v4mapped(r[i].g.raw) ? 0 : 1;
+
+		fam_n[fi]++;
+		if (r[i].g.ver == RD_GID_VER_V1)
+			v1[fi] = true;
+		if (nok++ == 0)
+			first = r[i].g.index;
+		else if (r[i].g.index != first)
+			*differs = true;
+	}
+	if (!*differs)
+		return;
+	for (int fi = 0; fi < 2; fi++) {
+		if (!fam_n[fi])
+			continue;
+		addr_range(r, n, fi ? AF_INET6 : AF_INET, range, sizeof(range));
+		snprintf(env[fi], 160, "NCCL_IB_ADDR_FAMILY=%s NCCL_IB_ADDR_RANGE=%s NCCL_IB_ROCE_VERSION_NUM=%d",
+			 fi ? "AF_INET6" : "AF_INET", range, v1[fi] ? 1 : 2);
+	}
+	if (json)
+		return;
+	rd_out_line(o, "note: the best GID index differs between ports: leave NCCL_IB_GID_INDEX unset and let NCCL select by family:");
+	for (int fi = 0; fi < 2; fi++) {
+		char who[256] = "";
+		size_t w = 0;
+
+		if (!env[fi][0])
+			continue;
+		for (size_t i = 0; i < n && w < sizeof(who); i++) {
+			if (!r[i].ok || (rd_gid_is_v4mapped(r[i].g.raw) ? 0 : 1) != fi ||
+			    (r[i].g.ver != RD_GID_VER_V1 && r[i].g.ver != RD_GID_VER_V2))
+				continue;
+			w += (size_t)snprintf(who + w, sizeof(who) - w, "%s%s/%u", w ? " " : "",
+					      r[i].d->name, r[i].p->num);
+		}
+		rd_out_line(o, "  %s (%s): %s", fi ? "IPv6" : "IPv4", who, env[fi]);
+	}
+	if (env[0][0] && env[1][0])
+		rd_out_line(o, "  no one setting fits both families (NCCL keeps index 0 on a port without a GID of its family): run each group with its own, e.g. NCCL_IB_HCA naming its devices");
 }
 
 int main(int argc, char **argv)
@@ -181,8 +326,13 @@ int main(int argc, char **argv)
 	struct gid_filter f = { .vlan = -1 };
 	struct rd_device_list list = { 0 };
 	struct rd_vlan_map vlans = { 0 };
+	struct rd_gid_live *live = NULL;
 	bool best = false, compat = false;
 	unsigned int found = 0, best_found = 0, best_ports = 0;
+	struct best_res *res = NULL;
+	size_t nres = 0, capres = 0;
+	char vlan_unknown[2][64] = { "", "" };	/* netdevs shown with VLAN "?": tagged, unsure */
+	bool vlan_unknown_seen = false;
 	struct rd_out *o = NULL;
 	struct rd_cli cli;
 	int opt, ret = RD_EXIT_FAIL;
@@ -288,6 +438,20 @@ int main(int argc, char **argv)
 	if (ret)
 		goto out;
 	(void)rd_vlan_map_read(&cli.sr, &vlans);
+	/*
+	 * Live, the table comes from ibv_query_gid_table() (one call per device)
+	 * unless RDMA_GIDS_SOURCE=sysfs; -a needs the empty slots only sysfs lists.
+	 */
+	{
+		const char *src = getenv("RDMA_GIDS_SOURCE");
+
+		if (rd_sysroot_is_live(&cli.sr) && !(f.all && !best && !compat) &&
+		    !(src && strcmp(src, "sysfs") == 0))
+			live = rd_gid_live_open();
+	}
+	/* -n naming a VLAN netdev chooses that VLAN: the netdev filter decides, not tagging. */
+	if (best && f.netdev && f.vlan < 0)
+		f.vlan = RD_GID_VLAN_ANY;
 
 	if (compat) {
 		printf("DEV\tPORT\tINDEX\tGID\t\t\t\t\tIPv4  \t\tVER\tDEV\n");
@@ -314,38 +478,59 @@ int main(int argc, char **argv)
 
 			if (!rd_cli_port_selected(&cli, p))
 				continue;
-			if (rd_port_gid_table_vlans(&cli.sr, d, p, f.all && !best && !compat, &vlans, &t,
+			if ((!live || rd_gid_live_port(live, &cli.sr, d, p, &vlans, &t)) &&
+			    rd_port_gid_table_vlans(&cli.sr, d, p, f.all && !best && !compat, &vlans, &t,
 						    &cli.warnings))
 				continue;	/* warned; the other ports go on */
 			if (best) {
 				struct up_ctx uc = { .sr = &cli.sr };
 				struct rd_gid_table sel = { 0 };
-				char reason[160], why[160];
+				char why[160];
 				const struct rd_gid *g;
 
+				if (nres == capres) {
+					size_t nc = capres ? capres * 2 : 16;
+					struct best_res *nr = realloc(res, nc * sizeof(*nr));
+
+					if (!nr) {
+						rd_gid_table_free(&t);
+						rd_cli_error(&cli, "out of memory");
+						ret = RD_EXIT_FAIL;
+						goto out;
+					}
+					res = nr;
+					capres = nc;
+				}
+				struct best_res *r = &res[nres++];
+
+				memset(r, 0, sizeof(*r));
+				r->d = d;
+				r->p = p;
+				uc.netns_view = rd_sys_exists(&cli.sr, "/sys/class/net");
 				/* --best honours the listing filters: -n, -4, -6, --ver. */
 				sel.v = calloc(t.n ? t.n : 1, sizeof(*sel.v));
 				for (size_t k = 0; sel.v && k < t.n; k++)
 					if (gid_matches(&t.v[k], &f))
 						sel.v[sel.n++] = t.v[k];
-				g = rd_gid_best(&sel, p, f.vlan, netdev_up, &uc, reason, sizeof(reason),
+				g = rd_gid_best(&sel, p, f.vlan, netdev_up, &uc, r->text, sizeof(r->text),
 						why, sizeof(why));
 				if (!g && sel.n == 0 && t.n > 0 && filter_active(&f))
 					snprintf(why, sizeof(why), "no GID matches the filters");
+				else if (!g && uc.checked && uc.elsewhere == uc.checked)
+					snprintf(why, sizeof(why),
+						 "no usable GID in this network namespace (the GIDs' netdevs, e.g. %.40s, are in another one)",
+						 uc.elsewhere_name);
 				best_ports++;
-				rd_out_section_begin(o, NULL, NULL);
 				if (g) {
+					r->ok = true;
+					r->g = *g;
 					best_found++;
-					print_gid_fields(o, RD_JSON, d, p, g);
-					rd_out_str(o, RD_JSON, "reason", NULL, reason);
-					rd_out_line(o, "%s %u %u (%s)", d->name, p->num, g->index, reason);
+					note_vlan_unknown(g, vlan_unknown, &vlan_unknown_seen);
 				} else {
-					rd_out_str(o, RD_JSON, "dev", NULL, d->name);
-					rd_out_u64(o, RD_JSON, "port", NULL, p->num);
-					rd_out_str(o, RD_JSON, "reason", NULL, why);
-					rd_out_line(o, "%s %u - (%s)", d->name, p->num, why);
+					rd_strlcpy(r->text, why, sizeof(r->text));
+					for (size_t k = 0; k < sel.n; k++)
+						note_vlan_unknown(&sel.v[k], vlan_unknown, &vlan_unknown_seen);
 				}
-				rd_out_section_end(o);
 				free(sel.v);
 				rd_gid_table_free(&t);
 				continue;
@@ -363,6 +548,7 @@ int main(int argc, char **argv)
 					continue;
 				}
 				found++;
+				note_vlan_unknown(g, vlan_unknown, &vlan_unknown_seen);
 				rd_out_row_begin(o);
 				print_gid_fields(o, RD_ANY, d, p, g);
 				rd_out_row_end(o);
@@ -381,10 +567,44 @@ int main(int argc, char **argv)
 		}
 		goto out;
 	}
-	if (best)
+	if (best) {
+		char env[2][160];
+		bool differs;
+
+		nccl_note(o, true, res, nres, &differs, env);	/* compute only */
+		for (size_t i = 0; i < nres; i++) {
+			const struct best_res *r = &res[i];
+
+			rd_out_section_begin(o, NULL, NULL);
+			if (r->ok) {
+				print_gid_fields(o, RD_JSON, r->d, r->p, &r->g);
+				rd_out_str(o, RD_JSON, "reason", NULL, r->text);
+				if (differs && (r->g.ver == RD_GID_VER_V1 || r->g.ver == RD_GID_VER_V2)) {
+					rd_out_bool(o, RD_JSON, "index_differs", NULL, true);
+					rd_out_str(o, RD_JSON, "nccl_env", NULL,
+						   env[rd_gid_is_v4mapped(r->g.raw) ? 0 : 1]);
+				}
+				rd_out_line(o, "%s %u %u (%s)", r->d->name, r->p->num, r->g.index, r->text);
+			} else {
+				rd_out_str(o, RD_JSON, "dev", NULL, r->d->name);
+				rd_out_u64(o, RD_JSON, "port", NULL, r->p->num);
+				rd_out_str(o, RD_JSON, "reason", NULL, r->text);
+				rd_out_line(o, "%s %u - (%s)", r->d->name, r->p->num, r->text);
+			}
+			rd_out_section_end(o);
+		}
 		rd_out_list_end(o);
-	else
+		if (differs && !cli.json)	/* after the per-port lines */
+			nccl_note(o, false, res, nres, &differs, env);
+	} else {
 		rd_out_table_end(o);
+	}
+	if (vlans.ids_unknown && vlan_unknown_seen)
+		rd_warn(&cli.warnings, "VLAN ids unknown: the sysroot has no proc/net/vlan/config, so VLAN shows ?%s%s%s%s%s%s (copy /proc/net/vlan/config along with /sys)",
+			vlan_unknown[0][0] ? "; sysfs says " : "", vlan_unknown[0],
+			vlan_unknown[0][0] ? " is a VLAN netdev" : "",
+			vlan_unknown[1][0] ? "; cannot tell whether " : "", vlan_unknown[1],
+			vlan_unknown[1][0] ? " is one" : "");
 	ret = RD_EXIT_OK;
 	if (best && best_found == 0) {
 		ret = RD_EXIT_FAIL;
@@ -403,6 +623,8 @@ int main(int argc, char **argv)
 			rd_cli_error(&cli, "no GID matches the filters");
 	}
 out:
+	rd_gid_live_close(live);
+	free(res);
 	rd_vlan_map_free(&vlans);
 	rd_device_list_free(&list);
 	return rd_cli_exit(&cli, o, ret);

@@ -209,14 +209,26 @@ void rd_gid_table_free(struct rd_gid_table *t)
 	t->n = t->slots = 0;
 }
 
-/* Higher is better; -1 disqualifies. */
-static int gid_score(const struct rd_gid *g, int vlan)
+/* Does g's VLAN fit the wanted one?  1 yes, 0 no, -1 cannot tell. */
+static int vlan_fits(const struct rd_gid *g, int vlan)
+{
+	if (vlan == RD_GID_VLAN_ANY)
+		return 1;
+	if (g->vlan == RD_VLAN_CANNOT_TELL)
+		return -1;
+	if (vlan < 0)
+		return g->vlan == -1;
+	if (g->vlan == RD_VLAN_TAGGED)
+		return -1;
+	return g->vlan == vlan;
+}
+
+/* Higher is better; -1 disqualifies.  The VLAN is checked apart (vlan_fits). */
+static int gid_score(const struct rd_gid *g)
 {
 	int s = 0;
 
 	if (rd_gid_is_zero(g->raw))
-		return -1;
-	if (vlan >= 0 ? g->vlan != vlan : g->vlan >= 0)
 		return -1;
 	if (g->ver == RD_GID_VER_V2)
 		s += 100;
@@ -233,8 +245,8 @@ const struct rd_gid *rd_gid_best(const struct rd_gid_table *t, const struct rd_p
 				 int vlan, rd_netdev_up_fn up, void *up_ctx, char *reason,
 				 size_t reason_len, char *why, size_t why_len)
 {
-	const struct rd_gid *best = NULL;
-	int best_score = -1;
+	const struct rd_gid *best = NULL, *unsure = NULL;
+	int best_score = -1, unsure_score = -1;
 	bool any = false, any_roce = false, any_vlan = false;
 	char addr[48];
 
@@ -262,16 +274,33 @@ const struct rd_gid *rd_gid_best(const struct rd_gid_table *t, const struct rd_p
 		any = true;
 		if (g->ver == RD_GID_VER_V1 || g->ver == RD_GID_VER_V2)
 			any_roce = true;
-		s = gid_score(g, vlan);
+		s = gid_score(g);
 		if (s < 0)
 			continue;
-		any_vlan = true;
+		int fits = vlan_fits(g, vlan);
+
+		if (fits == 0)
+			continue;
+		if (fits > 0)
+			any_vlan = true;
 		if (up && g->ndev[0] && !up(up_ctx, g->ndev))
 			continue;
-		if (s > best_score) {	/* strict: ties keep the lower index */
+		if (fits < 0) {
+			if (s > unsure_score) {
+				unsure = g;
+				unsure_score = s;
+			}
+		} else if (s > best_score) {	/* strict: ties keep the lower index */
 			best = g;
 			best_score = s;
 		}
+	}
+	if (unsure && unsure_score > best_score) {
+		/* A GID of unknown tagging would win: no recommendation on a guess. */
+		snprintf(why, why_len, "cannot tell whether %s is %s (no VLAN facts in this copy: add "
+			 "proc/net/vlan/config, or name the netdev with -n)", unsure->ndev,
+			 vlan >= 0 ? "on that VLAN" : "a VLAN netdev");
+		return NULL;
 	}
 	if (!best) {
 		if (!any)

@@ -27,7 +27,8 @@ struct rd_gid {
 	enum rd_gid_ver ver;
 	char type[24];		/* the kernel's gid_attrs/types string; "" if unreadable */
 	char ndev[64];		/* gid_attrs/ndevs; "" if none */
-	int vlan;		/* VLAN id of ndev, -1 when it is not a VLAN (or unknown) */
+	int vlan;		/* VLAN id of ndev, -1 when it is not a VLAN; RD_VLAN_TAGGED
+				 * or RD_VLAN_CANNOT_TELL (netdev.h) in a copy without proc */
 };
 
 struct rd_gid_table {
@@ -76,12 +77,18 @@ const char *rd_gid_ver_name(enum rd_gid_ver v);	/* "IB", "v1", "v2", "iWARP", NU
 /* Facts the best-index policy needs about a netdev. */
 typedef bool (*rd_netdev_up_fn)(void *ctx, const char *ifname);
 
+/* vlan argument of rd_gid_best: the caller chose the netdev, tagging is no criterion. */
+#define RD_GID_VLAN_ANY (-2)
+
 /*
  * The GID index a user should pass to perftest -x, NCCL_IB_GID_INDEX...:
- * RoCE v2 over v1; IPv4-mapped, then global IPv6, over link-local; on a
- * netdev that is up; untagged unless vlan >= 0 (then only that VLAN); ties
- * go to the lowest index.  On IB and iWARP ports: the first GID (the port
- * GID; the MAC on iWARP).
+ * RoCE v2 IPv4 > v2 global IPv6 (ULA fc00::/7 included) > v2 link-local >
+ * v1 (the same order among v1); on a netdev that is up; untagged unless
+ * vlan >= 0 (then only that VLAN) or RD_GID_VLAN_ANY; ties go to the lowest
+ * index.  A GID whose VLAN is not known (RD_VLAN_TAGGED / _CANNOT_TELL) is
+ * never taken for untagged or for a given VLAN; if it would have won, the
+ * answer is NULL (a guess is not a recommendation).  On IB and iWARP ports:
+ * the first GID (the port GID; the MAC on iWARP).
  * Returns the chosen entry, or NULL with why[] saying why none qualifies.
  * reason[] says why the chosen one won, e.g. "RoCE v2, 192.168.42.8 on ens1f0".
  */

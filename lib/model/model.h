@@ -8,6 +8,7 @@
 
 #include "device.h"
 #include "gid.h"
+#include "gidlive.h"
 #include "netdev.h"
 #include "nldev.h"
 #include "verbs.h"

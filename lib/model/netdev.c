@@ -92,8 +92,13 @@ int rd_vlan_map_read(const struct rd_sysroot *sr, struct rd_vlan_map *map)
 	if (ret)
 		return ret;
 	f = fopen(path, "re");
-	if (!f)
-		return -errno;
+	if (!f) {
+		ret = -errno;
+		if (ret == -ENOENT && !rd_sysroot_is_live(sr) &&
+		    !rd_sys_exists(sr, "/proc/net/vlan"))
+			(void)rd_vlan_map_from_sysfs(sr, map);
+		return ret;
+	}
 	ret = rd_vlan_map_parse(f, map);
 	(void)fclose(f);	/* read-only stream */
 	return ret;

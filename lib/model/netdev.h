@@ -16,13 +16,29 @@
 struct rd_vlan_map {
 	struct rd_strlist names;
 	struct rd_strlist lowers;
-	int *ids;
+	int *ids;		/* VLAN id, or RD_VLAN_TAGGED / RD_VLAN_CANNOT_TELL */
+	bool ids_unknown;	/* a copied tree without proc/net/vlan/config: from sysfs */
 };
+
+/* Lookup results besides an id (>= 0) and -1 (not a VLAN netdev). */
+#define RD_VLAN_TAGGED		(-2)	/* a VLAN netdev whose id is not known */
+#define RD_VLAN_CANNOT_TELL	(-3)	/* stacked on another netdev, no uevent to say how */
+
+/*
+ * The map from sysfs alone (lib/vlansys.c): every netdev that is a VLAN
+ * (lower_ link and DEVTYPE=vlan) as RD_VLAN_TAGGED, every stacked netdev
+ * whose type cannot be read as RD_VLAN_CANNOT_TELL; ids_unknown is set.
+ */
+int rd_vlan_map_from_sysfs(const struct rd_sysroot *sr, struct rd_vlan_map *map);
 
 /* "ens1f0.100     | 100  | ens1f0" -> name, id, lower.  -EINVAL for other lines. */
 int rd_parse_vlan_config_line(const char *line, char *name, size_t name_len, int *vid,
 			      char *lower, size_t lower_len);
-/* -ENOENT when the file does not exist (no VLANs); the map is then empty. */
+/*
+ * -ENOENT when the file does not exist: live, 8021q is not loaded (no VLANs)
+ * and the map is empty; in a --sysroot copy that lacks it, the map comes
+ * from rd_vlan_map_from_sysfs() (ids_unknown).
+ */
 int rd_vlan_map_read(const struct rd_sysroot *sr, struct rd_vlan_map *map);
 /* Its parsing half: the map from the file's lines (fmemopen for tests).  -ENOMEM only. */
 int rd_vlan_map_parse(FILE *f, struct rd_vlan_map *map);

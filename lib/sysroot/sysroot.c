@@ -71,7 +71,7 @@ static int open_error(const char *path, int err)
 
 	if (err == ENOENT && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
 		return -ENOLINK;
-	return -err;
+	return err > 0 ? -err : -EIO;
 }
 
 /* Read a whole small file; -EOVERFLOW if it does not fit. */
@@ -87,11 +87,6 @@ static int read_file(const char *path, char *buf, size_t len)
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return open_error(path, errno);
-	/* sysfs and procfs attributes are regular files; a FIFO or device is not read. */
-	if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
-		close(fd);
-		return S_ISDIR(st.st_mode) ? -EISDIR : -EMEDIUMTYPE;
-	}
 	for (;;) {
 		ssize_t n = read(fd, buf + off, len - 1 - off);
 
@@ -116,8 +111,22 @@ static int read_file(const char *path, char *buf, size_t len)
 			break;
 		}
 	}
-	close(fd);
 	buf[off] = '\0';
+	/*
+	 * sysfs and procfs attributes are regular files; a FIFO or device is not
+	 * taken for one.  Asked only when the read did not give one clean text
+	 * value (an error, nothing, too much, a NUL): what such a file gives
+	 * (O_NONBLOCK: EAGAIN or nothing; a device: NULs or endless bytes) ends
+	 * here, and the common case costs no fstat per file.
+	 */
+	if (ret || off == 0 || strlen(buf) != off) {
+		if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
+			close(fd);
+			buf[0] = '\0';
+			return S_ISDIR(st.st_mode) ? -EISDIR : -EMEDIUMTYPE;
+		}
+	}
+	close(fd);
 	if (ret)
 		return ret;
 	/* Binary garbage: a NUL inside the value is not a sysfs text value. */

@@ -5,6 +5,7 @@
 
 #include "model/gid.h"
 #include "base/parse.h"
+#include "model/netdev.h"
 
 static void gid_from(const char *s, uint8_t g[16])
 {
@@ -87,6 +88,54 @@ static bool down_is_eth1(void *ctx, const char *ifname)
 #define V4 "0000:0000:0000:0000:0000:ffff:c0a8:2a08"
 #define V4B "0000:0000:0000:0000:0000:ffff:c0a8:6408"
 #define G6 "2001:0db8:0042:0000:0000:0000:0000:0008"
+
+#define ULA "fd12:3456:789a:0001:0000:0000:0000:0005"
+
+/* Ranking of issue #16: v2 IPv4 > v2 global IPv6 (ULA too) > v2 link-local > v1; VLAN facts. */
+static void test_best_rank_vlan(void **state)
+{
+	struct rd_port eth = { .num = 1, .known = RD_PORT_LINK_LAYER, .link_layer = RD_LL_ETHERNET };
+	char reason[160], why[160];
+	const struct rd_gid *b;
+
+	(void)state;
+	struct rd_gid v6only[] = {
+		mk(0, LL, RD_GID_VER_V1, "ens2f0np0", -1),
+		mk(1, LL, RD_GID_VER_V2, "ens2f0np0", -1),
+		mk(2, ULA, RD_GID_VER_V1, "ens2f0np0", -1),
+		mk(3, ULA, RD_GID_VER_V2, "ens2f0np0", -1),
+		mk(4, G6, RD_GID_VER_V2, "ens2f0np0", -1),
+	};
+	struct rd_gid_table t = { .v = v6only, .n = RD_ARRAY_SIZE(v6only) };
+
+	b = rd_gid_best(&t, &eth, -1, NULL, NULL, reason, sizeof(reason), why, sizeof(why));
+	assert_non_null(b);
+	assert_int_equal(b->index, 3);	/* ULA counts as global; tie with 4 to the lower */
+
+	/* A VLAN netdev of unknown id is not untagged; one that cannot be told blocks a guess. */
+	struct rd_gid vl[] = {
+		mk(0, LL, RD_GID_VER_V2, "eth0", -1),
+		mk(1, G6, RD_GID_VER_V2, "eth0", -1),
+		mk(2, V4, RD_GID_VER_V2, "eth0.100", RD_VLAN_TAGGED),
+		mk(3, V4B, RD_GID_VER_V2, "eth0.200", RD_VLAN_CANNOT_TELL),
+	};
+	struct rd_gid_table tv = { .v = vl, .n = 3 };
+
+	b = rd_gid_best(&tv, &eth, -1, NULL, NULL, reason, sizeof(reason), why, sizeof(why));
+	assert_non_null(b);
+	assert_int_equal(b->index, 1);
+	b = rd_gid_best(&tv, &eth, 100, NULL, NULL, reason, sizeof(reason), why, sizeof(why));
+	assert_null(b);
+	assert_non_null(strstr(why, "cannot tell whether eth0.100 is on that VLAN"));
+	b = rd_gid_best(&tv, &eth, RD_GID_VLAN_ANY, NULL, NULL, reason, sizeof(reason), why,
+			sizeof(why));
+	assert_non_null(b);
+	assert_int_equal(b->index, 2);
+	tv.n = 4;
+	b = rd_gid_best(&tv, &eth, -1, NULL, NULL, reason, sizeof(reason), why, sizeof(why));
+	assert_null(b);
+	assert_non_null(strstr(why, "cannot tell whether eth0.200 is a VLAN netdev"));
+}
 
 static void test_best(void **state)
 {
@@ -216,6 +265,7 @@ int main(void)
 		cmocka_unit_test(test_classify),
 		cmocka_unit_test(test_version),
 		cmocka_unit_test(test_best),
+		cmocka_unit_test(test_best_rank_vlan),
 		cmocka_unit_test(test_table_read),
 	};
 
