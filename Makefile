@@ -46,7 +46,7 @@ LIBA := $(BUILD)/librdmadiag.a
 
 .PHONY: fuzz fuzz-build check-fuzz
 .PHONY: all clean install uninstall deps check check-unit check-cli check-vm check-san check-valgrind \
-	check-build check-tui lint-man lint demo help vm-prepare
+	check-build check-tui lint-man lint demo help vm-prepare check-fleet
 
 all: $(LIBA) $(TOOL_BINS)
 
@@ -96,7 +96,8 @@ uninstall:
 DEB_BUILD_DEPS := build-essential pkg-config clang libclang-rt-14-dev libibverbs-dev librdmacm-dev libnl-3-dev \
 	libnl-route-3-dev libncurses-dev libjson-c-dev
 DEB_TEST_DEPS := libcmocka-dev mandoc groff-base cppcheck clang-tidy bash-completion zsh jq tmux strace util-linux qemu-system-x86 busybox-static cpio kmod rdma-core \
-	ibverbs-providers ibverbs-utils rdmacm-utils perftest iproute2 xz-utils zstd valgrind
+	ibverbs-providers ibverbs-utils rdmacm-utils perftest iproute2 xz-utils zstd valgrind \
+	vde2 slurm-wlm munge pdsh clustershell openssh-server openssh-client
 deps:
 	@if [ "$$(id -u)" = 0 ]; then \
 		export DEBIAN_FRONTEND=noninteractive; \
@@ -133,6 +134,10 @@ vm-prepare:
 
 check-vm: all vm-prepare
 	@tests/vm/check.sh $(BUILD) $(RESULTS)/vm
+
+# The fleet scenarios alone: one boot of 3 VMs (FLEET_NODES=N for more).
+check-fleet: all vm-prepare
+	@tests/vm/check.sh $(BUILD) $(RESULTS)/fleet fleet
 
 # ---- fuzzing (libFuzzer, clang, ASan+UBSan) ----
 FUZZ_SECONDS ?= 60
@@ -209,7 +214,7 @@ help:
 	@echo "make [all]      build build/librdmadiag.a and the tools into build/"
 	@echo "make check      all test tiers (unit, CLI, sanitizers, man lint, VM); ends with 'N passed, N failed'"
 	@echo "make lint       static analysis: cppcheck, clang-tidy, gcc -fanalyzer (zero findings)"
-	@echo "make check-unit | check-cli | check-tui | check-san | check-valgrind | check-vm   one tier"
+	@echo "make check-unit | check-cli | check-tui | check-san | check-valgrind | check-vm | check-fleet   one tier"
 	@echo "make demo       boot the soft-RoCE VM and run every tool in it"
 	@echo "make deps       install the Debian build and test dependencies (root)"
 	@echo "make install [PREFIX=/usr/local] [DESTDIR=]   | make uninstall"
