@@ -380,15 +380,15 @@ int rd_hostfile_read(const char *path, struct rd_strlist *out, struct rd_hostlis
 struct hl_name {
 	const char *name;
 	size_t plen;  /* prefix length (up to the trailing digits) */
-	int width;    /* digits, when zero-padded; 0 otherwise */
+	int len;      /* length of the digits as written */
 	uint64_t num;
 	bool has_num;
-	size_t group; /* first-seen order of (prefix, width) */
+	size_t group; /* first-seen order of the prefix */
 };
 
 static bool hl_same_group(const struct hl_name *a, const struct hl_name *b)
 {
-	return a->has_num == b->has_num && a->plen == b->plen && a->width == b->width &&
+	return a->has_num == b->has_num && a->plen == b->plen &&
 	       memcmp(a->name, b->name, a->plen) == 0 && (a->has_num || strcmp(a->name, b->name) == 0);
 }
 
@@ -400,7 +400,28 @@ static int hl_name_cmp(const void *pa, const void *pb)
 		return a->group < b->group ? -1 : 1;
 	if (a->num != b->num)
 		return a->num < b->num ? -1 : 1;
+	if (a->len != b->len)
+		return a->len < b->len ? -1 : 1;
 	return 0;
+}
+
+static int hl_digits(uint64_t v)
+{
+	int n = 1;
+
+	while (v >= 10) {
+		v /= 10;
+		n++;
+	}
+	return n;
+}
+
+/* Does x print as written inside a range whose first number has width w? */
+static bool hl_fits(const struct hl_name *x, int w)
+{
+	int d = hl_digits(x->num);
+
+	return x->len == (d > w ? d : w);
 }
 
 struct hl_buf {
@@ -462,7 +483,7 @@ char *rd_hostlist_compress(const struct rd_strlist *names)
 			v[i].has_num = true;
 			v[i].plen = d;
 			v[i].num = strtoull(s + d, NULL, 10);
-			v[i].width = (s[d] == '0' && len - d > 1) ? (int)(len - d) : 0;
+			v[i].len = (int)(len - d);
 		}
 		v[i].group = ngroups;
 		for (size_t j = 0; j < i; j++) {
@@ -488,28 +509,30 @@ char *rd_hostlist_compress(const struct rd_strlist *names)
 			i = j;
 			continue;
 		}
-		/* distinct numbers of the group, as ranges */
+		/* ranges of consecutive numbers that print as written */
 		for (size_t k = i; k < j; k++)
-			if (k == i || v[k].num != v[k - 1].num)
+			if (k == i || v[k].num != v[k - 1].num || v[k].len != v[k - 1].len)
 				nr++;
 		if (nr == 1) {
-			hl_put(&b, "%.*s%0*" PRIu64, (int)v[i].plen, v[i].name, v[i].width, v[i].num);
+			hl_put(&b, "%s", v[i].name);
 			i = j;
 			continue;
 		}
 		hl_put(&b, "%.*s[", (int)v[i].plen, v[i].name);
 		for (size_t k = i; k < j;) {
 			size_t e = k;
+			int w = v[k].len;
 
-			while (e + 1 < j && (v[e + 1].num == v[e].num || v[e + 1].num == v[e].num + 1))
+			while (e + 1 < j &&
+			       ((v[e + 1].num == v[e].num && v[e + 1].len == v[e].len) ||
+				(v[e + 1].num == v[e].num + 1 && hl_fits(&v[e + 1], w))))
 				e++;
 			if (k != i)
 				hl_put(&b, ",");
 			if (v[e].num == v[k].num)
-				hl_put(&b, "%0*" PRIu64, v[k].width, v[k].num);
+				hl_put(&b, "%s", v[k].name + v[k].plen);
 			else
-				hl_put(&b, "%0*" PRIu64 "-%0*" PRIu64, v[k].width, v[k].num,
-				       v[k].width, v[e].num);
+				hl_put(&b, "%s-%s", v[k].name + v[k].plen, v[e].name + v[e].plen);
 			k = e + 1;
 		}
 		hl_put(&b, "]");

@@ -174,7 +174,13 @@ static void test_compress(void **state)
 	compresses_to("login,login,n1", "login,n1");
 	compresses_to("n1,n1,n2", "n[1-2]");
 	compresses_to("r1n1,r1n2,r2n1", "r1n[1-2],r2n1");
-	compresses_to("n009,n010,n9", "n[009-010],n9");
+	compresses_to("n009,n010,n9", "n[9,009-010]");
+	compresses_to("node[01-16]", "node[01-16]");
+	compresses_to("vm[1-10]", "vm[1-10]");
+	compresses_to("n[098-101]", "n[098-101]");
+	compresses_to("n[0998-1001]", "n[0998-1001]");
+	compresses_to("n[008-010],n11", "n[008-010,11]");
+	compresses_to("n[98-101]", "n[98-101]");
 	compresses_to("single", "single");
 	compresses_to("", "");
 }
