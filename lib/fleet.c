@@ -237,18 +237,19 @@ static bool devinfo_match(json_object *doc)
 static int devinfo_read(struct reader_ctx *c, json_object *doc)
 {
 	static const char *const dev_keys[] = { "fw_ver", "hca_type", "board_id", "transport", NULL };
-	static const char *const port_keys[] = { "state", "phys_state", "link_layer", "rate",
-						 "active_mtu", NULL };
+	static const char *const port_keys[] = { "state", "phys_state", "link_layer", "rate", NULL };
+	static const char *const verbs_keys[] = { "active_mtu", NULL };
 	int rc = 0;
 
 	for (size_t i = 0; !rc && i < json_object_array_length(doc); i++) {
-		json_object *d = json_object_array_get_idx(doc, i), *ports, *p, *num;
+		json_object *d = json_object_array_get_idx(doc, i), *ports;
 		const char *dev = obj_str(d, "dev");
 
 		rc = facts_from(c, "devinfo", dev, 0, d, dev_keys);
 		(void)json_object_object_get_ex(d, "ports", &ports);
 		for (size_t j = 0; !rc && j < json_object_array_length(ports); j++) {
-			p = json_object_array_get_idx(ports, j);
+			json_object *p = json_object_array_get_idx(ports, j), *num, *verbs;
+
 			if (!json_object_object_get_ex(p, "port", &num) ||
 			    !json_object_is_type(num, json_type_int) || json_object_get_int(num) <= 0) {
 				rc = problem_add(c->f, c->h->name, c->src, c->line,
@@ -257,6 +258,11 @@ static int devinfo_read(struct reader_ctx *c, json_object *doc)
 			}
 			rc = facts_from(c, "devinfo", dev, (unsigned int)json_object_get_int(num), p,
 					port_keys);
+			/* -v: what the port's verbs attributes say (the MTU in use) */
+			if (!rc && json_object_object_get_ex(p, "verbs", &verbs) &&
+			    json_object_is_type(verbs, json_type_object))
+				rc = facts_from(c, "devinfo", dev, (unsigned int)json_object_get_int(num),
+						verbs, verbs_keys);
 		}
 	}
 	return rc;
@@ -444,8 +450,16 @@ static int chan_document(struct rd_fleet *f, struct chan *c, json_object *doc, s
 	}
 	if (!host_get(f, hostname))
 		return -ENOMEM;
-	return problem_add(f, hostname, c->src, line,
-			   "not a document rdma-fleet reads (rdma-devinfo -j, rdma-gids --best -j), skipped");
+	{
+		char kinds[256] = "";
+		size_t o = 0;
+
+		for (size_t i = 0; i < RD_ARRAY_SIZE(readers) && o < sizeof(kinds); i++)
+			o += (size_t)snprintf(kinds + o, sizeof(kinds) - o, "%s%s", i ? ", " : "",
+					      readers[i].what);
+		return problem_add(f, hostname, c->src, line,
+				   "not a document rdma-fleet reads (%s), skipped", kinds);
+	}
 }
 
 static bool all_space(const char *s)
@@ -485,13 +499,13 @@ static int chan_feed(struct rd_fleet *f, struct chan *c, size_t lineno, const ch
 		if (e == json_tokener_continue)
 			break;	/* the document goes on in the next line */
 		if (e != json_tokener_success) {
-			char host[256];
-
 			json_tokener_reset(c->tok);
 			c->open = false;
 			if (c->resync) {
 				c->skipped++;
 			} else {
+				char host[256];
+
 				c->resync = true;
 				c->skipped = 0;
 				c->bad_problem = f->nproblems;
@@ -532,11 +546,13 @@ static size_t host_prefix(const char *line, size_t *text_at)
 
 int rd_fleet_feed(struct rd_fleet *f, const char *src, size_t lineno, const char *line)
 {
-	size_t at = 0, n = host_prefix(line, &at), start = 0;
-	char host[256];
+	size_t at = 0, n = host_prefix(line, &at);
 	struct chan *c;
 
 	if (n) {
+		size_t start = 0;
+		char host[256];
+
 		while (line[start] == ' ')
 			start++;
 		if (n >= sizeof(host))
@@ -560,11 +576,12 @@ int rd_fleet_source_end(struct rd_fleet *f, const char *src)
 
 	for (size_t i = 0; !rc && i < f->nchans; i++) {
 		struct chan *c = &f->chans[i];
-		char host[256];
 
 		if (strcmp(c->src, src) != 0)
 			continue;
 		if (c->open) {
+			char host[256];
+
 			rc = problem_add(f, chan_host(c, host, sizeof(host)), c->src, c->doc_line,
 					 "document cut short at the end of the input, skipped");
 			json_tokener_reset(c->tok);
@@ -724,14 +741,14 @@ int rd_fleet_analyze(struct rd_fleet *f)
 		}
 	/* hosts that sent nothing usable and have no other problem */
 	for (size_t i = 0; i < f->nhosts; i++) {
-		struct host *h = &f->hosts[i];
+		const struct host *h = &f->hosts[i];
 
 		if (!h->kinds && !h->problem) {
+			/* problem_add() finds the host: f->hosts does not move */
 			int rc = problem_add(f, h->name, NULL, 0, "expected, but sent nothing");
 
 			if (rc)
 				return rc;
-			h = &f->hosts[i];
 		}
 	}
 	return 0;

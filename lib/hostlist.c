@@ -37,9 +37,9 @@ static int hl_fail(struct rd_hostlist_error *err, size_t col, const char *fmt, .
 
 static int hl_fail(struct rd_hostlist_error *err, size_t col, const char *fmt, ...)
 {
-	va_list ap;
-
 	if (err) {
+		va_list ap;
+
 		err->column = col + 1;
 		va_start(ap, fmt);
 		(void)rd_vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
@@ -113,12 +113,12 @@ static int hl_number(const char *s, size_t *i, uint64_t *v, int *width,
 static int hl_group(const char *s, size_t *i, struct hl_seg *seg, struct rd_hostlist_error *err)
 {
 	size_t open = *i, cap = 0;
-	int rc;
 
 	(*i)++;
 	for (;;) {
 		struct hl_range r;
 		size_t at = *i;
+		int rc;
 
 		rc = hl_number(s, i, &r.lo, &r.width, err);
 		if (rc)

@@ -158,10 +158,11 @@ static const struct rd_col problem_cols[] = {
 /* "vm3: 512; vm[4-5]: absent" */
 static char *outliers_text(const struct rd_fleet_fact *k)
 {
-	char *s = NULL, *n, *hl;
+	char *s = NULL, *n;
 
 	for (size_t i = 1; i < k->nvals; i++) {
-		hl = rd_hostlist_compress(&k->vals[i].hosts);
+		char *hl = rd_hostlist_compress(&k->vals[i].hosts);
+
 		if (!hl || asprintf(&n, "%s%s%s: %s", s ? s : "", s ? "; " : "", hl,
 				    rd_fleet_value_text(&k->vals[i])) < 0) {
 			free(hl);
@@ -183,10 +184,8 @@ static int print_summary(struct rd_out *o, const struct rd_fleet *f, size_t *nba
 	const struct rd_fleet_fact *kv;
 	size_t nk, np;
 	bool json = rd_out_is_json(o);
-	char *hl = rd_hostlist_compress(hosts);
+	char *hl;
 
-	if (!hl)
-		return -ENOMEM;
 	kv = rd_fleet_facts(f, &nk);
 	pv = rd_fleet_problems(f, &np);
 	*nbad_facts = 0;
@@ -195,6 +194,9 @@ static int print_summary(struct rd_out *o, const struct rd_fleet *f, size_t *nba
 			(*nbad_facts)++;
 	*nproblems = np;
 
+	hl = rd_hostlist_compress(hosts);
+	if (!hl)
+		return -ENOMEM;
 	rd_out_section_begin(o, NULL, NULL);
 	rd_out_line(o, "%zu host%s (%s), %zu document%s", hosts->n, hosts->n == 1 ? "" : "s", hl,
 		    rd_fleet_documents(f), rd_fleet_documents(f) == 1 ? "" : "s");
@@ -207,7 +209,6 @@ static int print_summary(struct rd_out *o, const struct rd_fleet *f, size_t *nba
 	rd_out_table_begin(o, "facts", fact_cols, RD_ARRAY_SIZE(fact_cols), nk > 0);
 	for (size_t i = 0; i < nk; i++) {
 		const struct rd_fleet_fact *k = &kv[i];
-		char agree[48], *ot;
 
 		rd_out_row_begin(o);
 		rd_out_str(o, RD_ANY, "fact", NULL, k->name);
@@ -232,6 +233,8 @@ static int print_summary(struct rd_out *o, const struct rd_fleet *f, size_t *nba
 			}
 			rd_out_list_end(o);
 		} else {
+			char agree[48], *ot;
+
 			rd_out_cstr(o, RD_TEXT, "majority", NULL, k->tie ? RD_C_WARN : RD_C_NONE,
 				    rd_fleet_value_text(&k->vals[0]));
 			snprintf(agree, sizeof(agree), "%zu/%zu%s", k->vals[0].hosts.n, k->nhosts,
