@@ -56,7 +56,7 @@ cat "$tmp"; count "$tmp" ;;
 esac
 case $parts in *" fleet "*)
 if [ ${#FLEET[@]} -gt 0 ]; then
-	tests/vm/run.sh --nodes "${FLEET_NODES:-3}" --name fleet --timeout 900 "${FLEET[@]}" > "$tmp" 2>&1
+	tests/vm/run.sh --nodes "${FLEET_NODES:-3}" --name fleet --timeout 1200 "${FLEET[@]}" > "$tmp" 2>&1
 	cat "$tmp"; count "$tmp"
 fi ;;
 esac

@@ -35,4 +35,15 @@ show "$B/rdma-devmap"
 show "$B/rdma-devmap" -v
 show "$B/rdma-devmap" "$VM_IP"
 show "$B/rdma-devmap" "$NET.100" -j
+# rdma-fleet: this VM's output labelled as two hosts (on a cluster, pdsh or
+# srun gives one label per host; see make check-fleet for three real VMs).
+fleet_in() {
+	"$B/rdma-devinfo" -v -j | "$B/rdma-fleet" --prefix=node01
+	"$B/rdma-devinfo" -v -j | "$B/rdma-fleet" --prefix=node02
+	"$B/rdma-gids" --best -j | "$B/rdma-fleet" --prefix=node01
+	"$B/rdma-gids" --best -j | "$B/rdma-fleet" --prefix=node02
+}
+fleet_in > /tmp/fleet-in.txt
+show head -n 3 /tmp/fleet-in.txt
+show "$B/rdma-fleet" -w 'node[01-03]' /tmp/fleet-in.txt
 vm_pass "demo ran"

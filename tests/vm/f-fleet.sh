@@ -18,6 +18,7 @@ PORT=/sys/class/infiniband/$VM_RDMA_DEV/ports/1
 
 if [ "$VM_ROLE" = "$BAD" ]; then
 	vm_wait ff-make-bad 600 || exit 0
+	# shellcheck disable=SC2317 # called through vm_retry
 	port_mtu() { "$B/rdma-devinfo" -v -j -d "$VM_RDMA_DEV" | jq '.[0].ports[0].verbs.active_mtu'; }
 	mtu_is() { [ "$(port_mtu)" = "$1" ]; }
 	mtu_moved() { ! mtu_is "$before"; }
@@ -37,10 +38,10 @@ fi
 vm_check "Slurm: all $N nodes idle" fleet_slurm_ready 180 || fleet_logs
 
 # --- healthy fleet
-timeout 180 pdsh -R ssh -w "$HL" "$B/rdma-devinfo" -v -j >/tmp/ff-pdsh-ok.txt 2>/tmp/ff-pdsh-ok.err
+timeout 600 pdsh -R ssh -t 120 -w "$HL" "$B/rdma-devinfo" -v -j >/tmp/ff-pdsh-ok.txt 2>/tmp/ff-pdsh-ok.err
 vm_check_output "healthy, pdsh rdma-devinfo -v -j | rdma-fleet: pass" "^result: pass: $N hosts agree" \
 	"$F" -w "$HL" /tmp/ff-pdsh-ok.txt
-timeout 180 pdsh -R ssh -w "$HL" "$B/rdma-gids" --best -j >/tmp/ff-gids-ok.txt 2>&1
+timeout 600 pdsh -R ssh -t 120 -w "$HL" "$B/rdma-gids" --best -j >/tmp/ff-gids-ok.txt 2>/tmp/ff-gids-ok.err
 # shellcheck disable=SC2016 # jq variables
 vm_check "healthy, pdsh rdma-gids --best -j | rdma-fleet -j: every node, no outlier" \
 	jq -e --argjson n "$N" '.result == "pass" and (.hosts | length) == $n and ([.facts[] | select(.fact == "gid_index")][0].agree == $n)' \
@@ -49,21 +50,21 @@ vm_check "healthy, pdsh rdma-gids --best -j | rdma-fleet -j: every node, no outl
 # --- the last VM made bad for real
 vm_signal ff-make-bad
 if vm_wait ff-bad-ready 120; then
-	timeout 180 pdsh -R ssh -w "$HL" "$B/rdma-devinfo" -v -j >/tmp/ff-pdsh-bad.txt 2>&1
+	timeout 600 pdsh -R ssh -t 120 -w "$HL" "$B/rdma-devinfo" -v -j >/tmp/ff-pdsh-bad.txt 2>/tmp/ff-pdsh-bad.err
 	"$F" -w "$HL" /tmp/ff-pdsh-bad.txt >/tmp/ff-pdsh-bad.out 2>&1; rc=$?
 	vm_check_eq "MTU fault, pdsh | rdma-fleet: exit 1" 1 "$rc"
 	vm_check_output "MTU fault, pdsh | rdma-fleet: active_mtu outlier is $BAD" \
 		"^active_mtu +$VM_RDMA_DEV +1 +[0-9]+ +$((N - 1))/$N +$BAD: [0-9]+\$" cat /tmp/ff-pdsh-bad.out
 	vm_check_output "MTU fault: nothing else differs" "^result: fail: 1 fact with outliers, 0 problems" cat /tmp/ff-pdsh-bad.out
 
-	timeout 180 srun -N "$N" -n "$N" sh -c "$B/rdma-devinfo -v -j | $B/rdma-fleet --prefix" >/tmp/ff-srun-bad.txt 2>/tmp/ff-srun-bad.err
+	timeout 600 srun -N "$N" -n "$N" sh -c "$B/rdma-devinfo -v -j | $B/rdma-fleet --prefix" >/tmp/ff-srun-bad.txt 2>/tmp/ff-srun-bad.err
 	"$F" -j /tmp/ff-srun-bad.txt >/tmp/ff-srun-bad.json; rc=$?
 	vm_check_eq "MTU fault, srun ... --prefix | rdma-fleet -j: exit 1" 1 "$rc"
 	vm_check_eq "MTU fault, srun: outlier hosts" "active_mtu [\"$BAD\"]" \
 		"$(jq -r '.facts[] | select(.outliers | length > 0) | "\(.fact) \(.outliers[0].hosts | tojson)"' /tmp/ff-srun-bad.json)"
 	vm_check_eq "MTU fault, srun: every host read" "$N" "$(jq '.hosts | length' /tmp/ff-srun-bad.json)"
 
-	timeout 180 srun -N "$N" -n "$N" -l "$B/rdma-devinfo" -v -j >/tmp/ff-srun-l.txt 2>&1
+	timeout 600 srun -N "$N" -n "$N" -l "$B/rdma-devinfo" -v -j >/tmp/ff-srun-l.txt 2>/tmp/ff-srun-l.err
 	vm_check_eq "srun -l (rank labels): one outlier rank" "1" \
 		"$("$F" -j /tmp/ff-srun-l.txt | jq '[.facts[] | select(.fact == "active_mtu") | .outliers[].hosts[]] | length')"
 

@@ -49,7 +49,9 @@ Host vm* 10.10.0.*
     UserKnownHostsFile /run/fleet/ssh/known_hosts
     StrictHostKeyChecking yes
     BatchMode yes
-    ConnectTimeout 30
+    ConnectTimeout 60
+    GSSAPIAuthentication no
+    AddressFamily inet
     LogLevel ERROR
 EOF
 
