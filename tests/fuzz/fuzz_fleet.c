@@ -18,10 +18,10 @@
 static void hostlist_case(const char *s)
 {
 	struct rd_strlist a = { 0 }, b = { 0 }, ua = { 0 };
-	char *c, *ja, *jb;
 
 	if (rd_hostlist_expand(s, &a, NULL) == 0 && a.n <= 10000) {
-		c = rd_hostlist_compress(&a);
+		char *c = rd_hostlist_compress(&a), *ja, *jb;
+
 		if (!c)
 			__builtin_trap();
 		if (rd_hostlist_expand(c, &b, NULL) != 0)
