@@ -74,10 +74,12 @@ static struct host *host_get(struct rd_fleet *f, const char *name)
 	h = &f->hosts[f->nhosts];
 	memset(h, 0, sizeof(*h));
 	h->name = strdup(name);
+	RD_GCC_LEAK_FP_BEGIN	/* h->name lives in f->hosts, freed by rd_fleet_free */
 	if (!h->name || rd_strlist_add(&f->host_names, name)) {
 		free(h->name);
 		return NULL;
 	}
+	RD_GCC_LEAK_FP_END
 	f->nhosts++;
 	return h;
 }
@@ -110,12 +112,14 @@ static int problem_add(struct rd_fleet *f, const char *host, const char *src, si
 	p->source = src ? strdup(src) : NULL;
 	p->line = line;
 	p->what = strdup(buf);
+	RD_GCC_LEAK_FP_BEGIN	/* stored in f->problems, freed by rd_fleet_free */
 	if (!p->host || !p->what || (src && !p->source)) {
 		free(p->host);
 		free(p->source);
 		free(p->what);
 		return -ENOMEM;
 	}
+	RD_GCC_LEAK_FP_END
 	f->nproblems++;
 	h = host_get(f, host);
 	if (!h)
@@ -357,6 +361,7 @@ static struct chan *chan_get(struct rd_fleet *f, const char *src, const char *pr
 	}
 	c = &f->chans[f->nchans];
 	memset(c, 0, sizeof(*c));
+	RD_GCC_LEAK_FP_BEGIN	/* stored in f->chans, freed by rd_fleet_free */
 	c->src = strdup(src);
 	c->prefix = prefix ? strdup(prefix) : NULL;
 	c->tok = json_tokener_new();
@@ -367,6 +372,7 @@ static struct chan *chan_get(struct rd_fleet *f, const char *src, const char *pr
 			json_tokener_free(c->tok);
 		return NULL;
 	}
+	RD_GCC_LEAK_FP_END
 	f->nchans++;
 	return c;
 }
@@ -658,8 +664,10 @@ static int fact_collect(struct rd_fleet *f, struct rd_fleet_fact *k)
 			v = &k->vals[k->nvals];
 			memset(v, 0, sizeof(*v));
 			v->key = strdup(key);
+			RD_GCC_LEAK_FP_BEGIN	/* in k->vals, freed by rd_fleet_free */
 			if (!v->key)
 				return -ENOMEM;
+			RD_GCC_LEAK_FP_END
 			v->val = r ? json_object_get(r->val) : NULL;
 			k->nvals++;
 		}

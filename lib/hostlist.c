@@ -116,7 +116,7 @@ static int hl_group(const char *s, size_t *i, struct hl_seg *seg, struct rd_host
 
 	(*i)++;
 	for (;;) {
-		struct hl_range r;
+		struct hl_range r = { 0 };
 		size_t at = *i;
 		int rc;
 
@@ -366,7 +366,7 @@ int rd_hostfile_read(const char *path, struct rd_strlist *out, struct rd_hostlis
 	}
 	free(line);
 	if (f != stdin)
-		fclose(f);
+		(void)fclose(f);	/* read-only: nothing to lose */
 	for (size_t i = 0; !rc && i < tmp.n; i++)
 		rc = rd_strlist_add(out, tmp.v[i]);
 	rd_strlist_free(&tmp);

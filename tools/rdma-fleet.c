@@ -114,7 +114,7 @@ static int read_source(struct rd_cli *cli, struct rd_fleet *f, const char *path)
 		rc = rd_fleet_source_end(f, path);
 	free(line);
 	if (fp != stdin)
-		fclose(fp);
+		(void)fclose(fp);	/* read-only: nothing to lose */
 	if (rc == -ENOMEM)
 		rd_cli_error(cli, "out of memory");
 	return rc ? RD_EXIT_FAIL : RD_EXIT_OK;
@@ -237,8 +237,8 @@ static int print_summary(struct rd_out *o, const struct rd_fleet *f, size_t *nba
 
 			rd_out_cstr(o, RD_TEXT, "majority", NULL, k->tie ? RD_C_WARN : RD_C_NONE,
 				    rd_fleet_value_text(&k->vals[0]));
-			snprintf(agree, sizeof(agree), "%zu/%zu%s", k->vals[0].hosts.n, k->nhosts,
-				 k->tie ? " tie" : "");
+			(void)snprintf(agree, sizeof(agree), "%zu/%zu%s", k->vals[0].hosts.n, k->nhosts,
+				       k->tie ? " tie" : "");
 			rd_out_cstr(o, RD_TEXT, "agree", NULL,
 				    k->nvals > 1 ? RD_C_BAD : RD_C_GOOD, agree);
 			ot = k->nvals > 1 ? outliers_text(k) : NULL;
