@@ -53,7 +53,7 @@ LIBA := $(BUILD)/librdmadiag.a
 .PHONY: fuzz fuzz-build check-fuzz
 .PHONY: deb check-deb
 .PHONY: all clean install uninstall deps check check-unit check-cli check-vm check-san check-valgrind \
-	check-build check-tui lint-man lint demo help vm-prepare
+	check-build check-tui lint-man lint demo help vm-prepare check-fleet
 
 all: $(LIBA) $(TOOL_BINS)
 
@@ -109,7 +109,8 @@ DEB_BUILD_DEPS := build-essential pkg-config clang libclang-rt-14-dev libibverbs
 	libnl-route-3-dev libncurses-dev libjson-c-dev
 DEB_TEST_DEPS := libcmocka-dev mandoc groff-base cppcheck clang-tidy bash-completion zsh jq tmux strace util-linux qemu-system-x86 busybox-static cpio kmod rdma-core \
 	ibverbs-providers ibverbs-utils rdmacm-utils perftest iproute2 xz-utils zstd valgrind \
-	dpkg-dev debhelper devscripts lintian python3-prometheus-client prometheus
+	dpkg-dev debhelper devscripts lintian python3-prometheus-client prometheus \
+	vde2 slurm-wlm munge pdsh clustershell openssh-server openssh-client
 deps:
 	@if [ "$$(id -u)" = 0 ]; then \
 		export DEBIAN_FRONTEND=noninteractive; \
@@ -153,7 +154,7 @@ check-vm: all vm-prepare deb
 # the .deb, -dbgsym .deb, .buildinfo and .changes land in build/.
 DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null)
 DEB_FILE := build/rdma-diag_$(VERSION)_$(DEB_ARCH).deb
-DEB_INPUTS := $(LIB_SRCS) $(wildcard lib/*.h) $(TOOL_SRCS) $(MANPAGES) $(wildcard completions/*/*) \
+DEB_INPUTS := $(LIB_SRCS) $(HDRS) $(TOOL_SRCS) $(TOOL_LOCAL_SRCS) $(MANPAGES) $(wildcard completions/*/*) \
 	$(wildcard debian/* debian/*/*) Makefile VERSION
 
 deb: $(DEB_FILE)
@@ -163,6 +164,10 @@ $(DEB_FILE): $(DEB_INPUTS)
 # Package tier: build, lintian, contents, relations, hardening (tests/deb/check.sh).
 check-deb:
 	@tests/deb/check.sh $(RESULTS)/deb
+
+# The fleet scenarios alone: one boot of 3 VMs (FLEET_NODES=N for more).
+check-fleet: all vm-prepare
+	@tests/vm/check.sh $(BUILD) $(RESULTS)/fleet fleet
 
 # ---- fuzzing (libFuzzer, clang, ASan+UBSan) ----
 FUZZ_SECONDS ?= 60
@@ -179,9 +184,11 @@ $(FUZZ_LIB): $(LIB_SRCS) $(HDRS)
 		$(FUZZ_LIB)
 endif
 
-$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB)
+FUZZ_LOCAL_OBJS := $(TOOL_LOCAL_SRCS:tools/%.c=$(FUZZ_BUILD)/cli/%.o)
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LOCAL_OBJS) $(FUZZ_LIB)
 	$(call say,FUZZ,$@)clang -std=gnu11 -Wall -Wextra -Werror -Ilib -Itools $(PKG_CFLAGS) -O1 -g \
-		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ $< $(FUZZ_LIB) $(PKG_LIBS) -lm
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ $< $(FUZZ_LOCAL_OBJS) $(FUZZ_LIB) \
+		$(PKG_LIBS) -lm
 
 # fuzz_cli runs every tool's main() in-process: the tools compiled again with
 # main renamed (<tool>_main), instrumented like the library; the fixtures by absolute path.
@@ -243,5 +250,8 @@ help:
 	@echo "make check-unit | check-cli | check-tui | check-san | check-valgrind | check-deb | check-vm  one tier"
 	@echo "make deb        build the Debian package into build/ (dpkg-buildpackage -us -uc -b)"
 	@echo "make demo       boot two soft-RoCE VMs and show every tool at work on the terminal"
+
+	@echo "make check-unit | check-cli | check-tui | check-san | check-valgrind | check-vm | check-fleet   one tier"
+	@echo "make demo       boot the soft-RoCE VM and run every tool in it"
 	@echo "make deps       install the Debian build and test dependencies (root)"
 	@echo "make install [PREFIX=/usr/local] [DESTDIR=]   | make uninstall"

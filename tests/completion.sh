@@ -36,8 +36,10 @@ expect() {
 
 for f in completions/bash/rdma-*; do
 	t=$(basename "$f")
-	expect "$t" "$t --sysroot $tmp -d " mlx5_0 rxe0
-	expect "$t" "$t --sysroot $tmp --device m" mlx5_0
+	if [ "$t" != rdma-fleet ]; then # the one tool that reads no devices
+		expect "$t" "$t --sysroot $tmp -d " mlx5_0 rxe0
+		expect "$t" "$t --sysroot $tmp --device m" mlx5_0
+	fi
 	expect "$t" "$t --colo" --color
 	expect "$t" "$t --color=" auto always never
 	expect "$t" "$t --color=al" always
@@ -50,6 +52,12 @@ expect rdma-top "rdma-top --format=node" node-exporter
 expect rdma-top "rdma-top --textf" --textfile
 expect rdma-top "rdma-top --textfile $tmp/" "$tmp/a.prom" "$tmp/sys"
 
+# rdma-fleet: files to read, hostfiles, options
+mkdir -p "$tmp/in" && touch "$tmp/in/pdsh-out.txt" "$tmp/in/racks.hosts"
+expect rdma-fleet "rdma-fleet $tmp/in/pd" "$tmp/in/pdsh-out.txt"
+expect rdma-fleet "rdma-fleet --hostfile $tmp/in/ra" "$tmp/in/racks.hosts"
+expect rdma-fleet "rdma-fleet --host" --hosts --hostfile
+expect rdma-fleet "rdma-fleet --pre" --prefix
 for f in completions/zsh/_rdma-*; do
 	if zsh -n "$f" 2>"$tmp/err" && grep -q "^#compdef $(basename "$f" | cut -c2-)\$" "$f"; then
 		pass=$((pass + 1))

@@ -8,5 +8,6 @@
 
 #include "util.h"
 #include "parse.h"
+#include "hostlist.h"
 
 #endif

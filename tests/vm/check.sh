@@ -2,10 +2,15 @@
 # VM tier for `make check`: few boots, many checks in each.
 #   one VM:   every single-host scenario in one boot
 #   two VMs:  the paired scenarios in one boot of the pair
-# usage: tests/vm/check.sh BUILD_DIR RESULT_FILE
+#   N VMs:    the fleet scenarios (tests/vm/f-*.sh) in one boot of
+#             FLEET_NODES (default 3) VMs on a vde_switch
+# usage: tests/vm/check.sh BUILD_DIR RESULT_FILE [single|pair|fleet...]
+#        (default: all three)
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 result=$2
+shift 2
+parts=" ${*:-single pair fleet} "
 mkdir -p "$(dirname "$result")"
 log=build/vm/logs
 mkdir -p "$log"
@@ -37,12 +42,26 @@ count() { # file: add the run's closing "N passed, N failed"
 	pass=$((pass + p)) fail=$((fail + f))
 }
 
+# Fleet scenarios: every VM runs each of them (tests/vm/fleet-lib.sh).
+FLEET=()
+for f in tests/vm/f-*.sh; do [ -e "$f" ] && FLEET+=("$f"); done
+
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
+case $parts in *" single "*)
 tests/vm/run.sh --name single --timeout 900 "${SINGLE[@]}" > "$tmp" 2>&1
-cat "$tmp"; count "$tmp"
+cat "$tmp"; count "$tmp" ;;
+esac
+case $parts in *" pair "*)
 tests/vm/run.sh --pair --name pair --timeout 900 "${PAIR[@]}" > "$tmp" 2>&1
-cat "$tmp"; count "$tmp"
+cat "$tmp"; count "$tmp" ;;
+esac
+case $parts in *" fleet "*)
+if [ ${#FLEET[@]} -gt 0 ]; then
+	tests/vm/run.sh --nodes "${FLEET_NODES:-3}" --name fleet --timeout 1200 "${FLEET[@]}" > "$tmp" 2>&1
+	cat "$tmp"; count "$tmp"
+fi ;;
+esac
 
 echo "$pass $fail" > "$result"
 echo "vm: $pass passed, $fail failed"

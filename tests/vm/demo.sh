@@ -124,3 +124,15 @@ grep -E "bandwidth|^rdma-selftest:" "$DEMO_OUT/bw"
 demo_note "one scrape under node_exporter's infiniband collector names, for its textfile collector"
 demo_run sh -c "rdma-top --once --format node-exporter -d $DEV | grep -E '^(node_infiniband_(state_id|info)|rdma_hw_stat_total.*sent_pkts)'"
 demo_check "rdma-top node-exporter: the port's state under node_exporter's name" "^node_infiniband_state_id\\{device=\"$DEV\",port=\"1\"\\} 4\$"
+
+demo_section rdma-fleet "many hosts' JSON (from srun, pdsh or clush) in one table: the majority and the outliers"
+demo_note "this VM's rdma-devinfo -v -j and rdma-gids --best -j, labelled as two hosts the way pdsh labels lines;"
+demo_note "node03 is in the host list but sends nothing (make check-fleet runs it on three real VMs)"
+for h in node01 node02; do
+	printf '$ rdma-devinfo -v -j | rdma-fleet --prefix=%s; rdma-gids --best -j | rdma-fleet --prefix=%s\n' "$h" "$h"
+	{ rdma-devinfo -v -j | rdma-fleet --prefix="$h" && rdma-gids --best -j | rdma-fleet --prefix="$h"; } >>"$DEMO_OUT/fleet-in" ||
+		vm_fail "demo: labelling $h's JSON with rdma-fleet --prefix"
+done
+demo_run -e 1 rdma-fleet -w 'node[01-03]' "$DEMO_OUT/fleet-in"
+demo_check "rdma-fleet: $DEV's state agreed by both hosts" "^state +$DEV +1 +ACTIVE +2/2 +-\$"
+demo_check "rdma-fleet: node03 listed but silent" "^node03 .*expected, but sent nothing\$"

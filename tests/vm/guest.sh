@@ -20,10 +20,13 @@ case $VM_ROLE in
     single) VM_IP=10.10.0.1 ;;
     a) VM_IP=10.10.0.1; PEER_IP=10.10.0.2; VM_PEER_ROLE=b ;;
     b) VM_IP=10.10.0.2; PEER_IP=10.10.0.1; VM_PEER_ROLE=a ;;
+    vm[0-9]*) VM_NODE=${VM_ROLE#vm}; VM_IP=10.10.0.$VM_NODE
+        export VM_NODE VM_NODES
+        hostname "$VM_ROLE" ;;
     *) echo "guest.sh: unknown role $VM_ROLE"; exit 2 ;;
 esac
 export VM_IP
-[ "$VM_ROLE" = single ] || export PEER_IP VM_PEER_ROLE
+[ "$VM_MODE" != pair ] || export PEER_IP VM_PEER_ROLE
 mkdir -p "$HOME"
 
 # Everything from here on goes to the console and to the transcript.
@@ -70,6 +73,12 @@ setup() {
         setup_fail "no RoCE v2 GID for $VM_IP on $VM_RDMA_DEV"
 }
 setup
+if [ "$VM_MODE" = nodes ]; then
+    # Slurm, munge and sshd on every VM (tests/vm/fleet-lib.sh).
+    # shellcheck source=tests/vm/fleet-lib.sh
+    . "$RD_ROOT/tests/vm/fleet-lib.sh"
+    fleet_setup || setup_fail "fleet engines: $fleet_error"
+fi
 marker "READY uptime=$(uptime_s)"
 
 # -------------------------------------------------------------- scenarios

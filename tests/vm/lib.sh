@@ -10,9 +10,11 @@
 #
 # Environment given to scenarios (by tests/vm/guest.sh):
 #   RD_ROOT      repository root (same absolute path as on the host; cwd)
-#   VM_MODE      single | pair
-#   VM_ROLE      single | a | b
-#   VM_IP        10.10.0.1 (single, a) or 10.10.0.2 (b), on eth0
+#   VM_MODE      single | pair | nodes
+#   VM_ROLE      single | a | b | vm1..vmN (nodes mode)
+#   VM_IP        10.10.0.1 (single, a) or 10.10.0.2 (b), on eth0;
+#                10.10.0.I for vmI in nodes mode
+#   VM_NODE, VM_NODES  nodes mode: this VM's number I and N
 #   PEER_IP      the other VM's address (pair mode only)
 #   VM_PEER_ROLE a | b (pair mode only)
 #   VM_NETDEV    eth0          VM_RDMA_DEV  rxe0
@@ -185,8 +187,17 @@ vm_get() {
     printf '%s\n' "$v"
 }
 
-# vm_barrier NAME [TIMEOUT=60] -- pair mode: wait until both VMs reached NAME.
+# vm_barrier NAME [TIMEOUT=60] -- pair mode: wait until both VMs reached NAME;
+# nodes mode: until every VM (vm1..vmN) did.
 vm_barrier() {
+    if [ "${VM_MODE:-}" = nodes ]; then
+        local i end=$((SECONDS + ${2:-60}))
+        vm_signal "$1.$VM_ROLE" || return 1
+        for ((i = 1; i <= VM_NODES; i++)); do
+            vm_wait "$1.vm$i" $((end - SECONDS > 0 ? end - SECONDS : 0)) || return 1
+        done
+        return 0
+    fi
     vm_signal "$1.$VM_ROLE" &&
         vm_wait "$1.${VM_PEER_ROLE:?vm_barrier needs pair mode}" "${2:-60}"
 }

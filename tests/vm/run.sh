@@ -2,6 +2,9 @@
 # run.sh [options] SCRIPT...              boot one VM, run the scripts in it
 # run.sh [options] --pair A1 B1 [A2 B2...] boot two linked VMs; VM a runs
 #                                          A1, A2..., VM b runs B1, B2...
+# run.sh [options] --nodes N SCRIPT...     boot N VMs (vm1..vmN, 10.10.0.1..N)
+#                                          on one vde_switch; every VM runs
+#                                          every script (fleet scenarios)
 # Options:
 #   --timeout SEC         hard limit for the whole run (default 300); qemu is
 #                         killed after it and the run fails
@@ -34,12 +37,13 @@ HERE=$(cd "$(dirname "$0")" && pwd -P)
 RD_ROOT=$(cd "$HERE/../.." && pwd -P)
 VMDIR=${RD_VM_DIR:-$RD_ROOT/build/vm}
 
-pair=0 timeout=300 script_timeout="" logdir="" label="" shell=0 mem=1024
+pair=0 nodes=0 timeout=300 script_timeout="" logdir="" label="" shell=0 mem=1024
 verbose=0 show=0
 scripts=()
 while [ $# -gt 0 ]; do
     case $1 in
         --pair) pair=1 ;;
+        --nodes) nodes=${2:?--nodes needs N}; shift ;;
         --timeout) timeout=${2:?--timeout needs SEC}; shift ;;
         --script-timeout) script_timeout=${2:?--script-timeout needs SEC}; shift ;;
         --log) logdir=${2:?--log needs DIR}; shift ;;
@@ -59,6 +63,13 @@ case $timeout in ''|*[!0-9]*) die "--timeout wants seconds" ;; esac
 : "${script_timeout:=$timeout}"
 case $script_timeout in ''|*[!0-9]*) die "--script-timeout wants seconds" ;; esac
 
+case $nodes in ''|*[!0-9]*) die "--nodes wants a number of VMs" ;; esac
+if [ "$nodes" != 0 ]; then
+    if [ "$nodes" -lt 2 ] || [ "$nodes" -gt 32 ]; then die "--nodes wants 2 to 32 VMs"; fi
+    [ $pair = 0 ] || die "--pair and --nodes exclude each other"
+    command -v vde_switch >/dev/null 2>&1 ||
+        die "vde_switch not found: apt-get install vde2"
+fi
 if [ ${#scripts[@]} -eq 0 ] && [ $shell = 0 ]; then
     die "no scenario script given (see --help)"
 fi
@@ -122,10 +133,16 @@ done
 
 if [ $pair = 1 ]; then roles=(a b); else roles=(single); fi
 [ $shell = 0 ] || [ $show = 0 ] || die "--show and --shell do not go together"
+if [ "$nodes" != 0 ]; then
+    roles=()
+    for i in $(seq "$nodes"); do roles+=("vm$i"); done
+fi
 : >"$scratch/scripts.${roles[0]}"
 [ $pair = 0 ] || : >"$scratch/scripts.b"
 n=0
+[ "$nodes" = 0 ] || for r in "${roles[@]}"; do printf '%s\n' "${abs[@]}" >"$scratch/scripts.$r"; done
 for s in "${abs[@]}"; do
+    [ "$nodes" = 0 ] || break # every node runs every script: listed above
     if [ $pair = 1 ] && [ $((n % 2)) = 1 ]; then
         echo "$s" >>"$scratch/scripts.b"
     else
@@ -138,7 +155,8 @@ shell_role=""
 cat >"$scratch/vm.conf" <<EOF
 RD_ROOT='$RD_ROOT'
 VM_SCRATCH='$scratch'
-VM_MODE=$([ $pair = 1 ] && echo pair || echo single)
+VM_MODE=$(if [ "$nodes" != 0 ]; then echo nodes; elif [ $pair = 1 ]; then echo pair; else echo single; fi)
+VM_NODES=$nodes
 VM_SHELL=$shell_role
 VM_SCRIPT_TIMEOUT=$script_timeout
 VM_TERM='${TERM:-vt100}'
@@ -165,11 +183,11 @@ case ${RD_VM_BIOS:-auto} in
 esac
 
 # --------------------------------------------------------------- qemu
-pids=() tails=()
+pids=() tails=() vde_pid=""
 declare -A pid_of=() start_of=()
 cleanup() {
     local p
-    for p in "${pids[@]}" "${tails[@]}"; do
+    for p in "${pids[@]}" "${tails[@]}" $vde_pid; do
         kill "$p" 2>/dev/null || true
     done
 }
@@ -229,7 +247,41 @@ start_vm() { # role netdev-spec mac
 }
 
 t0=$(date +%s.%N)
-if [ $pair = 0 ]; then
+if [ "$nodes" != 0 ]; then
+    # One L2 segment: a vde_switch on a unix socket in the scratch
+    # directory, every VM's eth0 a port of it. No host interface at all.
+    vde_switch -s "$scratch/sw" -p "$scratch/sw.pid" -n $((nodes + 4)) -d \
+        >"$logdir/$label.vde.log" 2>&1 ||
+        die "vde_switch did not start: $(cat "$logdir/$label.vde.log")"
+    for _ in $(seq 50); do
+        [ -s "$scratch/sw.pid" ] && [ -S "$scratch/sw/ctl" ] && break
+        sleep 0.1
+    done
+    vde_pid=$(cat "$scratch/sw.pid" 2>/dev/null) ||
+        die "vde_switch wrote no pid file"
+    "$HERE/fleet-prep.sh" "$scratch" "$nodes" ||
+        die "fleet-prep.sh failed"
+    info "$nodes VMs on vde_switch $scratch/sw (pid $vde_pid)"
+    for i in $(seq "$nodes"); do
+        mac=$(printf '52:54:00:0a:0a:%02x' "$i")
+        net="vde,id=n0,sock=$(qesc "$scratch/sw")"
+        if [ $shell = 1 ] && [ "$i" = 1 ]; then
+            continue # vm1 last, in the foreground
+        fi
+        start_vm "vm$i" "$net" "$mac"
+    done
+    if [ $shell = 1 ]; then
+        qemu_args vm1 "vde,id=n0,sock=$(qesc "$scratch/sw")" 52:54:00:0a:0a:01 1
+        info "interactive vm1; console log: $logdir/$label.vm1.console.log"
+        start_of[vm1]=$(date +%s.%N)
+        qemu-system-x86_64 "${args[@]}" || true
+        for r in "${roles[@]}"; do
+            [ "$r" = vm1 ] && continue
+            kill "${pid_of[$r]}" 2>/dev/null || true
+            wait "${pid_of[$r]}" 2>/dev/null || true
+        done
+    fi
+elif [ $pair = 0 ]; then
     # eth0 on a qemu hub with no other port: up, but traffic goes nowhere.
     net="hubport,id=n0,hubid=0"
     if [ $shell = 1 ]; then
@@ -287,7 +339,7 @@ if [ $shell = 0 ]; then
                     end_of[$r]=$(date +%s.%N)
                     # A VM of a pair that died without finishing leaves its
                     # peer waiting in vain: give the peer 15 s more at most.
-                    if [ $pair = 1 ] &&
+                    if { [ $pair = 1 ] || [ "$nodes" != 0 ]; } &&
                        ! grep -q '^@@VM DONE' "$scratch/out-$r.log" 2>/dev/null; then
                         info "VM $r stopped before finishing its scripts"
                         short=$(( $(date +%s) + 15 ))
@@ -333,7 +385,7 @@ for r in "${roles[@]}"; do
     con=$logdir/$label.$r.console.log
     [ ! -f "$out" ] || cp "$out" "$logdir/$label.$r.out"
     tag=""
-    [ $pair = 0 ] || tag="[$r] "
+    [ $pair = 0 ] && [ "$nodes" = 0 ] || tag="[$r] "
     vm_bad=0
     if [ -f "$out" ]; then
         while IFS= read -r line; do
@@ -396,6 +448,7 @@ fi
 info "total $(echo "$t1 $t0" | awk '{printf "%.1f", $1 - $2}')s"
 shown_pass="PASS: " # with --show the first VM's passes were on the screen
 [ $pair = 0 ] || shown_pass="PASS: [a] "
+[ "$nodes" = 0 ] || shown_pass="PASS: [${roles[0]}] "
 for l in "${results[@]}"; do
     [ $show = 1 ] && [ "${l#"$shown_pass"}" != "$l" ] && continue
     echo "$l"

@@ -1,0 +1,547 @@
+// SPDX-License-Identifier: MIT
+/* Slurm-style host lists: expansion, hostfiles, compression. */
+#include "hostlist.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Numbers in brackets: 18 digits keep every value inside uint64_t. */
+#define HL_MAX_DIGITS 18
+
+struct hl_range {
+	uint64_t lo, hi;
+	int width; /* digits of lo as written: the zero padding */
+};
+
+/* One piece of an item: literal text, or a bracket group of ranges. */
+struct hl_seg {
+	const char *text; /* literal (not NUL-terminated) when nranges == 0 */
+	size_t len;
+	struct hl_range *ranges;
+	size_t nranges;
+	uint64_t count; /* names in the group */
+};
+
+struct hl_item {
+	struct hl_seg *segs;
+	size_t nsegs, cap;
+};
+
+static int hl_fail(struct rd_hostlist_error *err, size_t col, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int hl_fail(struct rd_hostlist_error *err, size_t col, const char *fmt, ...)
+{
+	if (err) {
+		va_list ap;
+
+		err->column = col + 1;
+		va_start(ap, fmt);
+		(void)rd_vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+static void hl_item_clear(struct hl_item *it)
+{
+	for (size_t i = 0; i < it->nsegs; i++)
+		free(it->segs[i].ranges);
+	it->nsegs = 0;
+}
+
+static struct hl_seg *hl_item_push(struct hl_item *it)
+{
+	if (it->nsegs == it->cap) {
+		size_t cap = it->cap ? it->cap * 2 : 8;
+		struct hl_seg *s = realloc(it->segs, cap * sizeof(*s));
+
+		if (!s)
+			return NULL;
+		it->segs = s;
+		it->cap = cap;
+	}
+	memset(&it->segs[it->nsegs], 0, sizeof(it->segs[0]));
+	return &it->segs[it->nsegs++];
+}
+
+static bool hl_name_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '-' || c == '.' || c == '_';
+}
+
+static bool hl_sep(char c)
+{
+	return c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* Whitespace or the end: an item cannot go on (a ',' can, inside brackets). */
+static bool hl_item_end(char c)
+{
+	return c == '\0' || (hl_sep(c) && c != ',');
+}
+
+/* Parse digits at s[*i]; fills *v and *width. */
+static int hl_number(const char *s, size_t *i, uint64_t *v, int *width,
+		     struct rd_hostlist_error *err)
+{
+	size_t start = *i;
+	uint64_t n = 0;
+
+	if (!isdigit((unsigned char)s[*i])) {
+		if (s[*i] == '\0')
+			return hl_fail(err, *i, "expected a number, found the end");
+		return hl_fail(err, *i, "expected a number, found '%c'", s[*i]);
+	}
+	while (isdigit((unsigned char)s[*i])) {
+		if (*i - start >= HL_MAX_DIGITS)
+			return hl_fail(err, start, "number longer than %d digits", HL_MAX_DIGITS);
+		n = n * 10 + (uint64_t)(s[*i] - '0');
+		(*i)++;
+	}
+	*v = n;
+	*width = (int)(*i - start);
+	return 0;
+}
+
+/* A bracket group starting at s[*i] == '['; on return *i is past ']'. */
+static int hl_group(const char *s, size_t *i, struct hl_seg *seg, struct rd_hostlist_error *err)
+{
+	size_t open = *i, cap = 0;
+
+	(*i)++;
+	for (;;) {
+		struct hl_range r = { 0 };
+		size_t at = *i;
+		int rc;
+
+		rc = hl_number(s, i, &r.lo, &r.width, err);
+		if (rc)
+			return hl_item_end(s[at]) ? hl_fail(err, open, "'[' is never closed") : rc;
+		r.hi = r.lo;
+		if (s[*i] == '-') {
+			int w;
+
+			(*i)++;
+			rc = hl_number(s, i, &r.hi, &w, err);
+			if (rc)
+				return hl_item_end(s[*i]) ? hl_fail(err, open, "'[' is never closed") : rc;
+			if (r.hi < r.lo)
+				return hl_fail(err, at, "range %.*s goes backwards",
+					       (int)(*i - at), s + at);
+		}
+		if (r.hi - r.lo >= RD_HOSTLIST_MAX)
+			return hl_fail(err, at, "range %.*s has more than %d names",
+				       (int)(*i - at), s + at, RD_HOSTLIST_MAX);
+		if (seg->nranges == cap) {
+			struct hl_range *n;
+
+			cap = cap ? cap * 2 : 4;
+			n = realloc(seg->ranges, cap * sizeof(*n));
+			if (!n)
+				return -ENOMEM;
+			seg->ranges = n;
+		}
+		seg->ranges[seg->nranges++] = r;
+		seg->count += r.hi - r.lo + 1;
+		if (seg->count > RD_HOSTLIST_MAX)
+			return hl_fail(err, open, "bracket group has more than %d names",
+				       RD_HOSTLIST_MAX);
+		if (s[*i] == ',') {
+			(*i)++;
+			continue;
+		}
+		if (s[*i] == ']') {
+			(*i)++;
+			return 0;
+		}
+		if (hl_item_end(s[*i]))
+			return hl_fail(err, open, "'[' is never closed");
+		return hl_fail(err, *i, "unexpected '%c' in brackets (want digits, '-', ',' or ']')",
+			       s[*i]);
+	}
+}
+
+/* Generate every name of an item into out (odometer over the groups). */
+static int hl_generate(const struct hl_item *it, struct rd_strlist *out)
+{
+	size_t idx[64] = { 0 }; /* range index per segment */
+	uint64_t val[64] = { 0 };
+	size_t len = 1, n = it->nsegs;
+	char *buf;
+	int rc = 0;
+
+	if (n > RD_ARRAY_SIZE(idx))
+		return -E2BIG;
+	for (size_t k = 0; k < n; k++) {
+		len += it->segs[k].nranges ? HL_MAX_DIGITS + 2 : it->segs[k].len;
+		if (it->segs[k].nranges)
+			val[k] = it->segs[k].ranges[0].lo;
+	}
+	buf = malloc(len);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		size_t o = 0;
+		size_t k;
+
+		for (k = 0; k < n; k++) {
+			const struct hl_seg *sg = &it->segs[k];
+
+			if (!sg->nranges) {
+				memcpy(buf + o, sg->text, sg->len);
+				o += sg->len;
+			} else {
+				o += (size_t)snprintf(buf + o, len - o, "%0*" PRIu64,
+						      sg->ranges[idx[k]].width, val[k]);
+			}
+		}
+		buf[o] = '\0';
+		rc = rd_strlist_add(out, buf);
+		if (rc)
+			break;
+		/* advance: the last group turns fastest */
+		for (k = n; k-- > 0;) {
+			const struct hl_seg *sg = &it->segs[k];
+
+			if (!sg->nranges)
+				continue;
+			if (val[k] < sg->ranges[idx[k]].hi) {
+				val[k]++;
+				break;
+			}
+			if (idx[k] + 1 < sg->nranges) {
+				idx[k]++;
+				val[k] = sg->ranges[idx[k]].lo;
+				break;
+			}
+			idx[k] = 0;
+			val[k] = sg->ranges[0].lo;
+		}
+		if (k == (size_t)-1)
+			break;
+	}
+	free(buf);
+	return rc;
+}
+
+static int hl_expand_into(const char *s, struct rd_strlist *tmp, struct rd_hostlist_error *err)
+{
+	struct hl_item it = { 0 };
+	size_t i = 0;
+	uint64_t total = 0;
+	int rc = 0;
+
+	while (s[i]) {
+		size_t start;
+		uint64_t count = 1;
+
+		/* separators, empty items too ("a,,b" is a and b, as in Slurm) */
+		while (hl_sep(s[i]))
+			i++;
+		if (!s[i])
+			break;
+		start = i;
+		hl_item_clear(&it);
+		while (s[i] && !hl_sep(s[i])) {
+			struct hl_seg *sg = hl_item_push(&it);
+
+			if (!sg) {
+				rc = -ENOMEM;
+				break;
+			}
+			if (s[i] == '[') {
+				rc = hl_group(s, &i, sg, err);
+				if (rc)
+					break;
+				count *= sg->count;
+				if (count > RD_HOSTLIST_MAX) {
+					rc = hl_fail(err, start, "'%.*s' expands to more than %d names",
+						     (int)(i - start), s + start, RD_HOSTLIST_MAX);
+					break;
+				}
+				continue;
+			}
+			if (s[i] == ']') {
+				rc = hl_fail(err, i, "']' without '['");
+				break;
+			}
+			if (!hl_name_char(s[i])) {
+				if (isprint((unsigned char)s[i]))
+					rc = hl_fail(err, i, "'%c' is not allowed in a host name", s[i]);
+				else
+					rc = hl_fail(err, i, "byte 0x%02x is not allowed in a host name",
+						     (unsigned char)s[i]);
+				break;
+			}
+			sg->text = s + i;
+			while (hl_name_char(s[i]))
+				i++;
+			sg->len = (size_t)(s + i - sg->text);
+		}
+		if (rc)
+			break;
+		total += count;
+		if (total > RD_HOSTLIST_MAX) {
+			rc = -E2BIG;
+			if (err)
+				(void)hl_fail(err, start, "the list expands to more than %d names",
+					      RD_HOSTLIST_MAX);
+			break;
+		}
+		rc = hl_generate(&it, tmp);
+		if (rc)
+			break;
+	}
+	hl_item_clear(&it);
+	free(it.segs);
+	return rc;
+}
+
+int rd_hostlist_expand(const char *expr, struct rd_strlist *out, struct rd_hostlist_error *err)
+{
+	struct rd_strlist tmp = { 0 };
+	int rc;
+
+	if (err) {
+		err->line = 0;
+		err->column = 0;
+		err->msg[0] = '\0';
+	}
+	rc = hl_expand_into(expr, &tmp, err);
+	for (size_t i = 0; !rc && i < tmp.n; i++)
+		rc = rd_strlist_add(out, tmp.v[i]);
+	rd_strlist_free(&tmp);
+	return rc;
+}
+
+int rd_hostfile_read(const char *path, struct rd_strlist *out, struct rd_hostlist_error *err)
+{
+	struct rd_strlist tmp = { 0 };
+	struct rd_hostlist_error e = { 0 };
+	FILE *f;
+	char *line = NULL;
+	size_t cap = 0, lineno = 0;
+	ssize_t len;
+	int rc = 0;
+
+	f = strcmp(path, "-") == 0 ? stdin : fopen(path, "re");
+	if (!f) {
+		rc = -errno;
+		if (err) {
+			err->line = 0;
+			err->column = 0;
+			rd_strlcpy(err->msg, strerror(-rc), sizeof(err->msg));
+		}
+		return rc;
+	}
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		char *hash;
+
+		lineno++;
+		if ((size_t)len != strlen(line)) {
+			rc = -EINVAL;
+			e.line = lineno;
+			e.column = strlen(line) + 1;
+			rd_strlcpy(e.msg, "NUL byte in the line", sizeof(e.msg));
+			break;
+		}
+		hash = strchr(line, '#');
+		if (hash)
+			*hash = '\0';
+		rc = hl_expand_into(line, &tmp, &e);
+		if (rc) {
+			e.line = lineno;
+			break;
+		}
+	}
+	if (!rc && ferror(f)) {
+		rc = -EIO;
+		rd_strlcpy(e.msg, strerror(EIO), sizeof(e.msg));
+	}
+	free(line);
+	if (f != stdin)
+		(void)fclose(f);	/* read-only: nothing to lose */
+	for (size_t i = 0; !rc && i < tmp.n; i++)
+		rc = rd_strlist_add(out, tmp.v[i]);
+	rd_strlist_free(&tmp);
+	if (rc && err)
+		*err = e;
+	return rc;
+}
+
+/* ------------------------------------------------------------- compress */
+
+struct hl_name {
+	const char *name;
+	size_t plen;  /* prefix length (up to the trailing digits) */
+	int len;      /* length of the digits as written */
+	uint64_t num;
+	bool has_num;
+	size_t group; /* first-seen order of the prefix */
+};
+
+static bool hl_same_group(const struct hl_name *a, const struct hl_name *b)
+{
+	return a->has_num == b->has_num && a->plen == b->plen &&
+	       memcmp(a->name, b->name, a->plen) == 0 && (a->has_num || strcmp(a->name, b->name) == 0);
+}
+
+static int hl_name_cmp(const void *pa, const void *pb)
+{
+	const struct hl_name *a = pa, *b = pb;
+
+	if (a->group != b->group)
+		return a->group < b->group ? -1 : 1;
+	if (a->num != b->num)
+		return a->num < b->num ? -1 : 1;
+	if (a->len != b->len)
+		return a->len < b->len ? -1 : 1;
+	return 0;
+}
+
+static int hl_digits(uint64_t v)
+{
+	int n = 1;
+
+	while (v >= 10) {
+		v /= 10;
+		n++;
+	}
+	return n;
+}
+
+/* Does x print as written inside a range whose first number has width w? */
+static bool hl_fits(const struct hl_name *x, int w)
+{
+	int d = hl_digits(x->num);
+
+	return x->len == (d > w ? d : w);
+}
+
+struct hl_buf {
+	char *s;
+	size_t len, cap;
+	bool oom;
+};
+
+static void hl_put(struct hl_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void hl_put(struct hl_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (b->oom)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		b->oom = true;
+		return;
+	}
+	if (b->len + (size_t)n + 1 > b->cap) {
+		size_t cap = (b->len + (size_t)n + 1) * 2;
+		char *s = realloc(b->s, cap);
+
+		if (!s) {
+			b->oom = true;
+			return;
+		}
+		b->s = s;
+		b->cap = cap;
+	}
+	va_start(ap, fmt);
+	(void)vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+char *rd_hostlist_compress(const struct rd_strlist *names)
+{
+	struct hl_name *v = calloc(names->n ? names->n : 1, sizeof(*v));
+	struct hl_buf b = { 0 };
+	size_t ngroups = 0;
+
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < names->n; i++) {
+		const char *s = names->v[i];
+		size_t len = strlen(s), d = len;
+
+		while (d > 0 && isdigit((unsigned char)s[d - 1]))
+			d--;
+		v[i].name = s;
+		v[i].plen = len;
+		if (d < len && len - d <= HL_MAX_DIGITS) {
+			v[i].has_num = true;
+			v[i].plen = d;
+			v[i].num = strtoull(s + d, NULL, 10);
+			v[i].len = (int)(len - d);
+		}
+		v[i].group = ngroups;
+		for (size_t j = 0; j < i; j++) {
+			if (hl_same_group(&v[i], &v[j])) {
+				v[i].group = v[j].group;
+				break;
+			}
+		}
+		if (v[i].group == ngroups)
+			ngroups++;
+	}
+	qsort(v, names->n, sizeof(*v), hl_name_cmp);
+	hl_put(&b, "%s", "");
+	for (size_t i = 0; i < names->n;) {
+		size_t j = i, nr = 0;
+
+		while (j < names->n && v[j].group == v[i].group)
+			j++;
+		if (b.len)
+			hl_put(&b, ",");
+		if (!v[i].has_num) {
+			hl_put(&b, "%s", v[i].name);
+			i = j;
+			continue;
+		}
+		/* ranges of consecutive numbers that print as written */
+		for (size_t k = i; k < j; k++)
+			if (k == i || v[k].num != v[k - 1].num || v[k].len != v[k - 1].len)
+				nr++;
+		if (nr == 1) {
+			hl_put(&b, "%s", v[i].name);
+			i = j;
+			continue;
+		}
+		hl_put(&b, "%.*s[", (int)v[i].plen, v[i].name);
+		for (size_t k = i; k < j;) {
+			size_t e = k;
+			int w = v[k].len;
+
+			while (e + 1 < j &&
+			       ((v[e + 1].num == v[e].num && v[e + 1].len == v[e].len) ||
+				(v[e + 1].num == v[e].num + 1 && hl_fits(&v[e + 1], w))))
+				e++;
+			if (k != i)
+				hl_put(&b, ",");
+			if (v[e].num == v[k].num)
+				hl_put(&b, "%s", v[k].name + v[k].plen);
+			else
+				hl_put(&b, "%s-%s", v[k].name + v[k].plen, v[e].name + v[e].plen);
+			k = e + 1;
+		}
+		hl_put(&b, "]");
+		i = j;
+	}
+	free(v);
+	if (b.oom) {
+		free(b.s);
+		return NULL;
+	}
+	return b.s;
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Host lists in Slurm's syntax (what SLURM_JOB_NODELIST, pdsh -w and clush -w
+ * take): comma-separated items, each a name with bracketed numeric ranges,
+ *   node[01-03,7],login  ->  node01 node02 node03 node07 login
+ *   r[1-2]n[1-2]         ->  r1n1 r1n2 r2n1 r2n2
+ * Zero padding is kept (the width of a range's first number, as Slurm does),
+ * several bracket groups in one item multiply out left to right, and the
+ * order of the input is kept (duplicates too: callers that want a set dedupe).
+ * Hostfiles: one host (or hostlist expression) per line, '#' comments.
+ */
+#ifndef RD_HOSTLIST_H
+#define RD_HOSTLIST_H
+
+#include <stddef.h>
+
+#include "util.h"
+
+/* Upper bound on the names one expression may expand to (-E2BIG beyond). */
+#define RD_HOSTLIST_MAX 1000000
+
+struct rd_hostlist_error {
+	size_t line;   /* hostfile line, 1-based; 0 for a plain expression */
+	size_t column; /* 1-based byte column of the offending character */
+	char msg[96];  /* what is wrong there, e.g. "range 5-3 goes backwards" */
+};
+
+/*
+ * Append the names of expr to out.  Returns 0, or -EINVAL with err filled in
+ * for malformed input (out is then left as it was), -E2BIG past
+ * RD_HOSTLIST_MAX names, -ENOMEM.  err may be NULL.
+ */
+int rd_hostlist_expand(const char *expr, struct rd_strlist *out, struct rd_hostlist_error *err);
+
+/*
+ * Read a hostfile: blank lines and '#' comments (whole-line or trailing) are
+ * skipped, each other line holds one hostlist expression.  "-" is stdin.
+ * Returns 0, -errno when the file cannot be read (err->msg says why), or
+ * -EINVAL with err->line/column for the first malformed line.
+ */
+int rd_hostfile_read(const char *path, struct rd_strlist *out, struct rd_hostlist_error *err);
+
+/*
+ * The inverse: a compact expression for names ("n01 n02 n03 x" ->
+ * "n[01-03],x").  Names sharing a prefix and a numeric suffix of one width are
+ * merged into ranges, in first-seen order of the prefixes.  Returns a new
+ * string (caller frees) or NULL on allocation failure.
+ */
+char *rd_hostlist_compress(const struct rd_strlist *names);
+
+#endif

@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rdma-fleet: one summary of the JSON that rdma-devinfo and rdma-gids --best
+ * printed on many hosts (through pdsh, clush, srun or files): per fact the
+ * majority value and the hosts that differ, and every host whose input could
+ * not be used.  It launches nothing: the cluster's own engine runs the tools.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "rdma-fleet/fleet.h"
+#include "base/base.h"
+#include "output/output.h"
+
+enum {
+	OPT_HOSTFILE = RD_OPT_TOOL_BASE,
+	OPT_PREFIX,
+};
+
+static void usage(const char *prog)
+{
+	printf("Usage: %s [options] [FILE...]\n"
+	       "       %s --prefix[=NAME]\n"
+	       "Summarize RDMA facts from many hosts: the majority value of each and the\n"
+	       "hosts that differ. Reads rdma-devinfo -j [-v] and rdma-gids --best -j output\n"
+	       "from the FILEs or stdin (\"-\"): plain or pretty JSON documents, JSON lines,\n"
+	       "or \"host: \" prefixed lines from pdsh, clush -L or srun -l.\n"
+	       "\n"
+	       "Options:\n"
+	       "  -w, --hosts LIST      hosts that must answer (Slurm syntax, e.g. node[01-16])\n"
+	       "      --hostfile FILE   the same from a file: one host or list a line, # comments\n"
+	       "      --prefix[=NAME]   filter mode, on each host: copy stdin to stdout with\n"
+	       "                        \"NAME: \" before each line (default $SLURMD_NODENAME,\n"
+	       "                        else the short host name), for srun and files\n"
+	       "  -j, --json            JSON output\n"
+	       "      --color[=WHEN]    colour: auto (default), always, never\n"
+	       "  -h, --help            this help\n"
+	       "  -V, --version         version\n"
+	       "\n"
+	       "Exit status: 0 every host agrees, 1 an outlier, a host with unusable input\n"
+	       "or a failed item, a listed host that sent nothing, or no input; 2 usage error.\n",
+	       prog, prog);
+}
+
+/* --prefix: "NAME: line" for every line of stdin. */
+static int prefix_mode(struct rd_cli *cli, const char *name)
+{
+	char host[256], *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int ret = RD_EXIT_OK;
+
+	if (!name || !*name)
+		name = getenv("SLURMD_NODENAME");
+	if (!name || !*name) {
+		if (gethostname(host, sizeof(host)) != 0) {
+			rd_cli_error(cli, "cannot get the host name: %s (give --prefix=NAME)",
+				     strerror(errno));
+			return RD_EXIT_FAIL;
+		}
+		host[sizeof(host) - 1] = '\0';
+		host[strcspn(host, ".")] = '\0';
+		name = host;
+	}
+	while ((len = getline(&line, &cap, stdin)) >= 0) {
+		if (len > 0 && line[len - 1] == '\n')
+			line[--len] = '\0';
+		if (printf("%s: %s\n", name, line) < 0)
+			break;
+	}
+	free(line);
+	if (ferror(stdin)) {
+		rd_cli_error(cli, "stdin: read error: %s", strerror(errno));
+		ret = RD_EXIT_FAIL;
+	}
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		rd_cli_error(cli, "write error on stdout");
+		ret = RD_EXIT_FAIL;
+	}
+	return ret;
+}
+
+static int read_source(struct rd_cli *cli, struct rd_fleet *f, const char *path)
+{
+	FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "re");
+	char *line = NULL;
+	size_t cap = 0, lineno = 0;
+	ssize_t len;
+	int rc = 0;
+
+	if (!fp) {
+		rd_cli_error(cli, "%s: cannot open: %s", path, strerror(errno));
+		return RD_EXIT_FAIL;
+	}
+	while (!rc && (len = getline(&line, &cap, fp)) >= 0) {
+		lineno++;
+		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = '\0';
+		rc = rd_fleet_feed(f, path, lineno, line);
+	}
+	if (!rc && ferror(fp)) {
+		rd_cli_error(cli, "%s: read error: %s", strcmp(path, "-") ? path : "stdin",
+			     strerror(errno));
+		rc = -EIO;
+	}
+	if (!rc)
+		rc = rd_fleet_source_end(f, path);
+	free(line);
+	if (fp != stdin)
+		(void)fclose(fp);	/* read-only: nothing to lose */
+	if (rc == -ENOMEM)
+		rd_cli_error(cli, "out of memory");
+	return rc ? RD_EXIT_FAIL : RD_EXIT_OK;
+}
+
+/* A value in JSON with its own type; absent values are left out. */
+static void out_value(struct rd_out *o, const char *key, const struct rd_fleet_value *v)
+{
+	json_object *j = v->val;
+
+	if (!j || json_object_is_type(j, json_type_null))
+		return;
+	if (json_object_is_type(j, json_type_int) && json_object_get_int64(j) >= 0)
+		rd_out_u64(o, RD_JSON, key, NULL, (uint64_t)json_object_get_int64(j));
+	else if (json_object_is_type(j, json_type_double))
+		rd_out_double(o, RD_JSON, key, NULL, json_object_get_double(j), "%g");
+	else if (json_object_is_type(j, json_type_boolean))
+		rd_out_bool(o, RD_JSON, key, NULL, json_object_get_boolean(j));
+	else if (json_object_is_type(j, json_type_string))
+		rd_out_str(o, RD_JSON, key, NULL, json_object_get_string(j));
+	else
+		rd_out_str(o, RD_JSON, key, NULL, rd_fleet_value_text(v));
+}
+
+static const struct rd_col fact_cols[] = {
+	{ "fact", "FACT", false },
+	{ "dev", "DEV", false },
+	{ "port", "PORT", true },
+	{ "majority", "MAJORITY", false },
+	{ "agree", "AGREE", true },
+	{ "outliers", "OUTLIERS", false },
+};
+
+static const struct rd_col problem_cols[] = {
+	{ "host", "HOST", false },
+	{ "source", "SOURCE", false },
+	{ "line", "LINE", true },
+	{ "problem", "PROBLEM", false },
+};
+
+/* "vm3: 512; vm[4-5]: absent" */
+static char *outliers_text(const struct rd_fleet_fact *k)
+{
+	char *s = NULL, *n;
+
+	for (size_t i = 1; i < k->nvals; i++) {
+		char *hl = rd_hostlist_compress(&k->vals[i].hosts);
+
+		if (!hl || asprintf(&n, "%s%s%s: %s", s ? s : "", s ? "; " : "", hl,
+				    rd_fleet_value_text(&k->vals[i])) < 0) {
+			free(hl);
+			free(s);
+			return NULL;
+		}
+		free(hl);
+		free(s);
+		s = n;
+	}
+	return s;
+}
+
+static int print_summary(struct rd_out *o, const struct rd_fleet *f, size_t *nbad_facts,
+			 size_t *nproblems)
+{
+	const struct rd_strlist *hosts = rd_fleet_hosts(f);
+	const struct rd_fleet_problem *pv;
+	const struct rd_fleet_fact *kv;
+	size_t nk, np;
+	bool json = rd_out_is_json(o);
+	char *hl;
+
+	kv = rd_fleet_facts(f, &nk);
+	pv = rd_fleet_problems(f, &np);
+	*nbad_facts = 0;
+	for (size_t i = 0; i < nk; i++)
+		if (kv[i].nvals > 1)
+			(*nbad_facts)++;
+	*nproblems = np;
+
+	hl = rd_hostlist_compress(hosts);
+	if (!hl)
+		return -ENOMEM;
+	rd_out_section_begin(o, NULL, NULL);
+	rd_out_line(o, "%zu host%s (%s), %zu document%s", hosts->n, hosts->n == 1 ? "" : "s", hl,
+		    rd_fleet_documents(f), rd_fleet_documents(f) == 1 ? "" : "s");
+	rd_out_strlist(o, RD_JSON, "hosts", NULL, hosts, " ");
+	rd_out_u64(o, RD_JSON, "documents", NULL, rd_fleet_documents(f));
+	free(hl);
+
+	if (nk)
+		rd_out_line(o, "%s", "");
+	rd_out_table_begin(o, "facts", fact_cols, RD_ARRAY_SIZE(fact_cols), nk > 0);
+	for (size_t i = 0; i < nk; i++) {
+		const struct rd_fleet_fact *k = &kv[i];
+
+		rd_out_row_begin(o);
+		rd_out_str(o, RD_ANY, "fact", NULL, k->name);
+		rd_out_str(o, RD_JSON, "source", NULL, k->kind);
+		rd_out_str(o, RD_ANY, "dev", NULL, k->dev);
+		if (k->port)
+			rd_out_u64(o, RD_ANY, "port", NULL, k->port);
+		else
+			rd_out_str(o, RD_TEXT, "port", NULL, NULL);
+		if (json) {
+			out_value(o, "majority", &k->vals[0]);
+			rd_out_bool(o, RD_JSON, "tie", NULL, k->tie);
+			rd_out_u64(o, RD_JSON, "agree", NULL, k->vals[0].hosts.n);
+			rd_out_u64(o, RD_JSON, "reporting", NULL, k->nhosts);
+			rd_out_list_begin(o, "outliers");
+			for (size_t j = 1; j < k->nvals; j++) {
+				rd_out_section_begin(o, NULL, NULL);
+				out_value(o, "value", &k->vals[j]);
+				rd_out_bool(o, RD_JSON, "absent", NULL, k->vals[j].val == NULL);
+				rd_out_strlist(o, RD_JSON, "hosts", NULL, &k->vals[j].hosts, " ");
+				rd_out_section_end(o);
+			}
+			rd_out_list_end(o);
+		} else {
+			char agree[48], *ot;
+
+			rd_out_cstr(o, RD_TEXT, "majority", NULL, k->tie ? RD_C_WARN : RD_C_NONE,
+				    rd_fleet_value_text(&k->vals[0]));
+			(void)snprintf(agree, sizeof(agree), "%zu/%zu%s", k->vals[0].hosts.n, k->nhosts,
+				       k->tie ? " tie" : "");
+			rd_out_cstr(o, RD_TEXT, "agree", NULL,
+				    k->nvals > 1 ? RD_C_BAD : RD_C_GOOD, agree);
+			ot = k->nvals > 1 ? outliers_text(k) : NULL;
+			if (k->nvals > 1 && !ot)
+				return -ENOMEM;
+			rd_out_cstr(o, RD_TEXT, "outliers", NULL, RD_C_BAD, ot);
+			free(ot);
+		}
+		rd_out_row_end(o);
+	}
+	rd_out_table_end(o);
+
+	if (np)
+		rd_out_line(o, "%s", "");
+	rd_out_table_begin(o, "problems", problem_cols, RD_ARRAY_SIZE(problem_cols), np > 0);
+	for (size_t i = 0; i < np; i++) {
+		rd_out_row_begin(o);
+		rd_out_cstr(o, RD_ANY, "host", NULL, RD_C_BAD, pv[i].host);
+		rd_out_str(o, RD_ANY, "source",
+			   NULL, pv[i].source && strcmp(pv[i].source, "-") == 0 ? "stdin" : pv[i].source);
+		if (pv[i].line)
+			rd_out_u64(o, RD_ANY, "line", NULL, pv[i].line);
+		else
+			rd_out_str(o, RD_TEXT, "line", NULL, NULL);
+		rd_out_str(o, RD_ANY, "problem", NULL, pv[i].what);
+		rd_out_row_end(o);
+	}
+	rd_out_table_end(o);
+
+	if (!*nbad_facts && !np)
+		rd_out_line(o, "\nresult: pass: %zu %s on %zu fact%s", hosts->n,
+			    hosts->n == 1 ? "host agrees" : "hosts agree", nk, nk == 1 ? "" : "s");
+	else
+		rd_out_line(o, "\nresult: fail: %zu fact%s with outliers, %zu problem%s", *nbad_facts,
+			    *nbad_facts == 1 ? "" : "s", np, np == 1 ? "" : "s");
+	rd_out_str(o, RD_JSON, "result", NULL,
+		   *nbad_facts || np || !rd_fleet_documents(f) ? "fail" : "pass");
+	rd_out_u64(o, RD_JSON, "facts_with_outliers", NULL, *nbad_facts);
+	rd_out_section_end(o);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "hosts", required_argument, NULL, 'w' },
+		{ "hostfile", required_argument, NULL, OPT_HOSTFILE },
+		{ "prefix", optional_argument, NULL, OPT_PREFIX },
+		{ "json", no_argument, NULL, 'j' },
+		{ "color", optional_argument, NULL, RD_OPT_COLOR },
+		{ "colour", optional_argument, NULL, RD_OPT_COLOR },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct rd_strlist expect = { 0 };
+	struct rd_hostlist_error he;
+	struct rd_fleet *f = NULL;
+	struct rd_out *o = NULL;
+	bool prefix = false, have_expect = false;
+	const char *prefix_name = NULL;
+	size_t nbad = 0, nprob = 0;
+	struct rd_cli cli;
+	int opt, ret = RD_EXIT_FAIL, rc;
+
+	rd_cli_init(&cli, "rdma-fleet");
+	while ((opt = rd_cli_getopt(&cli, argc, argv, ":w:jhV", longopts)) != -1) {
+		if (opt == RD_CLI_OPT_USAGE) {
+			ret = RD_EXIT_USAGE;
+			goto out;
+		}
+		switch (opt) {
+		case 'w':
+			have_expect = true;
+			rc = rd_hostlist_expand(optarg, &expect, &he);
+			if (rc == -ENOMEM) {
+				rd_cli_error(&cli, "out of memory");
+				goto out;
+			}
+			if (rc) {
+				ret = rd_cli_usage_error(&cli, "--hosts '%s': column %zu: %s", optarg,
+							 he.column, he.msg);
+				goto out;
+			}
+			break;
+		case OPT_HOSTFILE:
+			have_expect = true;
+			rc = rd_hostfile_read(optarg, &expect, &he);
+			if (rc == -EINVAL) {
+				rd_cli_error(&cli, "%s: line %zu, column %zu: %s (one host or host list a line)",
+					     optarg, he.line, he.column, he.msg);
+				goto out;
+			}
+			if (rc) {
+				rd_cli_error(&cli, "%s: cannot read the hostfile: %s", optarg, he.msg);
+				goto out;
+			}
+			break;
+		case OPT_PREFIX:
+			prefix = true;
+			prefix_name = optarg;
+			break;
+		default:
+			ret = rd_cli_getopt_error(&cli, opt, argv);
+			goto out;
+		}
+	}
+	ret = rd_cli_help_version(&cli, usage);
+	if (ret >= 0)
+		goto out;
+	if (prefix) {
+		if (optind < argc || have_expect || cli.json) {
+			ret = rd_cli_usage_error(&cli, "--prefix copies stdin to stdout; no files, -w or -j");
+			goto out;
+		}
+		if (prefix_name && (!*prefix_name || strpbrk(prefix_name, ": \t\n"))) {
+			ret = rd_cli_usage_error(&cli, "invalid --prefix name '%s' (no spaces or ':')",
+						 prefix_name);
+			goto out;
+		}
+		ret = prefix_mode(&cli, prefix_name);
+		goto out;
+	}
+	ret = rd_cli_setup(&cli);
+	if (ret >= 0)
+		goto out;
+	ret = RD_EXIT_FAIL;
+	if (have_expect && expect.n == 0) {
+		ret = rd_cli_usage_error(&cli, "the host list is empty");
+		goto out;
+	}
+	f = rd_fleet_new();
+	if (!f || rd_fleet_expect(f, &expect)) {
+		rd_cli_error(&cli, "out of memory");
+		goto out;
+	}
+	if (optind == argc) {
+		if (isatty(STDIN_FILENO)) {
+			ret = rd_cli_usage_error(&cli, "no input: name files, or pipe pdsh, clush or srun output in");
+			goto out;
+		}
+		if (read_source(&cli, f, "-"))
+			goto out;
+	}
+	for (int i = optind; i < argc; i++)
+		if (read_source(&cli, f, argv[i]))
+			goto out;
+	if (rd_fleet_analyze(f)) {
+		rd_cli_error(&cli, "out of memory");
+		goto out;
+	}
+	if (rd_fleet_hosts(f)->n == 0) {
+		rd_cli_error(&cli, "no input: the input held no JSON document (run rdma-devinfo -j or "
+				   "rdma-gids --best -j on the hosts)");
+		goto out;
+	}
+	o = rd_out_new(stdout, cli.json, cli.color);
+	if (!o || print_summary(o, f, &nbad, &nprob)) {
+		rd_cli_error(&cli, "out of memory");
+		goto out;
+	}
+	ret = nbad || nprob || !rd_fleet_documents(f) ? RD_EXIT_FAIL : RD_EXIT_OK;
+out:
+	rd_fleet_free(f);
+	rd_strlist_free(&expect);
+	return rd_cli_exit(&cli, o, ret);
+}

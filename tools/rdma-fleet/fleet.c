@@ -1,0 +1,844 @@
+// SPDX-License-Identifier: MIT
+/* Fleet summary: per-host reassembly of JSON streams, readers, majority and outliers. */
+#define _GNU_SOURCE
+#include "fleet.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A fact as one host reported it. */
+struct raw_fact {
+	const char *kind;	/* static: the reader's name */
+	char *dev;
+	unsigned int port;
+	const char *name;	/* static */
+	json_object *val;
+};
+
+struct host {
+	char *name;
+	struct raw_fact *facts;
+	size_t nfacts, cap;
+	unsigned int kinds;	/* bit per reader that produced a document */
+	bool problem;
+};
+
+/* One (source, prefix) stream being parsed. */
+struct chan {
+	char *src;
+	char *prefix;	/* NULL: lines without a host prefix */
+	json_tokener *tok;
+	bool open;	/* a document has started and not ended */
+	size_t doc_line;	/* where it started */
+	bool resync;	/* after malformed input: skipping to the next document */
+	size_t bad_problem;	/* index of the problem being extended while resyncing */
+	size_t skipped;
+};
+
+struct rd_fleet {
+	struct host *hosts;
+	size_t nhosts, hcap;
+	struct rd_strlist host_names;
+	struct chan *chans;
+	size_t nchans, ccap;
+	struct rd_fleet_problem *problems;
+	size_t nproblems, pcap;
+	struct rd_fleet_fact *facts;
+	size_t nfacts;
+	size_t docs;
+	int oom;
+};
+
+/* ------------------------------------------------------------ helpers */
+
+static struct host *host_get(struct rd_fleet *f, const char *name)
+{
+	struct host *h;
+
+	for (size_t i = 0; i < f->nhosts; i++)
+		if (strcmp(f->hosts[i].name, name) == 0)
+			return &f->hosts[i];
+	if (f->nhosts == f->hcap) {
+		size_t cap = f->hcap ? f->hcap * 2 : 16;
+
+		h = realloc(f->hosts, cap * sizeof(*h));
+		if (!h)
+			return NULL;
+		f->hosts = h;
+		f->hcap = cap;
+	}
+	h = &f->hosts[f->nhosts];
+	memset(h, 0, sizeof(*h));
+	h->name = strdup(name);
+	RD_GCC_LEAK_FP_BEGIN	/* h->name lives in f->hosts, freed by rd_fleet_free */
+	if (!h->name || rd_strlist_add(&f->host_names, name)) {
+		free(h->name);
+		return NULL;
+	}
+	RD_GCC_LEAK_FP_END
+	f->nhosts++;
+	return h;
+}
+
+static int problem_add(struct rd_fleet *f, const char *host, const char *src, size_t line,
+		       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static int problem_add(struct rd_fleet *f, const char *host, const char *src, size_t line,
+		       const char *fmt, ...)
+{
+	struct rd_fleet_problem *p;
+	struct host *h;
+	va_list ap;
+	char buf[512];
+
+	if (f->nproblems == f->pcap) {
+		size_t cap = f->pcap ? f->pcap * 2 : 16;
+
+		p = realloc(f->problems, cap * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		f->problems = p;
+		f->pcap = cap;
+	}
+	va_start(ap, fmt);
+	(void)vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	p = &f->problems[f->nproblems];
+	p->host = strdup(host);
+	p->source = src ? strdup(src) : NULL;
+	p->line = line;
+	p->what = strdup(buf);
+	RD_GCC_LEAK_FP_BEGIN	/* stored in f->problems, freed by rd_fleet_free */
+	if (!p->host || !p->what || (src && !p->source)) {
+		free(p->host);
+		free(p->source);
+		free(p->what);
+		return -ENOMEM;
+	}
+	RD_GCC_LEAK_FP_END
+	f->nproblems++;
+	h = host_get(f, host);
+	if (!h)
+		return -ENOMEM;
+	h->problem = true;
+	return 0;
+}
+
+static int fact_add(struct host *h, const char *kind, const char *dev, unsigned int port,
+		    const char *name, json_object *val)
+{
+	struct raw_fact *r;
+
+	/* the same fact reported again (a second run): the latest wins */
+	for (size_t i = 0; i < h->nfacts; i++) {
+		r = &h->facts[i];
+		if (r->kind == kind && r->name == name && r->port == port &&
+		    ((!r->dev && !dev) || (r->dev && dev && strcmp(r->dev, dev) == 0))) {
+			json_object_put(r->val);
+			r->val = json_object_get(val);
+			return 0;
+		}
+	}
+	if (h->nfacts == h->cap) {
+		size_t cap = h->cap ? h->cap * 2 : 16;
+
+		r = realloc(h->facts, cap * sizeof(*r));
+		if (!r)
+			return -ENOMEM;
+		h->facts = r;
+		h->cap = cap;
+	}
+	r = &h->facts[h->nfacts];
+	r->kind = kind;
+	r->name = name;
+	r->port = port;
+	r->dev = dev ? strdup(dev) : NULL;
+	if (dev && !r->dev)
+		return -ENOMEM;
+	r->val = json_object_get(val);
+	h->nfacts++;
+	return 0;
+}
+
+static const char *obj_str(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+static bool obj_has(json_object *o, const char *key, json_type type)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, type);
+}
+
+/* Every element of an array is an object that passes elem(). */
+static bool array_of(json_object *doc, bool (*elem)(json_object *))
+{
+	size_t n;
+
+	if (!json_object_is_type(doc, json_type_array))
+		return false;
+	n = json_object_array_length(doc);
+	if (n == 0)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = json_object_array_get_idx(doc, i);
+
+		if (!json_object_is_type(e, json_type_object) || !elem(e))
+			return false;
+	}
+	return true;
+}
+
+/* ------------------------------------------------------------ readers */
+
+struct reader_ctx {
+	struct rd_fleet *f;
+	struct host *h;
+	const char *src;
+	size_t line;
+};
+
+/* Copy the listed members of o that are present as facts. */
+static int facts_from(struct reader_ctx *c, const char *kind, const char *dev, unsigned int port,
+		      json_object *o, const char *const *keys)
+{
+	json_object *v;
+	int rc;
+
+	for (size_t i = 0; keys[i]; i++) {
+		if (!json_object_object_get_ex(o, keys[i], &v))
+			continue;
+		if (json_object_is_type(v, json_type_object) || json_object_is_type(v, json_type_array))
+			continue;
+		rc = fact_add(c->h, kind, dev, port, keys[i], v);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* rdma-devinfo -j [-v]: [{dev, fw_ver, ..., ports: [{port, state, rate, active_mtu...}]}] */
+static bool devinfo_elem(json_object *e)
+{
+	return obj_str(e, "dev") && obj_has(e, "ports", json_type_array);
+}
+
+static bool devinfo_match(json_object *doc)
+{
+	return array_of(doc, devinfo_elem);
+}
+
+static int devinfo_read(struct reader_ctx *c, json_object *doc)
+{
+	static const char *const dev_keys[] = { "fw_ver", "hca_type", "board_id", "transport", NULL };
+	static const char *const port_keys[] = { "state", "phys_state", "link_layer", "rate", NULL };
+	static const char *const verbs_keys[] = { "active_mtu", NULL };
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < json_object_array_length(doc); i++) {
+		json_object *d = json_object_array_get_idx(doc, i), *ports;
+		const char *dev = obj_str(d, "dev");
+
+		rc = facts_from(c, "devinfo", dev, 0, d, dev_keys);
+		(void)json_object_object_get_ex(d, "ports", &ports);
+		for (size_t j = 0; !rc && j < json_object_array_length(ports); j++) {
+			json_object *p = json_object_array_get_idx(ports, j), *num, *verbs;
+
+			if (!json_object_object_get_ex(p, "port", &num) ||
+			    !json_object_is_type(num, json_type_int) || json_object_get_int(num) <= 0) {
+				rc = problem_add(c->f, c->h->name, c->src, c->line,
+						 "%s: a port without a valid \"port\" number, skipped", dev);
+				continue;
+			}
+			rc = facts_from(c, "devinfo", dev, (unsigned int)json_object_get_int(num), p,
+					port_keys);
+			/* -v: what the port's verbs attributes say (the MTU in use) */
+			if (!rc && json_object_object_get_ex(p, "verbs", &verbs) &&
+			    json_object_is_type(verbs, json_type_object))
+				rc = facts_from(c, "devinfo", dev, (unsigned int)json_object_get_int(num),
+						verbs, verbs_keys);
+		}
+	}
+	return rc;
+}
+
+/* rdma-gids --best -j: [{dev, port, index, type, ..., reason}] or {dev, port, reason} */
+static bool gids_elem(json_object *e)
+{
+	return obj_str(e, "dev") && obj_has(e, "port", json_type_int) && obj_str(e, "reason") &&
+	       !obj_has(e, "ports", json_type_array);
+}
+
+static bool gids_match(json_object *doc)
+{
+	return array_of(doc, gids_elem);
+}
+
+static int gids_read(struct reader_ctx *c, json_object *doc)
+{
+	size_t found = 0, n = json_object_array_length(doc);
+	const char *why = NULL;
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < json_object_array_length(doc); i++) {
+		json_object *e = json_object_array_get_idx(doc, i), *idx, *port, *none;
+		const char *dev = obj_str(e, "dev"), *type = obj_str(e, "type");
+		unsigned int pn;
+
+		(void)json_object_object_get_ex(e, "port", &port);
+		pn = (unsigned int)json_object_get_int(port);
+		if (json_object_object_get_ex(e, "index", &idx) && json_object_is_type(idx, json_type_int)) {
+			found++;
+			rc = fact_add(c->h, "gids", dev, pn, "gid_index", idx);
+			if (!rc && type) {
+				json_object *t;
+
+				(void)json_object_object_get_ex(e, "type", &t);
+				rc = fact_add(c->h, "gids", dev, pn, "roce_mode", t);
+			}
+			continue;
+		}
+		/* no usable index here: a value ("none") that may be an outlier */
+		none = json_object_new_string("none");
+		if (!none)
+			return -ENOMEM;
+		rc = fact_add(c->h, "gids", dev, pn, "gid_index", none);
+		json_object_put(none);
+		why = obj_str(e, "reason");
+	}
+	/* like rdma-gids --best's exit status: no port at all has an index */
+	if (!rc && !found)
+		rc = problem_add(c->f, c->h->name, c->src, c->line,
+				 "no port has a usable GID index (%s%s)", why,
+				 n > 1 ? ", and more" : "");
+	return rc;
+}
+
+/*
+ * The readers, tried in order.  A new tool's output is one more entry: a
+ * shape test and a function turning the document into facts (and problems).
+ */
+static const struct reader {
+	const char *name;
+	const char *what;	/* for messages */
+	bool (*match)(json_object *doc);
+	int (*read)(struct reader_ctx *c, json_object *doc);
+} readers[] = {
+	{ "devinfo", "rdma-devinfo -j", devinfo_match, devinfo_read },
+	{ "gids", "rdma-gids --best -j", gids_match, gids_read },
+};
+
+/* ------------------------------------------------------------ streams */
+
+static struct chan *chan_get(struct rd_fleet *f, const char *src, const char *prefix)
+{
+	struct chan *c;
+
+	for (size_t i = 0; i < f->nchans; i++) {
+		c = &f->chans[i];
+		if (strcmp(c->src, src) == 0 &&
+		    ((!c->prefix && !prefix) || (c->prefix && prefix && strcmp(c->prefix, prefix) == 0)))
+			return c;
+	}
+	if (f->nchans == f->ccap) {
+		size_t cap = f->ccap ? f->ccap * 2 : 16;
+
+		c = realloc(f->chans, cap * sizeof(*c));
+		if (!c)
+			return NULL;
+		f->chans = c;
+		f->ccap = cap;
+	}
+	c = &f->chans[f->nchans];
+	memset(c, 0, sizeof(*c));
+	RD_GCC_LEAK_FP_BEGIN	/* stored in f->chans, freed by rd_fleet_free */
+	c->src = strdup(src);
+	c->prefix = prefix ? strdup(prefix) : NULL;
+	c->tok = json_tokener_new();
+	if (!c->src || (prefix && !c->prefix) || !c->tok) {
+		free(c->src);
+		free(c->prefix);
+		if (c->tok)
+			json_tokener_free(c->tok);
+		return NULL;
+	}
+	RD_GCC_LEAK_FP_END
+	f->nchans++;
+	return c;
+}
+
+/* The host of a stream without a prefix: the file's base name, or "stdin". */
+static void source_host(const char *src, char *buf, size_t len)
+{
+	const char *base = strrchr(src, '/');
+	static const char *const exts[] = { ".json", ".jsonl", ".txt", ".out", NULL };
+	size_t n;
+
+	if (strcmp(src, "-") == 0) {
+		rd_strlcpy(buf, "stdin", len);
+		return;
+	}
+	base = base ? base + 1 : src;
+	rd_strlcpy(buf, base, len);
+	n = strlen(buf);
+	for (size_t i = 0; exts[i]; i++) {
+		size_t e = strlen(exts[i]);
+
+		if (n > e && strcmp(buf + n - e, exts[i]) == 0) {
+			buf[n - e] = '\0';
+			break;
+		}
+	}
+}
+
+static const char *chan_host(const struct chan *c, char *buf, size_t len)
+{
+	if (c->prefix)
+		return c->prefix;
+	source_host(c->src, buf, len);
+	return buf;
+}
+
+static void chan_end_resync(struct rd_fleet *f, struct chan *c)
+{
+	struct rd_fleet_problem *p;
+	char *w;
+
+	if (!c->resync)
+		return;
+	c->resync = false;
+	if (!c->skipped || c->bad_problem >= f->nproblems)
+		return;
+	p = &f->problems[c->bad_problem];
+	if (asprintf(&w, "%s; %zu more line%s of it skipped", p->what, c->skipped,
+		     c->skipped == 1 ? "" : "s") >= 0) {
+		free(p->what);
+		p->what = w;
+	}
+	c->skipped = 0;
+}
+
+/* A complete document from stream c, which started at line `line`. */
+static int chan_document(struct rd_fleet *f, struct chan *c, json_object *doc, size_t line)
+{
+	char buf[256];
+	const char *hostname = chan_host(c, buf, sizeof(buf));
+	struct reader_ctx rc = { .f = f, .src = c->src, .line = line };
+	const char *named;
+
+	if (!c->prefix && json_object_is_type(doc, json_type_object) &&
+	    (named = obj_str(doc, "host")) != NULL && *named)
+		hostname = named;
+	for (size_t i = 0; i < RD_ARRAY_SIZE(readers); i++) {
+		if (!readers[i].match(doc))
+			continue;
+		chan_end_resync(f, c);
+		rc.h = host_get(f, hostname);
+		if (!rc.h)
+			return -ENOMEM;
+		rc.h->kinds |= 1u << i;
+		f->docs++;
+		return readers[i].read(&rc, doc);
+	}
+	if (c->resync) {
+		/* a piece of the broken document (an inner object): part of the skip */
+		return 0;
+	}
+	if (!host_get(f, hostname))
+		return -ENOMEM;
+	{
+		char kinds[256] = "";
+		size_t o = 0;
+
+		for (size_t i = 0; i < RD_ARRAY_SIZE(readers) && o < sizeof(kinds); i++)
+			o += (size_t)snprintf(kinds + o, sizeof(kinds) - o, "%s%s", i ? ", " : "",
+					      readers[i].what);
+		return problem_add(f, hostname, c->src, line,
+				   "not a document rdma-fleet reads (%s), skipped", kinds);
+	}
+}
+
+static bool all_space(const char *s)
+{
+	while (*s && isspace((unsigned char)*s))
+		s++;
+	return *s == '\0';
+}
+
+/* Feed the text of one line to a stream. */
+static int chan_feed(struct rd_fleet *f, struct chan *c, size_t lineno, const char *text)
+{
+	size_t len = strlen(text);
+	char *buf = malloc(len + 2);
+	const char *s;
+	int rc = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	memcpy(buf, text, len);
+	buf[len] = '\n';	/* ends a number at the end of the line */
+	buf[len + 1] = '\0';
+	s = buf;
+	while (!all_space(s)) {
+		enum json_tokener_error e;
+		json_object *doc;
+		size_t used;
+
+		if (!c->open) {
+			while (isspace((unsigned char)*s))
+				s++;
+			c->open = true;
+			c->doc_line = lineno;
+		}
+		doc = json_tokener_parse_ex(c->tok, s, (int)strlen(s));
+		e = json_tokener_get_error(c->tok);
+		if (e == json_tokener_continue)
+			break;	/* the document goes on in the next line */
+		if (e != json_tokener_success) {
+			json_tokener_reset(c->tok);
+			c->open = false;
+			if (c->resync) {
+				c->skipped++;
+			} else {
+				char host[256];
+
+				c->resync = true;
+				c->skipped = 0;
+				c->bad_problem = f->nproblems;
+				rc = problem_add(f, chan_host(c, host, sizeof(host)), c->src, lineno,
+						 "malformed JSON (%s): \"%.48s%s\"", json_tokener_error_desc(e),
+						 text, strlen(text) > 48 ? "..." : "");
+			}
+			break;	/* the rest of this line is lost with it */
+		}
+		used = json_tokener_get_parse_end(c->tok);
+		json_tokener_reset(c->tok);
+		c->open = false;
+		rc = chan_document(f, c, doc, c->doc_line);
+		json_object_put(doc);
+		if (rc)
+			break;
+		s += used;
+	}
+	free(buf);
+	return rc;
+}
+
+/* "HOST: text" (pdsh, clush -L, srun -l, rdma-fleet --prefix): the length of HOST, or 0. */
+static size_t host_prefix(const char *line, size_t *text_at)
+{
+	size_t i = 0, start;
+
+	while (line[i] == ' ')
+		i++;	/* srun -l pads the rank */
+	start = i;
+	while (isalnum((unsigned char)line[i]) || line[i] == '.' || line[i] == '-' || line[i] == '_')
+		i++;
+	if (i == start || line[i] != ':' || (line[i + 1] != ' ' && line[i + 1] != '\0'))
+		return 0;
+	*text_at = line[i + 1] ? i + 2 : i + 1;
+	return i - start;
+}
+
+int rd_fleet_feed(struct rd_fleet *f, const char *src, size_t lineno, const char *line)
+{
+	size_t at = 0, n = host_prefix(line, &at);
+	struct chan *c;
+
+	if (n) {
+		size_t start = 0;
+		char host[256];
+
+		while (line[start] == ' ')
+			start++;
+		if (n >= sizeof(host))
+			n = sizeof(host) - 1;
+		memcpy(host, line + start, n);
+		host[n] = '\0';
+		c = chan_get(f, src, host);
+	} else {
+		c = chan_get(f, src, NULL);
+	}
+	if (!c)
+		return -ENOMEM;
+	if (c->prefix && !host_get(f, c->prefix))
+		return -ENOMEM;
+	return chan_feed(f, c, lineno, line + at);
+}
+
+int rd_fleet_source_end(struct rd_fleet *f, const char *src)
+{
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < f->nchans; i++) {
+		struct chan *c = &f->chans[i];
+
+		if (strcmp(c->src, src) != 0)
+			continue;
+		if (c->open) {
+			char host[256];
+
+			rc = problem_add(f, chan_host(c, host, sizeof(host)), c->src, c->doc_line,
+					 "document cut short at the end of the input, skipped");
+			json_tokener_reset(c->tok);
+			c->open = false;
+		}
+		chan_end_resync(f, c);
+	}
+	return rc;
+}
+
+int rd_fleet_expect(struct rd_fleet *f, const struct rd_strlist *hosts)
+{
+	for (size_t i = 0; i < hosts->n; i++)
+		if (!host_get(f, hosts->v[i]))
+			return -ENOMEM;
+	return 0;
+}
+
+/* ------------------------------------------------------------ analysis */
+
+static int value_cmp(const void *pa, const void *pb)
+{
+	const struct rd_fleet_value *a = pa, *b = pb;
+
+	if (a->hosts.n != b->hosts.n)
+		return a->hosts.n > b->hosts.n ? -1 : 1;
+	return 0;
+}
+
+static const struct raw_fact *host_fact(const struct host *h, const struct rd_fleet_fact *k)
+{
+	for (size_t i = 0; i < h->nfacts; i++) {
+		const struct raw_fact *r = &h->facts[i];
+
+		if (strcmp(r->kind, k->kind) == 0 && strcmp(r->name, k->name) == 0 &&
+		    r->port == k->port &&
+		    ((!r->dev && !k->dev) || (r->dev && k->dev && strcmp(r->dev, k->dev) == 0)))
+			return r;
+	}
+	return NULL;
+}
+
+static unsigned int kind_bit(const char *kind)
+{
+	for (size_t i = 0; i < RD_ARRAY_SIZE(readers); i++)
+		if (strcmp(readers[i].name, kind) == 0)
+			return 1u << i;
+	return 0;
+}
+
+static int fact_collect(struct rd_fleet *f, struct rd_fleet_fact *k)
+{
+	unsigned int bit = kind_bit(k->kind);
+
+	for (size_t i = 0; i < f->nhosts; i++) {
+		const struct host *h = &f->hosts[i];
+		const struct raw_fact *r;
+		const char *key;
+		struct rd_fleet_value *v = NULL;
+
+		if (!(h->kinds & bit))
+			continue;
+		k->nhosts++;
+		r = host_fact(h, k);
+		key = r ? json_object_to_json_string_ext(r->val, JSON_C_TO_STRING_PLAIN) : "";
+		for (size_t j = 0; j < k->nvals; j++)
+			if (strcmp(k->vals[j].key, key) == 0)
+				v = &k->vals[j];
+		if (!v) {
+			v = realloc(k->vals, (k->nvals + 1) * sizeof(*v));
+			if (!v)
+				return -ENOMEM;
+			k->vals = v;
+			v = &k->vals[k->nvals];
+			memset(v, 0, sizeof(*v));
+			v->key = strdup(key);
+			RD_GCC_LEAK_FP_BEGIN	/* in k->vals, freed by rd_fleet_free */
+			if (!v->key)
+				return -ENOMEM;
+			RD_GCC_LEAK_FP_END
+			v->val = r ? json_object_get(r->val) : NULL;
+			k->nvals++;
+		}
+		if (rd_strlist_add(&v->hosts, h->name))
+			return -ENOMEM;
+	}
+	/* stable: equal counts keep their first-seen order */
+	for (size_t i = 1; i < k->nvals; i++)
+		for (size_t j = i; j > 0 && value_cmp(&k->vals[j - 1], &k->vals[j]) > 0; j--) {
+			struct rd_fleet_value t = k->vals[j];
+
+			k->vals[j] = k->vals[j - 1];
+			k->vals[j - 1] = t;
+		}
+	k->tie = k->nvals > 1 && k->vals[0].hosts.n == k->vals[1].hosts.n;
+	return 0;
+}
+
+static size_t host_rank(const struct rd_fleet *f, const char *name)
+{
+	for (size_t i = 0; i < f->nhosts; i++)
+		if (strcmp(f->hosts[i].name, name) == 0)
+			return i;
+	return f->nhosts;
+}
+
+int rd_fleet_analyze(struct rd_fleet *f)
+{
+	/* the facts in first-seen order over the hosts */
+	for (size_t i = 0; i < f->nhosts; i++) {
+		const struct host *h = &f->hosts[i];
+
+		for (size_t j = 0; j < h->nfacts; j++) {
+			const struct raw_fact *r = &h->facts[j];
+			struct rd_fleet_fact *k = NULL, key = {
+				.kind = (char *)r->kind, .dev = r->dev, .port = r->port,
+				.name = (char *)r->name,
+			};
+
+			for (size_t m = 0; m < f->nfacts && !k; m++) {
+				struct rd_fleet_fact *x = &f->facts[m];
+
+				if (strcmp(x->kind, key.kind) == 0 && strcmp(x->name, key.name) == 0 &&
+				    x->port == key.port &&
+				    ((!x->dev && !key.dev) || (x->dev && key.dev && strcmp(x->dev, key.dev) == 0)))
+					k = x;
+			}
+			if (k)
+				continue;
+			k = realloc(f->facts, (f->nfacts + 1) * sizeof(*k));
+			if (!k)
+				return -ENOMEM;
+			f->facts = k;
+			k = &f->facts[f->nfacts];
+			memset(k, 0, sizeof(*k));
+			k->kind = strdup(r->kind);
+			k->name = strdup(r->name);
+			k->dev = r->dev ? strdup(r->dev) : NULL;
+			k->port = r->port;
+			f->nfacts++;
+			if (!k->kind || !k->name || (r->dev && !k->dev))
+				return -ENOMEM;
+		}
+	}
+	for (size_t i = 0; i < f->nfacts; i++) {
+		int rc = fact_collect(f, &f->facts[i]);
+
+		if (rc)
+			return rc;
+	}
+	/* problems grouped by host, in the hosts' order; stable within a host */
+	for (size_t i = 1; i < f->nproblems; i++)
+		for (size_t j = i; j > 0 && host_rank(f, f->problems[j - 1].host) >
+						   host_rank(f, f->problems[j].host); j--) {
+			struct rd_fleet_problem t = f->problems[j];
+
+			f->problems[j] = f->problems[j - 1];
+			f->problems[j - 1] = t;
+		}
+	/* hosts that sent nothing usable and have no other problem */
+	for (size_t i = 0; i < f->nhosts; i++) {
+		const struct host *h = &f->hosts[i];
+
+		if (!h->kinds && !h->problem) {
+			/* problem_add() finds the host: f->hosts does not move */
+			int rc = problem_add(f, h->name, NULL, 0, "expected, but sent nothing");
+
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ access */
+
+struct rd_fleet *rd_fleet_new(void)
+{
+	return calloc(1, sizeof(struct rd_fleet));
+}
+
+void rd_fleet_free(struct rd_fleet *f)
+{
+	if (!f)
+		return;
+	for (size_t i = 0; i < f->nhosts; i++) {
+		for (size_t j = 0; j < f->hosts[i].nfacts; j++) {
+			free(f->hosts[i].facts[j].dev);
+			json_object_put(f->hosts[i].facts[j].val);
+		}
+		free(f->hosts[i].facts);
+		free(f->hosts[i].name);
+	}
+	free(f->hosts);
+	rd_strlist_free(&f->host_names);
+	for (size_t i = 0; i < f->nchans; i++) {
+		free(f->chans[i].src);
+		free(f->chans[i].prefix);
+		json_tokener_free(f->chans[i].tok);
+	}
+	free(f->chans);
+	for (size_t i = 0; i < f->nproblems; i++) {
+		free(f->problems[i].host);
+		free(f->problems[i].source);
+		free(f->problems[i].what);
+	}
+	free(f->problems);
+	for (size_t i = 0; i < f->nfacts; i++) {
+		struct rd_fleet_fact *k = &f->facts[i];
+
+		for (size_t j = 0; j < k->nvals; j++) {
+			free(k->vals[j].key);
+			json_object_put(k->vals[j].val);
+			rd_strlist_free(&k->vals[j].hosts);
+		}
+		free(k->vals);
+		free(k->kind);
+		free(k->dev);
+		free(k->name);
+	}
+	free(f->facts);
+	free(f);
+}
+
+const struct rd_strlist *rd_fleet_hosts(const struct rd_fleet *f)
+{
+	return &f->host_names;
+}
+
+const struct rd_fleet_fact *rd_fleet_facts(const struct rd_fleet *f, size_t *n)
+{
+	*n = f->nfacts;
+	return f->facts;
+}
+
+const struct rd_fleet_problem *rd_fleet_problems(const struct rd_fleet *f, size_t *n)
+{
+	*n = f->nproblems;
+	return f->problems;
+}
+
+size_t rd_fleet_documents(const struct rd_fleet *f)
+{
+	return f->docs;
+}
+
+const char *rd_fleet_value_text(const struct rd_fleet_value *v)
+{
+	if (!v->val)
+		return "absent";
+	if (json_object_is_type(v->val, json_type_string))
+		return json_object_get_string(v->val)[0] ? json_object_get_string(v->val) : "\"\"";
+	return json_object_to_json_string_ext(v->val, JSON_C_TO_STRING_PLAIN);
+}
