@@ -103,11 +103,26 @@ int rd_cli_common_opt(struct rd_cli *cli, int opt, const char *arg)
 	switch (opt) {
 	case 'd': {
 		/* Repeatable, and "-d a,b" works too. */
-		char *copy = strdup(arg), *save = NULL, *tok;
+		char *copy, *p, *tok;
 
+		/*
+		 * An empty name ("-d ''", "-d \"$DEV\"" with DEV unset, "-d a,,b")
+		 * is a mistake, not "every device".
+		 */
+		if (!*arg) {
+			rd_cli_usage_error(cli, "empty device name (give a name, e.g. -d mlx5_0)");
+			return -1;
+		}
+		copy = strdup(arg);
 		if (!copy)
 			return -1;
-		for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		for (p = copy; (tok = strsep(&p, ",")) != NULL;) {
+			if (!*tok) {
+				rd_cli_usage_error(cli, "empty device name in '%s' (names separated by one comma)",
+						   arg);
+				free(copy);
+				return -1;
+			}
 			if (!valid_name(tok)) {
 				rd_cli_usage_error(cli, "invalid device name '%s'", tok);
 				free(copy);

@@ -2,6 +2,7 @@
 /* rdma-devmap: ib device/port <-> netdev, with reverse lookups by netdev or address. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -254,6 +255,34 @@ static int lookup(struct rd_cli *cli, struct rd_out *o, struct port_map *maps, s
 	return RD_EXIT_FAIL;
 }
 
+/*
+ * The positional argument: an IPv4/IPv6 address or a netdev name as the
+ * kernel allows them (dev_valid_name: 1-15 bytes, not "." or "..", no '/',
+ * ':' or blank).  Something that looks like an address but does not parse
+ * is a typo, not a netdev to look for.  0 if fine, else a usage error.
+ */
+static int check_query(const struct rd_cli *cli, const char *q)
+{
+	uint8_t a[16];
+	bool dotted = strchr(q, '.') != NULL;
+
+	if (!*q)
+		return rd_cli_usage_error(cli, "empty NETDEV or ADDRESS argument");
+	if (inet_pton(AF_INET, q, a) == 1 || inet_pton(AF_INET6, q, a) == 1)
+		return 0;
+	if (strchr(q, ':'))
+		return rd_cli_usage_error(cli, "%s: not a valid IPv6 address", q);
+	for (const char *p = q; *p && dotted; p++)
+		if (!isdigit((unsigned char)*p) && *p != '.')
+			dotted = false;
+	if (dotted)
+		return rd_cli_usage_error(cli, "%s: not a valid IPv4 address", q);
+	if (strlen(q) > 15 || strcmp(q, ".") == 0 || strcmp(q, "..") == 0 || strpbrk(q, "/ \t\n\v\f\r"))
+		return rd_cli_usage_error(cli, "%s: not a netdev name or an IP address "
+					  "(a netdev name has 1-15 characters, no '/' or blanks)", q);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -288,8 +317,12 @@ int main(int argc, char **argv)
 	ret = rd_cli_help_version(&cli, usage);
 	if (ret >= 0)
 		goto out;
-	if (optind < argc)
+	if (optind < argc) {
 		query = argv[optind++];
+		ret = check_query(&cli, query);
+		if (ret)
+			goto out;
+	}
 	if (optind < argc) {
 		ret = rd_cli_usage_error(&cli, "unexpected argument '%s' (one NETDEV or ADDRESS)", argv[optind]);
 		goto out;
