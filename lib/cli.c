@@ -173,6 +173,29 @@ int rd_cli_setup(struct rd_cli *cli)
 		rd_cli_error(cli, "%s: cannot use as --sysroot: %s", cli->sysroot_dir, strerror(-ret));
 		return RD_EXIT_FAIL;
 	}
+	/* A common slip: --sysroot X/sys, pointing at sys/ rather than the root above it. */
+	if (!rd_sysroot_is_live(&cli->sr) && rd_sys_check_dir(&cli->sr, "/sys") != 0 &&
+	    rd_sys_check_dir(&cli->sr, "/class/infiniband") == 0) {
+		const char *slash = strrchr(cli->sr.root, '/');
+		const char *base = slash ? slash + 1 : cli->sr.root;
+		char *real = realpath(cli->sr.root, NULL);
+		char *rslash = real ? strrchr(real, '/') : NULL;
+
+		if (strcmp(base, "sys") == 0)
+			rd_cli_error(cli, "%s: cannot use as --sysroot: it is a sys/ directory, not the "
+				     "root above it (did you mean --sysroot %.*s?)", cli->sr.root,
+				     slash ? (int)(slash == cli->sr.root ? 1 : slash - cli->sr.root) : 1,
+				     slash ? cli->sr.root : ".");
+		else if (rslash && strcmp(rslash + 1, "sys") == 0)	/* ".", "sys/class/.." */
+			rd_cli_error(cli, "%s: cannot use as --sysroot: it is a sys/ directory, not the "
+				     "root above it (did you mean --sysroot %.*s?)", cli->sr.root,
+				     (int)(rslash == real ? 1 : rslash - real), real);
+		else
+			rd_cli_error(cli, "%s: cannot use as --sysroot: it holds class/infiniband but no "
+				     "sys/ (give the directory that contains sys/)", cli->sr.root);
+		free(real);
+		return RD_EXIT_FAIL;
+	}
 	if (rd_color_mode(cli->color_arg, STDOUT_FILENO, &cli->color))
 		return RD_EXIT_USAGE;
 	return -1;
@@ -203,18 +226,73 @@ static void report_no_devices(struct rd_cli *cli)
 			  "for soft-RoCE; check 'dmesg')");
 }
 
+/*
+ * The names under the class directory that are devices a scan would read:
+ * an entry that is a dangling link or not a directory is skipped by the
+ * scan, so it is not offered as a "known" device either.
+ */
+static void readable_device_names(const struct rd_cli *cli, struct rd_strlist *out)
+{
+	struct rd_strlist names = { 0 };
+
+	rd_device_names(&cli->sr, &names);
+	for (size_t i = 0; i < names.n; i++)
+		if (rd_sys_check_dir(&cli->sr, "/sys/class/infiniband/%s", names.v[i]) == 0 &&
+		    rd_strlist_add(out, names.v[i]) != 0)
+			break;
+	rd_strlist_free(&names);
+}
+
+/*
+ * A device named with -d that is listed but cannot be read (a dangling link
+ * in a copied tree, a file instead of a directory): say what is wrong with
+ * it, rather than "no RDMA devices" after the scan skipped it.
+ */
+static int check_named_devices(struct rd_cli *cli)
+{
+	struct rd_strlist names = { 0 };
+	int ret = 0;
+
+	if (!cli->devices.n || rd_device_names(&cli->sr, &names) != 0)
+		goto out;
+	for (size_t i = 0; i < cli->devices.n; i++) {
+		const char *name = cli->devices.v[i];
+		char path[RD_PATH_MAX];
+		int why;
+
+		if (!rd_strlist_has(&names, name))
+			continue;	/* unknown: the scan reports it with the known ones */
+		why = rd_sys_check_dir(&cli->sr, "/sys/class/infiniband/%s", name);
+		if (!why)
+			continue;
+		rd_sys_resolve(&cli->sr, path, sizeof(path), "/sys/class/infiniband/");
+		rd_cli_error(cli, "%s: cannot read this device: %s (%s%s)", name,
+			     why == -ENOTDIR ? "not a directory" : rd_read_strerror(why), path, name);
+		ret = RD_EXIT_FAIL;
+		break;
+	}
+out:
+	rd_strlist_free(&names);
+	return ret;
+}
+
 int rd_cli_scan_devices(struct rd_cli *cli, struct rd_device_list *list)
 {
 	const char *unknown = NULL;
 	int ret;
 
+	list->v = NULL;
+	list->n = 0;
+	ret = check_named_devices(cli);
+	if (ret)
+		return ret;
 	ret = rd_device_scan_flags(&cli->sr, &cli->devices, list, &unknown, &cli->warnings,
 				   cli->scan_flags);
 	if (ret == -ENODEV && unknown) {
 		struct rd_strlist names = { 0 };
 		char *known;
 
-		rd_device_names(&cli->sr, &names);
+		readable_device_names(cli, &names);
 		known = rd_strlist_join(&names, " ");
 		if (names.n)
 			rd_cli_error(cli, "%s: no such device (known: %s)", unknown, known ? known : "");
