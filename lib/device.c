@@ -411,7 +411,7 @@ static int device_read(const struct rd_sysroot *sr, const char *name, struct rd_
 	if (!read_str_field(&fc, "parent", dev->parent, sizeof(dev->parent), true))
 		dev->parent[0] = '\0';
 
-	if (rd_sys_link_basename(sr, link, sizeof(link), "%s/device", fc.dir) == 0) {
+	if (rd_sys_link_resolved_name(sr, link, sizeof(link), "%s/device", fc.dir) == 0) {
 		/* The link names the parent even when a copied tree lost it. */
 		if (looks_like_pci(link))
 			rd_strlcpy(dev->pci, link, sizeof(dev->pci));
@@ -423,7 +423,7 @@ static int device_read(const struct rd_sysroot *sr, const char *name, struct rd_
 		rd_strlcpy(dev->driver, link, sizeof(dev->driver));
 	find_uverbs(uv, name, dev->uverbs, sizeof(dev->uverbs));
 	dev->num_vfs = -1;
-	if (rd_sys_link_basename(sr, link, sizeof(link), "%s/device/physfn", fc.dir) == 0 &&
+	if (rd_sys_link_resolved_name(sr, link, sizeof(link), "%s/device/physfn", fc.dir) == 0 &&
 	    looks_like_pci(link))
 		rd_strlcpy(dev->pf_pci, link, sizeof(dev->pf_pci));
 	{
