@@ -15,10 +15,46 @@
 #define RD_VERSION "unknown"
 #endif
 
+/*
+ * Output to a full disk, a closed stdout or a pipe whose reader is gone
+ * shows only when the buffered data is flushed, often at exit: like GNU's
+ * close_stdout, check stdout once at exit in every tool (normal output,
+ * --help, --version alike), report "prog: write error: <why>" and turn a
+ * success into failure.  Registered by rd_cli_init.
+ */
+static const char *exit_prog;
+
+static void close_stdout_at_exit(int status, void *arg)
+{
+	bool prev_fail = ferror(stdout) != 0;
+	int err = 0;
+
+	(void)arg;
+	errno = 0;
+	if (fflush(stdout) != 0)
+		err = errno;
+	/* Nothing pending and nothing failed: a closed stdout (EBADF) is fine. */
+	if (close(STDOUT_FILENO) != 0 && errno != EBADF && !err)
+		err = errno;
+	if (!prev_fail && !err)
+		return;
+	if (!err)
+		err = rd_first_write_error();
+	if (err)
+		fprintf(stderr, "%s: write error: %s\n", exit_prog, strerror(err));
+	else
+		fprintf(stderr, "%s: write error\n", exit_prog);
+	_exit(status ? status : RD_EXIT_FAIL);
+}
+
 void rd_cli_init(struct rd_cli *cli, const char *prog)
 {
 	memset(cli, 0, sizeof(*cli));
 	cli->prog = prog;
+	if (!exit_prog) {
+		exit_prog = prog;
+		on_exit(close_stdout_at_exit, NULL);
+	}
 	cli->scan_flags = RD_SCAN_NETDEVS;
 }
 
@@ -59,7 +95,8 @@ void rd_cli_error(const struct rd_cli *cli, const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
+	if (fflush(stdout) != 0)
+		rd_write_error(errno);
 	va_start(ap, fmt);
 	vprint_line(cli, fmt, ap);
 	va_end(ap);
@@ -78,7 +115,8 @@ int rd_cli_usage_error(const struct rd_cli *cli, const char *fmt, ...)
 
 void rd_cli_flush_warnings(struct rd_cli *cli)
 {
-	fflush(stdout);
+	if (fflush(stdout) != 0)
+		rd_write_error(errno);
 	for (size_t i = 0; i < cli->warnings.msgs.n; i++)
 		print_line(cli, "warning: ", cli->warnings.msgs.v[i]);
 	rd_warnings_free(&cli->warnings);
@@ -356,10 +394,13 @@ int rd_cli_help_version(const struct rd_cli *cli, void (*usage)(const char *prog
 
 int rd_cli_exit(struct rd_cli *cli, struct rd_out *o, int ret)
 {
-	if (o && rd_out_finish(o) && ret == RD_EXIT_OK) {
-		rd_cli_error(cli, "write error on stdout");
+	int err = o ? rd_out_finish(o) : 0;
+
+	/* A write error is reported once, at exit (close_stdout_at_exit). */
+	if (err == -ENOMEM)
+		rd_cli_error(cli, "out of memory");
+	if (err && ret == RD_EXIT_OK)
 		ret = RD_EXIT_FAIL;
-	}
 	rd_cli_flush_warnings(cli);
 	rd_cli_free(cli);
 	return ret;

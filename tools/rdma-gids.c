@@ -2,6 +2,7 @@
 /* rdma-gids: GID tables with RoCE version, address, netdev and VLAN; which index to use. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -374,7 +375,11 @@ int main(int argc, char **argv)
 
 	if (compat) {
 		printf("n_gids_found=%u\n", found);
-		ret = fflush(stdout) ? RD_EXIT_FAIL : RD_EXIT_OK;
+		ret = RD_EXIT_OK;
+		if (fflush(stdout) != 0) {	/* reported at exit, with the reason */
+			rd_write_error(errno);
+			ret = RD_EXIT_FAIL;
+		}
 		if (!found && filter_active(&f)) {
 			rd_cli_flush_warnings(&cli);
 			rd_cli_error(&cli, "no GID matches the filters");
@@ -391,8 +396,7 @@ int main(int argc, char **argv)
 		ret = RD_EXIT_FAIL;
 	} else if (!best && found == 0 && filter_active(&f)) {
 		ret = RD_EXIT_FAIL;
-		if (rd_out_finish(o))
-			rd_cli_error(&cli, "write error on stdout");
+		(void)rd_out_finish(o);	/* a write error is reported at exit */
 		o = NULL;
 		rd_cli_flush_warnings(&cli);
 		if (f.have_ip)

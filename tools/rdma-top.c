@@ -264,7 +264,7 @@ static int print_sample(struct rd_out *o, const struct rd_portwatch *pw, unsigne
 	for (size_t i = 0; i < pw->n; i++)
 		text_port(o, pw->v[i], absolute);
 	rd_out_table_end(o);
-	return fflush(stdout) ? -EIO : 0;
+	return fflush(stdout) ? rd_write_error(errno) : 0;
 }
 
 static int parse_interval(const char *s, double *v)
@@ -304,8 +304,7 @@ static int run_batch(struct rd_cli *cli, struct rd_portwatch *pw, struct rd_out 
 			ret = RD_EXIT_FAIL;
 			break;
 		}
-		if (print_sample(o, pw, sample, false, true)) {
-			rd_cli_error(cli, "write error on stdout");
+		if (print_sample(o, pw, sample, false, true)) {	/* reported at exit */
 			ret = RD_EXIT_FAIL;
 			break;
 		}
@@ -454,8 +453,7 @@ int main(int argc, char **argv)
 		}
 		rd_cli_flush_warnings(&cli);
 		ret = RD_EXIT_OK;
-		if (rd_metrics_write(stdout, &pw, format == FMT_OPENMETRICS)) {
-			rd_cli_error(&cli, "write error on stdout");
+		if (rd_metrics_write(stdout, &pw, format == FMT_OPENMETRICS)) {	/* reported at exit */
 			ret = RD_EXIT_FAIL;
 		}
 		goto out;
