@@ -55,7 +55,7 @@ void rd_cli_init(struct rd_cli *cli, const char *prog)
 		exit_prog = prog;
 		on_exit(close_stdout_at_exit, NULL);
 	}
-	cli->scan_flags = RD_SCAN_NETDEVS;
+	cli->scan_flags = RD_SCAN_ALL;
 }
 
 void rd_cli_free(struct rd_cli *cli)

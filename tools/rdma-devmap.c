@@ -330,7 +330,11 @@ int main(int argc, char **argv)
 	ret = rd_cli_setup(&cli);
 	if (ret >= 0)
 		goto out;
-	cli.scan_flags = 0;	/* rd_port_netdev maps ports; the netdev lists are not needed */
+	/*
+	 * rd_port_netdev maps ports (no netdev lists needed); -v shows the port
+	 * state and firmware, nothing else of the device.
+	 */
+	cli.scan_flags = RD_SCAN_PORT_STATE | RD_SCAN_DEV_FW;
 	ret = rd_cli_scan_devices(&cli, &list);
 	if (ret)
 		goto out;
@@ -378,9 +382,9 @@ int main(int argc, char **argv)
 				int why = rd_sys_check_dir(&cli.sr, "/sys/class/net/%s", m->netdev);
 
 				if (why)
-					rd_warn(&cli.warnings, "%s port %u: netdev %s: %s (/sys/class/net/%s)",
+					rd_warn(&cli.warnings, "%s port %u: netdev %s: %s (%s/sys/class/net/%s)",
 						d->name, m->port->num, m->netdev, rd_read_strerror(why),
-						m->netdev);
+						cli.sr.root, m->netdev);
 			}
 			rd_netdev_read(&cli.sr, m->netdev, &vlans, &m->nd);
 			m->pf_dev = find_pf_dev(cli.devices.n ? &all : &list, d);

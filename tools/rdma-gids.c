@@ -285,7 +285,8 @@ int main(int argc, char **argv)
 	ret = rd_cli_setup(&cli);
 	if (ret >= 0)
 		goto out;
-	cli.scan_flags = 0;	/* the ports' netdev lists are not shown here */
+	/* Only GIDs are shown: no warning about a port's rate, LID or state. */
+	cli.scan_flags = 0;
 	ret = rd_cli_scan_devices(&cli, &list);
 	if (ret)
 		goto out;

@@ -425,7 +425,7 @@ int main(int argc, char **argv)
 	if (!once && (cli.json || !isatty(STDOUT_FILENO)))
 		batch = true;
 
-	cli.scan_flags = 0;	/* the ports' netdev lists are not shown */
+	cli.scan_flags = RD_SCAN_ALL & ~RD_SCAN_NETDEVS;	/* the ports' netdev lists are not shown */
 	ret = rd_cli_setup(&cli);
 	if (ret >= 0)
 		goto out;
