@@ -45,6 +45,25 @@ int rd_port_netdevs_sysfs(const struct rd_sysroot *sr, const struct rd_device *d
 	}
 	rd_strlist_free(&l);
 
+	/*
+	 * A RoCE LAG's GIDs name the bond: its slaves are the port's netdevs
+	 * too (rdma-devmap reads them the same way, rd_netdev_read).
+	 */
+	for (size_t i = 0, n = out->n; i < n; i++) {
+		char slaves[256];
+		const char *m = out->v[i];
+
+		if (strchr(m, '/') || m[0] == '.' ||
+		    rd_sys_read_str(sr, slaves, sizeof(slaves), "/sys/class/net/%s/bonding/slaves", m))
+			continue;
+		ret = rd_parse_bond_slaves(slaves, &l);
+		for (size_t j = 0; ret == 0 && j < l.n; j++)
+			ret = rd_strlist_add_unique(out, l.v[j]);
+		rd_strlist_free(&l);
+		if (ret)
+			return ret;
+	}
+
 	if (dev->parent[0]) {
 		ret = rd_strlist_add_unique(out, dev->parent);
 		if (ret)

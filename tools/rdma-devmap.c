@@ -85,13 +85,23 @@ static void print_map(struct rd_out *o, bool verbose, const struct port_map *m)
 	char buf[160];
 
 	if (!verbose && !rd_out_is_json(o)) {
-		/* ibdev2netdev's line, with what it leaves out appended. */
+		/*
+		 * ibdev2netdev's line, with what it leaves out appended; in parts,
+		 * so that --color colours the device and the link state as the
+		 * -v table does.
+		 */
+		rd_out_text(o, RD_C_NAME, "%s", m->dev->name);
+		rd_out_text(o, RD_C_NONE, " port %u ==> %s (", m->port->num,
+			    m->netdev[0] ? m->netdev : "-");
 		if (!m->netdev[0])
-			snprintf(buf, sizeof(buf), "%s port %u ==> - (NA)", m->dev->name, m->port->num);
+			rd_out_text(o, RD_C_WARN, "NA");
+		else if (m->other_netns)
+			rd_out_text(o, RD_C_WARN, "NA, in another network namespace");
 		else
-			snprintf(buf, sizeof(buf), "%s port %u ==> %s (%s)", m->dev->name, m->port->num,
-				 m->netdev, m->other_netns ? "NA, in another network namespace" : ud);
-		size_t off = strlen(buf);
+			rd_out_text(o, updown_color(ud), "%s", ud);
+		rd_out_text(o, RD_C_NONE, ")");
+		buf[0] = '\0';
+		size_t off = 0;
 
 		if (m->nd.bond_slaves.n) {
 			char *j = rd_strlist_join(&m->nd.bond_slaves, ",");
@@ -104,7 +114,7 @@ static void print_map(struct rd_out *o, bool verbose, const struct port_map *m)
 						m->pf_dev ? m->pf_dev : m->dev->pf_pci);
 		if (m->dev->num_vfs > 0 && off < sizeof(buf))
 			snprintf(buf + off, sizeof(buf) - off, " PF with %d VFs", m->dev->num_vfs);
-		rd_out_line(o, "%s", buf);
+		rd_out_text(o, RD_C_NONE, "%s\n", buf);
 		return;
 	}
 	rd_out_row_begin(o);
