@@ -151,6 +151,35 @@ static void print_compat_row(FILE *fp, const struct rd_device *d, const struct r
 	free(ndev);
 }
 
+/*
+ * --compat lists in show_gids' order: it walks `ls` of the device, port and
+ * gids directories, so names and numbers sort as text (mlx5_10 before
+ * mlx5_2, GID 10 before GID 2), not in the natural order of the table.
+ */
+static int text_order_u(unsigned int a, unsigned int b)
+{
+	char sa[16], sb[16];
+
+	snprintf(sa, sizeof(sa), "%u", a);
+	snprintf(sb, sizeof(sb), "%u", b);
+	return strcmp(sa, sb);
+}
+
+static int compat_dev_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct rd_device *)a)->name, ((const struct rd_device *)b)->name);
+}
+
+static int compat_port_cmp(const void *a, const void *b)
+{
+	return text_order_u(((const struct rd_port *)a)->num, ((const struct rd_port *)b)->num);
+}
+
+static int compat_gid_cmp(const void *a, const void *b)
+{
+	return text_order_u(((const struct rd_gid *)a)->index, ((const struct rd_gid *)b)->index);
+}
+
 static bool compat_skipped(const struct rd_gid *g)
 {
 	static const uint8_t ll_zero[16] = { 0xfe, 0x80 };
@@ -293,6 +322,10 @@ int main(int argc, char **argv)
 	(void)rd_vlan_map_read(&cli.sr, &vlans);
 
 	if (compat) {
+		qsort(list.v, list.n, sizeof(*list.v), compat_dev_cmp);
+		for (unsigned int i = 0; i < list.n; i++)
+			qsort(list.v[i].ports, list.v[i].nports, sizeof(*list.v[i].ports),
+			      compat_port_cmp);
 		printf("DEV\tPORT\tINDEX\tGID\t\t\t\t\tIPv4  \t\tVER\tDEV\n");
 		printf("---\t----\t-----\t---\t\t\t\t\t------------  \t---\t---\n");
 	} else {
@@ -320,6 +353,8 @@ int main(int argc, char **argv)
 			if (rd_port_gid_table_vlans(&cli.sr, d, p, f.all && !best && !compat, &vlans, &t,
 						    &cli.warnings))
 				continue;	/* warned; the other ports go on */
+			if (compat)
+				qsort(t.v, t.n, sizeof(*t.v), compat_gid_cmp);
 			if (best) {
 				struct up_ctx uc = { .sr = &cli.sr };
 				struct rd_gid_table sel = { 0 };
