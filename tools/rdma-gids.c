@@ -324,8 +324,9 @@ int main(int argc, char **argv)
 	if (compat) {
 		qsort(list.v, list.n, sizeof(*list.v), compat_dev_cmp);
 		for (unsigned int i = 0; i < list.n; i++)
-			qsort(list.v[i].ports, list.v[i].nports, sizeof(*list.v[i].ports),
-			      compat_port_cmp);
+			if (list.v[i].nports)	/* a device without ports has no array */
+				qsort(list.v[i].ports, list.v[i].nports, sizeof(*list.v[i].ports),
+				      compat_port_cmp);
 		printf("DEV\tPORT\tINDEX\tGID\t\t\t\t\tIPv4  \t\tVER\tDEV\n");
 		printf("---\t----\t-----\t---\t\t\t\t\t------------  \t---\t---\n");
 	} else {
@@ -353,7 +354,7 @@ int main(int argc, char **argv)
 			if (rd_port_gid_table_vlans(&cli.sr, d, p, f.all && !best && !compat, &vlans, &t,
 						    &cli.warnings))
 				continue;	/* warned; the other ports go on */
-			if (compat)
+			if (compat && t.n)
 				qsort(t.v, t.n, sizeof(*t.v), compat_gid_cmp);
 			if (best) {
 				struct up_ctx uc = { .sr = &cli.sr };
