@@ -23,13 +23,43 @@
  * success into failure.  Registered by rd_cli_init.
  */
 static const char *exit_prog;
+static bool stdout_checked;
 
+static void report_write_error(int err)
+{
+	if (!err)
+		err = rd_first_write_error();
+	if (err)
+		fprintf(stderr, "%s: write error: %s\n", exit_prog, strerror(err));
+	else
+		fprintf(stderr, "%s: write error\n", exit_prog);
+}
+
+int rd_cli_stdout_status(int ret)
+{
+	int err = 0;
+
+	if (stdout_checked)
+		return ret;
+	stdout_checked = true;
+	errno = 0;
+	if (fflush(stdout) != 0)
+		err = errno;
+	if (!err && !ferror(stdout))
+		return ret;
+	report_write_error(err);
+	return ret ? ret : RD_EXIT_FAIL;
+}
+
+/* The fallback for a path that left main without rd_cli_stdout_status. */
 static void close_stdout_at_exit(int status, void *arg)
 {
 	bool prev_fail = ferror(stdout) != 0;
 	int err = 0;
 
 	(void)arg;
+	if (stdout_checked)
+		return;
 	errno = 0;
 	if (fflush(stdout) != 0)
 		err = errno;
@@ -38,12 +68,7 @@ static void close_stdout_at_exit(int status, void *arg)
 		err = errno;
 	if (!prev_fail && !err)
 		return;
-	if (!err)
-		err = rd_first_write_error();
-	if (err)
-		fprintf(stderr, "%s: write error: %s\n", exit_prog, strerror(err));
-	else
-		fprintf(stderr, "%s: write error\n", exit_prog);
+	report_write_error(err);
 	_exit(status ? status : RD_EXIT_FAIL);
 }
 
@@ -403,7 +428,7 @@ int rd_cli_exit(struct rd_cli *cli, struct rd_out *o, int ret)
 		ret = RD_EXIT_FAIL;
 	rd_cli_flush_warnings(cli);
 	rd_cli_free(cli);
-	return ret;
+	return rd_cli_stdout_status(ret);
 }
 
 int rd_cli_getopt(struct rd_cli *cli, int argc, char **argv, const char *shortopts,

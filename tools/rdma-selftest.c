@@ -1374,5 +1374,5 @@ out:
 	rd_cli_flush_warnings(&cli);
 	rd_device_list_free(&list);
 	rd_cli_free(&cli);
-	return ret;
+	return rd_cli_stdout_status(ret);
 }
