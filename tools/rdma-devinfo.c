@@ -167,7 +167,7 @@ static void print_row(struct rd_out *o, const struct rd_cli *cli, const struct r
 		nsel++;
 		s = state_text(p, sbuf, sizeof(sbuf));
 		off += (size_t)snprintf(states + off, off < sizeof(states) ? sizeof(states) - off : 0,
-					"%s%s", off ? "," : "", s ? s : "?");
+					"%s%s", off ? "," : "", s ? s : "-");	/* unknown: "-" */
 		/* One colour for the cell: red if any port is down, yellow if any is odd. */
 		enum rd_color c = state_color(p);
 

@@ -2,6 +2,7 @@
 /* rdma-devmap: ib device/port <-> netdev, with reverse lookups by netdev or address. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -81,13 +82,23 @@ static void print_map(struct rd_out *o, bool verbose, const struct port_map *m)
 	char buf[160];
 
 	if (!verbose && !rd_out_is_json(o)) {
-		/* ibdev2netdev's line, with what it leaves out appended. */
+		/*
+		 * ibdev2netdev's line, with what it leaves out appended; in parts,
+		 * so that --color colours the device and the link state as the
+		 * -v table does.
+		 */
+		rd_out_text(o, RD_C_NAME, "%s", m->dev->name);
+		rd_out_text(o, RD_C_NONE, " port %u ==> %s (", m->port->num,
+			    m->netdev[0] ? m->netdev : "-");
 		if (!m->netdev[0])
-			snprintf(buf, sizeof(buf), "%s port %u ==> - (NA)", m->dev->name, m->port->num);
+			rd_out_text(o, RD_C_WARN, "NA");
+		else if (m->other_netns)
+			rd_out_text(o, RD_C_WARN, "NA, in another network namespace");
 		else
-			snprintf(buf, sizeof(buf), "%s port %u ==> %s (%s)", m->dev->name, m->port->num,
-				 m->netdev, m->other_netns ? "NA, in another network namespace" : ud);
-		size_t off = strlen(buf);
+			rd_out_text(o, updown_color(ud), "%s", ud);
+		rd_out_text(o, RD_C_NONE, ")");
+		buf[0] = '\0';
+		size_t off = 0;
 
 		if (m->nd.bond_slaves.n) {
 			char *j = rd_strlist_join(&m->nd.bond_slaves, ",");
@@ -100,7 +111,7 @@ static void print_map(struct rd_out *o, bool verbose, const struct port_map *m)
 						m->pf_dev ? m->pf_dev : m->dev->pf_pci);
 		if (m->dev->num_vfs > 0 && off < sizeof(buf))
 			snprintf(buf + off, sizeof(buf) - off, " PF with %d VFs", m->dev->num_vfs);
-		rd_out_line(o, "%s", buf);
+		rd_out_text(o, RD_C_NONE, "%s\n", buf);
 		return;
 	}
 	rd_out_row_begin(o);
@@ -251,6 +262,34 @@ static int lookup(struct rd_cli *cli, struct rd_out *o, struct port_map *maps, s
 	return RD_EXIT_FAIL;
 }
 
+/*
+ * The positional argument: an IPv4/IPv6 address or a netdev name as the
+ * kernel allows them (dev_valid_name: 1-15 bytes, not "." or "..", no '/',
+ * ':' or blank).  Something that looks like an address but does not parse
+ * is a typo, not a netdev to look for.  0 if fine, else a usage error.
+ */
+static int check_query(const struct rd_cli *cli, const char *q)
+{
+	uint8_t a[16];
+	bool dotted = strchr(q, '.') != NULL;
+
+	if (!*q)
+		return rd_cli_usage_error(cli, "empty NETDEV or ADDRESS argument");
+	if (inet_pton(AF_INET, q, a) == 1 || inet_pton(AF_INET6, q, a) == 1)
+		return 0;
+	if (strchr(q, ':'))
+		return rd_cli_usage_error(cli, "%s: not a valid IPv6 address", q);
+	for (const char *p = q; *p && dotted; p++)
+		if (!isdigit((unsigned char)*p) && *p != '.')
+			dotted = false;
+	if (dotted)
+		return rd_cli_usage_error(cli, "%s: not a valid IPv4 address", q);
+	if (strlen(q) > 15 || strcmp(q, ".") == 0 || strcmp(q, "..") == 0 || strpbrk(q, "/ \t\n\v\f\r"))
+		return rd_cli_usage_error(cli, "%s: not a netdev name or an IP address "
+					  "(a netdev name has 1-15 characters, no '/' or blanks)", q);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -285,8 +324,12 @@ int main(int argc, char **argv)
 	ret = rd_cli_help_version(&cli, usage);
 	if (ret >= 0)
 		goto out;
-	if (optind < argc)
+	if (optind < argc) {
 		query = argv[optind++];
+		ret = check_query(&cli, query);
+		if (ret)
+			goto out;
+	}
 	if (optind < argc) {
 		ret = rd_cli_usage_error(&cli, "unexpected argument '%s' (one NETDEV or ADDRESS)", argv[optind]);
 		goto out;
@@ -294,7 +337,11 @@ int main(int argc, char **argv)
 	ret = rd_cli_setup(&cli);
 	if (ret >= 0)
 		goto out;
-	cli.scan_flags = 0;	/* rd_port_netdev maps ports; the netdev lists are not needed */
+	/*
+	 * rd_port_netdev maps ports (no netdev lists needed); -v shows the port
+	 * state and firmware, nothing else of the device.
+	 */
+	cli.scan_flags = RD_SCAN_PORT_STATE | RD_SCAN_DEV_FW;
 	ret = rd_cli_scan_devices(&cli, &list);
 	if (ret)
 		goto out;
@@ -342,9 +389,9 @@ int main(int argc, char **argv)
 				int why = rd_sys_check_dir(&cli.sr, "/sys/class/net/%s", m->netdev);
 
 				if (why)
-					rd_warn(&cli.warnings, "%s port %u: netdev %s: %s (/sys/class/net/%s)",
+					rd_warn(&cli.warnings, "%s port %u: netdev %s: %s (%s/sys/class/net/%s)",
 						d->name, m->port->num, m->netdev, rd_read_strerror(why),
-						m->netdev);
+						cli.sr.root, m->netdev);
 			}
 			rd_netdev_read(&cli.sr, m->netdev, &vlans, &m->nd);
 			m->pf_dev = find_pf_dev(cli.devices.n ? &all : &list, d);

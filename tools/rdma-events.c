@@ -386,8 +386,7 @@ int main(int argc, char **argv)
 			break;
 		}
 		print_event(o, &ev, utc);
-		if (ferror(stdout)) {
-			rd_cli_error(&cli, "write error on stdout");
+		if (ferror(stdout)) {	/* reported at exit, with the reason */
 			ret = RD_EXIT_FAIL;
 			break;
 		}

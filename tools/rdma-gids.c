@@ -157,6 +157,35 @@ static void print_compat_row(FILE *fp, const struct rd_device *d, const struct r
 	free(ndev);
 }
 
+/*
+ * --compat lists in show_gids' order: it walks `ls` of the device, port and
+ * gids directories, so names and numbers sort as text (mlx5_10 before
+ * mlx5_2, GID 10 before GID 2), not in the natural order of the table.
+ */
+static int text_order_u(unsigned int a, unsigned int b)
+{
+	char sa[16], sb[16];
+
+	snprintf(sa, sizeof(sa), "%u", a);
+	snprintf(sb, sizeof(sb), "%u", b);
+	return strcmp(sa, sb);
+}
+
+static int compat_dev_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct rd_device *)a)->name, ((const struct rd_device *)b)->name);
+}
+
+static int compat_port_cmp(const void *a, const void *b)
+{
+	return text_order_u(((const struct rd_port *)a)->num, ((const struct rd_port *)b)->num);
+}
+
+static int compat_gid_cmp(const void *a, const void *b)
+{
+	return text_order_u(((const struct rd_gid *)a)->index, ((const struct rd_gid *)b)->index);
+}
+
 static bool compat_skipped(const struct rd_gid *g)
 {
 	static const uint8_t ll_zero[16] = { 0xfe, 0x80 };
@@ -433,7 +462,8 @@ int main(int argc, char **argv)
 	ret = rd_cli_setup(&cli);
 	if (ret >= 0)
 		goto out;
-	cli.scan_flags = 0;	/* the ports' netdev lists are not shown here */
+	/* Only GIDs are shown: no warning about a port's rate, LID or state. */
+	cli.scan_flags = 0;
 	ret = rd_cli_scan_devices(&cli, &list);
 	if (ret)
 		goto out;
@@ -454,6 +484,11 @@ int main(int argc, char **argv)
 		f.vlan = RD_GID_VLAN_ANY;
 
 	if (compat) {
+		qsort(list.v, list.n, sizeof(*list.v), compat_dev_cmp);
+		for (unsigned int i = 0; i < list.n; i++)
+			if (list.v[i].nports)	/* a device without ports has no array */
+				qsort(list.v[i].ports, list.v[i].nports, sizeof(*list.v[i].ports),
+				      compat_port_cmp);
 		printf("DEV\tPORT\tINDEX\tGID\t\t\t\t\tIPv4  \t\tVER\tDEV\n");
 		printf("---\t----\t-----\t---\t\t\t\t\t------------  \t---\t---\n");
 	} else {
@@ -482,6 +517,8 @@ int main(int argc, char **argv)
 			    rd_port_gid_table_vlans(&cli.sr, d, p, f.all && !best && !compat, &vlans, &t,
 						    &cli.warnings))
 				continue;	/* warned; the other ports go on */
+			if (compat && t.n)
+				qsort(t.v, t.n, sizeof(*t.v), compat_gid_cmp);
 			if (best) {
 				struct up_ctx uc = { .sr = &cli.sr };
 				struct rd_gid_table sel = { 0 };
@@ -559,7 +596,11 @@ int main(int argc, char **argv)
 
 	if (compat) {
 		printf("n_gids_found=%u\n", found);
-		ret = fflush(stdout) ? RD_EXIT_FAIL : RD_EXIT_OK;
+		ret = RD_EXIT_OK;
+		if (fflush(stdout) != 0) {	/* reported at exit, with the reason */
+			rd_write_error(errno);
+			ret = RD_EXIT_FAIL;
+		}
 		if (!found && filter_active(&f)) {
 			rd_cli_flush_warnings(&cli);
 			rd_cli_error(&cli, "no GID matches the filters");
@@ -610,8 +651,7 @@ int main(int argc, char **argv)
 		ret = RD_EXIT_FAIL;
 	} else if (!best && found == 0 && filter_active(&f)) {
 		ret = RD_EXIT_FAIL;
-		if (rd_out_finish(o))
-			rd_cli_error(&cli, "write error on stdout");
+		(void)rd_out_finish(o);	/* a write error is reported at exit */
 		o = NULL;
 		rd_cli_flush_warnings(&cli);
 		if (f.have_ip)

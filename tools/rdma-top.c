@@ -269,7 +269,7 @@ static int print_sample(struct rd_out *o, const struct rd_portwatch *pw, unsigne
 	for (size_t i = 0; i < pw->n; i++)
 		text_port(o, pw->v[i], absolute);
 	rd_out_table_end(o);
-	return fflush(stdout) ? -EIO : 0;
+	return fflush(stdout) ? rd_write_error(errno) : 0;
 }
 
 static int parse_interval(const char *s, double *v)
@@ -309,8 +309,7 @@ static int run_batch(struct rd_cli *cli, struct rd_portwatch *pw, struct rd_out 
 			ret = RD_EXIT_FAIL;
 			break;
 		}
-		if (print_sample(o, pw, sample, false, true)) {
-			rd_cli_error(cli, "write error on stdout");
+		if (print_sample(o, pw, sample, false, true)) {	/* reported at exit */
 			ret = RD_EXIT_FAIL;
 			break;
 		}
@@ -336,6 +335,8 @@ struct scrape {
 	enum fmt format;
 };
 
+#define NE_SCAN (RD_SCAN_ALL & ~RD_SCAN_NETDEVS)
+
 static int write_scrape(FILE *fp, void *arg)
 {
 	struct scrape *s = arg;
@@ -345,10 +346,11 @@ static int write_scrape(FILE *fp, void *arg)
 
 	if (s->format != FMT_NODE_EXPORTER)
 		return rd_metrics_write(fp, s->pw, s->format == FMT_OPENMETRICS);
-	/* State, physical state, rate and device facts as they are now. */
-	ret = rd_device_scan_flags(&s->cli->sr, &s->cli->devices, &list, &unknown, &s->cli->warnings, 0);
+	/* State, physical state, rate and device facts as they are now (not the netdev lists). */
+	ret = rd_device_scan_flags(&s->cli->sr, &s->cli->devices, &list, &unknown, &s->cli->warnings,
+				   NE_SCAN);
 	if (ret == -ENODEV)	/* a -d device went away: the others still count */
-		ret = rd_device_scan_flags(&s->cli->sr, NULL, &list, &unknown, &s->cli->warnings, 0);
+		ret = rd_device_scan_flags(&s->cli->sr, NULL, &list, &unknown, &s->cli->warnings, NE_SCAN);
 	if (ret == -ENOMEM)
 		return ret;
 	ret = rd_nodeexp_write(fp, s->pw, ret ? NULL : &list, &s->cli->sr, &s->cli->warnings);
@@ -539,7 +541,7 @@ int main(int argc, char **argv)
 	if (!textfile && !once && (cli.json || !isatty(STDOUT_FILENO)))
 		batch = true;
 
-	cli.scan_flags = 0;	/* the ports' netdev lists are not shown */
+	cli.scan_flags = RD_SCAN_ALL & ~RD_SCAN_NETDEVS;	/* the ports' netdev lists are not shown */
 	ret = rd_cli_setup(&cli);
 	if (ret >= 0)
 		goto out;
@@ -575,12 +577,9 @@ int main(int argc, char **argv)
 		}
 		ret = write_scrape(stdout, &sc);
 		rd_cli_flush_warnings(&cli);
-		if (ret) {
-			rd_cli_error(&cli, ret == -ENOMEM ? "out of memory" : "write error on stdout");
-			ret = RD_EXIT_FAIL;
-		} else {
-			ret = RD_EXIT_OK;
-		}
+		if (ret == -ENOMEM)
+			rd_cli_error(&cli, "out of memory");
+		ret = ret ? RD_EXIT_FAIL : RD_EXIT_OK;	/* a write error is reported at exit */
 		goto out;
 	}
 	if (!once && !batch) {

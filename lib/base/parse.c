@@ -142,3 +142,16 @@ int rd_parse_size(const char *s, uint64_t max, uint64_t *v)
 	*v = x;
 	return 0;
 }
+
+int rd_parse_bond_slaves(char *s, struct rd_strlist *out)
+{
+	char *save = NULL, *tok;
+
+	for (tok = strtok_r(s, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		int ret = rd_strlist_add(out, tok);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
+}

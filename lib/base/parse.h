@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util.h"
+
 int rd_parse_u64(const char *s, uint64_t *v);
 int rd_parse_hex(const char *s, uint64_t *v);
 int rd_parse_gid(const char *s, uint8_t gid[16]);
@@ -21,5 +23,8 @@ int rd_parse_enum(const char *s, uint64_t *num, char *name, size_t namelen);
  * sign, no white space: "64", "64k", "1M".  -ERANGE above max.
  */
 int rd_parse_size(const char *s, uint64_t max, uint64_t *v);
+
+/* "ens1f0 ens1f1" (a bond's bonding/slaves) -> the names, added to out (modified in place).  -ENOMEM only. */
+int rd_parse_bond_slaves(char *s, struct rd_strlist *out);
 
 #endif

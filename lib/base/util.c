@@ -173,3 +173,19 @@ void rd_strlcpy(char *dst, const char *src, size_t len)
 	memcpy(dst, src, n);
 	dst[n] = '\0';
 }
+
+static int first_write_errno;
+
+int rd_write_error(int err)
+{
+	if (err <= 0)
+		err = EIO;
+	if (!first_write_errno)
+		first_write_errno = err;
+	return -err;
+}
+
+int rd_first_write_error(void)
+{
+	return first_write_errno;
+}

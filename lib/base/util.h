@@ -35,6 +35,14 @@ struct rd_warnings {
 	struct rd_strlist msgs;
 };
 
+/*
+ * A write to the output failed with errno err (0: unknown): remember the
+ * first cause for the report at exit (stdio forgets it), return -err.
+ */
+int rd_write_error(int err);
+/* The first recorded cause, 0 if none. */
+int rd_first_write_error(void);
+
 void rd_warn(struct rd_warnings *w, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void rd_warnings_free(struct rd_warnings *w);

@@ -16,11 +16,72 @@
 #define RD_VERSION "unknown"
 #endif
 
+/*
+ * Output to a full disk, a closed stdout or a pipe whose reader is gone
+ * shows only when the buffered data is flushed, often at exit: like GNU's
+ * close_stdout, check stdout once at exit in every tool (normal output,
+ * --help, --version alike), report "prog: write error: <why>" and turn a
+ * success into failure.  Registered by rd_cli_init.
+ */
+static const char *exit_prog;
+static bool stdout_checked;
+
+static void report_write_error(int err)
+{
+	if (!err)
+		err = rd_first_write_error();
+	if (err)
+		fprintf(stderr, "%s: write error: %s\n", exit_prog, strerror(err));
+	else
+		fprintf(stderr, "%s: write error\n", exit_prog);
+}
+
+int rd_cli_stdout_status(int ret)
+{
+	int err = 0;
+
+	if (stdout_checked)
+		return ret;
+	stdout_checked = true;
+	errno = 0;
+	if (fflush(stdout) != 0)
+		err = errno;
+	if (!err && !ferror(stdout))
+		return ret;
+	report_write_error(err);
+	return ret ? ret : RD_EXIT_FAIL;
+}
+
+/* The fallback for a path that left main without rd_cli_stdout_status. */
+static void close_stdout_at_exit(int status, void *arg)
+{
+	bool prev_fail = ferror(stdout) != 0;
+	int err = 0;
+
+	(void)arg;
+	if (stdout_checked)
+		return;
+	errno = 0;
+	if (fflush(stdout) != 0)
+		err = errno;
+	/* Nothing pending and nothing failed: a closed stdout (EBADF) is fine. */
+	if (close(STDOUT_FILENO) != 0 && errno != EBADF && !err)
+		err = errno;
+	if (!prev_fail && !err)
+		return;
+	report_write_error(err);
+	_exit(status ? status : RD_EXIT_FAIL);
+}
+
 void rd_cli_init(struct rd_cli *cli, const char *prog)
 {
 	memset(cli, 0, sizeof(*cli));
 	cli->prog = prog;
-	cli->scan_flags = RD_SCAN_NETDEVS;
+	if (!exit_prog) {
+		exit_prog = prog;
+		on_exit(close_stdout_at_exit, NULL);
+	}
+	cli->scan_flags = RD_SCAN_ALL;
 }
 
 void rd_cli_free(struct rd_cli *cli)
@@ -60,7 +121,8 @@ void rd_cli_error(const struct rd_cli *cli, const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
+	if (fflush(stdout) != 0)
+		rd_write_error(errno);
 	va_start(ap, fmt);
 	vprint_line(cli, fmt, ap);
 	va_end(ap);
@@ -79,7 +141,8 @@ int rd_cli_usage_error(const struct rd_cli *cli, const char *fmt, ...)
 
 void rd_cli_flush_warnings(struct rd_cli *cli)
 {
-	fflush(stdout);
+	if (fflush(stdout) != 0)
+		rd_write_error(errno);
 	for (size_t i = 0; i < cli->warnings.msgs.n; i++)
 		print_line(cli, "warning: ", cli->warnings.msgs.v[i]);
 	rd_warnings_free(&cli->warnings);
@@ -104,11 +167,26 @@ int rd_cli_common_opt(struct rd_cli *cli, int opt, const char *arg)
 	switch (opt) {
 	case 'd': {
 		/* Repeatable, and "-d a,b" works too. */
-		char *copy = strdup(arg), *save = NULL, *tok;
+		char *copy, *p, *tok;
 
+		/*
+		 * An empty name ("-d ''", "-d \"$DEV\"" with DEV unset, "-d a,,b")
+		 * is a mistake, not "every device".
+		 */
+		if (!*arg) {
+			rd_cli_usage_error(cli, "empty device name (give a name, e.g. -d mlx5_0)");
+			return -1;
+		}
+		copy = strdup(arg);
 		if (!copy)
 			return -1;
-		for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		for (p = copy; (tok = strsep(&p, ",")) != NULL;) {
+			if (!*tok) {
+				rd_cli_usage_error(cli, "empty device name in '%s' (names separated by one comma)",
+						   arg);
+				free(copy);
+				return -1;
+			}
 			if (!valid_name(tok)) {
 				rd_cli_usage_error(cli, "invalid device name '%s'", tok);
 				free(copy);
@@ -159,6 +237,29 @@ int rd_cli_setup(struct rd_cli *cli)
 		rd_cli_error(cli, "%s: cannot use as --sysroot: %s", cli->sysroot_dir, strerror(-ret));
 		return RD_EXIT_FAIL;
 	}
+	/* A common slip: --sysroot X/sys, pointing at sys/ rather than the root above it. */
+	if (!rd_sysroot_is_live(&cli->sr) && rd_sys_check_dir(&cli->sr, "/sys") != 0 &&
+	    rd_sys_check_dir(&cli->sr, "/class/infiniband") == 0) {
+		const char *slash = strrchr(cli->sr.root, '/');
+		const char *base = slash ? slash + 1 : cli->sr.root;
+		char *real = realpath(cli->sr.root, NULL);
+		char *rslash = real ? strrchr(real, '/') : NULL;
+
+		if (strcmp(base, "sys") == 0)
+			rd_cli_error(cli, "%s: cannot use as --sysroot: it is a sys/ directory, not the "
+				     "root above it (did you mean --sysroot %.*s?)", cli->sr.root,
+				     slash ? (int)(slash == cli->sr.root ? 1 : slash - cli->sr.root) : 1,
+				     slash ? cli->sr.root : ".");
+		else if (rslash && strcmp(rslash + 1, "sys") == 0)	/* ".", "sys/class/.." */
+			rd_cli_error(cli, "%s: cannot use as --sysroot: it is a sys/ directory, not the "
+				     "root above it (did you mean --sysroot %.*s?)", cli->sr.root,
+				     (int)(rslash == real ? 1 : rslash - real), real);
+		else
+			rd_cli_error(cli, "%s: cannot use as --sysroot: it holds class/infiniband but no "
+				     "sys/ (give the directory that contains sys/)", cli->sr.root);
+		free(real);
+		return RD_EXIT_FAIL;
+	}
 	if (rd_color_mode(cli->color_arg, STDOUT_FILENO, &cli->color))
 		return RD_EXIT_USAGE;
 	return -1;
@@ -189,18 +290,73 @@ static void report_no_devices(struct rd_cli *cli)
 			  "for soft-RoCE; check 'dmesg')");
 }
 
+/*
+ * The names under the class directory that are devices a scan would read:
+ * an entry that is a dangling link or not a directory is skipped by the
+ * scan, so it is not offered as a "known" device either.
+ */
+static void readable_device_names(const struct rd_cli *cli, struct rd_strlist *out)
+{
+	struct rd_strlist names = { 0 };
+
+	rd_device_names(&cli->sr, &names);
+	for (size_t i = 0; i < names.n; i++)
+		if (rd_sys_check_dir(&cli->sr, "/sys/class/infiniband/%s", names.v[i]) == 0 &&
+		    rd_strlist_add(out, names.v[i]) != 0)
+			break;
+	rd_strlist_free(&names);
+}
+
+/*
+ * A device named with -d that is listed but cannot be read (a dangling link
+ * in a copied tree, a file instead of a directory): say what is wrong with
+ * it, rather than "no RDMA devices" after the scan skipped it.
+ */
+static int check_named_devices(struct rd_cli *cli)
+{
+	struct rd_strlist names = { 0 };
+	int ret = 0;
+
+	if (!cli->devices.n || rd_device_names(&cli->sr, &names) != 0)
+		goto out;
+	for (size_t i = 0; i < cli->devices.n; i++) {
+		const char *name = cli->devices.v[i];
+		char path[RD_PATH_MAX];
+		int why;
+
+		if (!rd_strlist_has(&names, name))
+			continue;	/* unknown: the scan reports it with the known ones */
+		why = rd_sys_check_dir(&cli->sr, "/sys/class/infiniband/%s", name);
+		if (!why)
+			continue;
+		rd_sys_resolve(&cli->sr, path, sizeof(path), "/sys/class/infiniband/");
+		rd_cli_error(cli, "%s: cannot read this device: %s (%s%s)", name,
+			     why == -ENOTDIR ? "not a directory" : rd_read_strerror(why), path, name);
+		ret = RD_EXIT_FAIL;
+		break;
+	}
+out:
+	rd_strlist_free(&names);
+	return ret;
+}
+
 int rd_cli_scan_devices(struct rd_cli *cli, struct rd_device_list *list)
 {
 	const char *unknown = NULL;
 	int ret;
 
+	list->v = NULL;
+	list->n = 0;
+	ret = check_named_devices(cli);
+	if (ret)
+		return ret;
 	ret = rd_device_scan_flags(&cli->sr, &cli->devices, list, &unknown, &cli->warnings,
 				   cli->scan_flags);
 	if (ret == -ENODEV && unknown) {
 		struct rd_strlist names = { 0 };
 		char *known;
 
-		rd_device_names(&cli->sr, &names);
+		readable_device_names(cli, &names);
 		known = rd_strlist_join(&names, " ");
 		if (names.n)
 			rd_cli_error(cli, "%s: no such device (known: %s)", unknown, known ? known : "");
@@ -264,13 +420,16 @@ int rd_cli_help_version(const struct rd_cli *cli, void (*usage)(const char *prog
 
 int rd_cli_exit(struct rd_cli *cli, struct rd_out *o, int ret)
 {
-	if (o && rd_out_finish(o) && ret == RD_EXIT_OK) {
-		rd_cli_error(cli, "write error on stdout");
+	int err = o ? rd_out_finish(o) : 0;
+
+	/* A write error is reported once, at exit (close_stdout_at_exit). */
+	if (err == -ENOMEM)
+		rd_cli_error(cli, "out of memory");
+	if (err && ret == RD_EXIT_OK)
 		ret = RD_EXIT_FAIL;
-	}
 	rd_cli_flush_warnings(cli);
 	rd_cli_free(cli);
-	return ret;
+	return rd_cli_stdout_status(ret);
 }
 
 int rd_cli_bad_value(const struct rd_cli *cli, int opt, const char *arg, const struct option *longopts)

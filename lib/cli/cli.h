@@ -83,6 +83,13 @@ struct rd_out;
  * failure, reported once), print the warnings, free the CLI state.
  */
 int rd_cli_exit(struct rd_cli *cli, struct rd_out *o, int ret);
+/*
+ * The last step of main (rd_cli_exit does it): flush stdout; on a write
+ * error now or before, print "prog: write error: <why>" and return
+ * failure (ret if already non-zero).  A tool that returns without it is
+ * still checked at exit, which then ends the process with _exit.
+ */
+int rd_cli_stdout_status(int ret);
 
 /*
  * getopt_long with the common options handled here: returns the next

@@ -173,11 +173,14 @@ struct field_ctx {
 
 static void field_warn(const struct field_ctx *fc, const char *file, const char *what)
 {
+	char where[RD_PATH_MAX];	/* the file read, under --sysroot too */
+
+	rd_sys_resolve(fc->sr, where, sizeof(where), fc->dir);
 	if (fc->port)
 		rd_warn(fc->w, "%s port %u: %s: %s (%s/%s)", fc->dev, fc->port, file, what,
-			fc->dir, file);
+			where, file);
 	else
-		rd_warn(fc->w, "%s: %s: %s (%s/%s)", fc->dev, file, what, fc->dir, file);
+		rd_warn(fc->w, "%s: %s: %s (%s/%s)", fc->dev, file, what, where, file);
 }
 
 /* optional: a missing file is normal (driver-specific attribute) */
@@ -270,21 +273,25 @@ static bool read_enum_field(const struct field_ctx *fc, const char *file, uint64
 }
 
 static void read_port(const struct rd_sysroot *sr, const struct rd_device *dev,
-		      struct rd_port *port, struct rd_warnings *w)
+		      struct rd_port *port, struct rd_warnings *w, unsigned int flags)
 {
 	struct field_ctx fc = { .sr = sr, .w = w, .dev = dev->name, .port = port->num };
 	char buf[64];
 
 	snprintf(fc.dir, sizeof(fc.dir), IB_CLASS "/%s/ports/%u", dev->name, port->num);
 
-	if (read_enum_field(&fc, "state", &port->state, rd_port_state_name))
+	if ((flags & RD_SCAN_PORT_STATE) &&
+	    read_enum_field(&fc, "state", &port->state, rd_port_state_name))
 		port->known |= RD_PORT_STATE;
-	if (read_enum_field(&fc, "phys_state", &port->phys_state, rd_phys_state_name))
+	if ((flags & RD_SCAN_PORT_STATE) &&
+	    read_enum_field(&fc, "phys_state", &port->phys_state, rd_phys_state_name))
 		port->known |= RD_PORT_PHYS_STATE;
 
 	/* The kernel fails rate with EINVAL when the speed is not known yet. */
-	int ret = rd_sys_read_str(sr, port->rate_str, sizeof(port->rate_str), "%s/rate", fc.dir);
+	int ret = -EINVAL;
 
+	if (flags & RD_SCAN_PORT_LINK)
+		ret = rd_sys_read_str(sr, port->rate_str, sizeof(port->rate_str), "%s/rate", fc.dir);
 	if (ret == 0) {
 		ret = rd_parse_rate(port->rate_str, &port->rate);
 		if (ret == 0) {
@@ -314,6 +321,8 @@ static void read_port(const struct rd_sysroot *sr, const struct rd_device *dev,
 			field_warn(&fc, "link_layer", what);
 		}
 	}
+	if (!(flags & RD_SCAN_PORT_LINK))
+		return;
 	if (read_num_field(&fc, "lid", &port->lid, true))
 		port->known |= RD_PORT_LID;
 	if (read_num_field(&fc, "sm_lid", &port->sm_lid, true))
@@ -358,6 +367,25 @@ int rd_port_netdevs_sysfs(const struct rd_sysroot *sr, const struct rd_device *d
 		}
 	}
 	rd_strlist_free(&l);
+
+	/*
+	 * A RoCE LAG's GIDs name the bond: its slaves are the port's netdevs
+	 * too (rdma-devmap reads them the same way, rd_netdev_read).
+	 */
+	for (size_t i = 0, n = out->n; i < n; i++) {
+		char slaves[256];
+		const char *m = out->v[i];
+
+		if (strchr(m, '/') || m[0] == '.' ||
+		    rd_sys_read_str(sr, slaves, sizeof(slaves), "/sys/class/net/%s/bonding/slaves", m))
+			continue;
+		ret = rd_parse_bond_slaves(slaves, &l);
+		for (size_t j = 0; ret == 0 && j < l.n; j++)
+			ret = rd_strlist_add_unique(out, l.v[j]);
+		rd_strlist_free(&l);
+		if (ret)
+			return ret;
+	}
 
 	if (dev->parent[0]) {
 		ret = rd_strlist_add_unique(out, dev->parent);
@@ -455,23 +483,26 @@ static int device_read(const struct rd_sysroot *sr, const char *name, struct rd_
 
 	if (read_enum_field(&fc, "node_type", &dev->node_type, NULL))
 		dev->known |= RD_DEV_NODE_TYPE;
-	if (read_guid_field(&fc, "node_guid", &dev->node_guid))
-		dev->known |= RD_DEV_NODE_GUID;
-	if (read_guid_field(&fc, "sys_image_guid", &dev->sys_image_guid))
-		dev->known |= RD_DEV_SYS_IMAGE_GUID;
-	if (read_str_field(&fc, "fw_ver", dev->fw_ver, sizeof(dev->fw_ver), true))
+	if ((flags & RD_SCAN_DEV_FW) &&
+	    read_str_field(&fc, "fw_ver", dev->fw_ver, sizeof(dev->fw_ver), true))
 		dev->known |= RD_DEV_FW_VER;
-	if (read_str_field(&fc, "hca_type", dev->hca_type, sizeof(dev->hca_type), true))
-		dev->known |= RD_DEV_HCA_TYPE;
-	if (read_str_field(&fc, "board_id", dev->board_id, sizeof(dev->board_id), true))
-		dev->known |= RD_DEV_BOARD_ID;
-	if (read_str_field(&fc, "node_desc", dev->node_desc, sizeof(dev->node_desc), false))
-		dev->known |= RD_DEV_NODE_DESC;
+	if (flags & RD_SCAN_DEV_IDS) {
+		if (read_guid_field(&fc, "node_guid", &dev->node_guid))
+			dev->known |= RD_DEV_NODE_GUID;
+		if (read_guid_field(&fc, "sys_image_guid", &dev->sys_image_guid))
+			dev->known |= RD_DEV_SYS_IMAGE_GUID;
+		if (read_str_field(&fc, "hca_type", dev->hca_type, sizeof(dev->hca_type), true))
+			dev->known |= RD_DEV_HCA_TYPE;
+		if (read_str_field(&fc, "board_id", dev->board_id, sizeof(dev->board_id), true))
+			dev->known |= RD_DEV_BOARD_ID;
+		if (read_str_field(&fc, "node_desc", dev->node_desc, sizeof(dev->node_desc), false))
+			dev->known |= RD_DEV_NODE_DESC;
+	}
 	/* Soft devices (rxe, siw) name the netdev they sit on. */
 	if (!read_str_field(&fc, "parent", dev->parent, sizeof(dev->parent), true))
 		dev->parent[0] = '\0';
 
-	if (rd_sys_link_basename(sr, link, sizeof(link), "%s/device", fc.dir) == 0) {
+	if (rd_sys_link_resolved_name(sr, link, sizeof(link), "%s/device", fc.dir) == 0) {
 		/* The link names the parent even when a copied tree lost it. */
 		if (looks_like_pci(link))
 			rd_strlcpy(dev->pci, link, sizeof(dev->pci));
@@ -483,7 +514,7 @@ static int device_read(const struct rd_sysroot *sr, const char *name, struct rd_
 		rd_strlcpy(dev->driver, link, sizeof(dev->driver));
 	find_uverbs(uv, name, dev->uverbs, sizeof(dev->uverbs));
 	dev->num_vfs = -1;
-	if (rd_sys_link_basename(sr, link, sizeof(link), "%s/device/physfn", fc.dir) == 0 &&
+	if (rd_sys_link_resolved_name(sr, link, sizeof(link), "%s/device/physfn", fc.dir) == 0 &&
 	    looks_like_pci(link))
 		rd_strlcpy(dev->pf_pci, link, sizeof(dev->pf_pci));
 	{
@@ -520,7 +551,7 @@ static int device_read(const struct rd_sysroot *sr, const char *name, struct rd_
 		struct rd_port *p = &dev->ports[dev->nports++];
 
 		p->num = (unsigned int)num;
-		read_port(sr, dev, p, w);
+		read_port(sr, dev, p, w, flags);
 		if (!(flags & RD_SCAN_NETDEVS))
 			continue;
 		ret = rd_port_netdevs_sysfs(sr, dev, p, &p->netdevs);
@@ -547,7 +578,7 @@ int rd_device_read(const struct rd_sysroot *sr, const char *name, struct rd_devi
 	int ret;
 
 	uverbs_map_read(sr, &uv);
-	ret = device_read(sr, name, dev, w, &uv, RD_SCAN_NETDEVS);
+	ret = device_read(sr, name, dev, w, &uv, RD_SCAN_ALL);
 	uverbs_map_free(&uv);
 	return ret;
 }
@@ -577,7 +608,7 @@ struct rd_port *rd_device_port(struct rd_device *dev, unsigned int num)
 int rd_device_scan(const struct rd_sysroot *sr, const struct rd_strlist *filter,
 		   struct rd_device_list *list, const char **unknown, struct rd_warnings *w)
 {
-	return rd_device_scan_flags(sr, filter, list, unknown, w, RD_SCAN_NETDEVS);
+	return rd_device_scan_flags(sr, filter, list, unknown, w, RD_SCAN_ALL);
 }
 
 int rd_device_scan_flags(const struct rd_sysroot *sr, const struct rd_strlist *filter,
@@ -621,14 +652,16 @@ int rd_device_scan_flags(const struct rd_sysroot *sr, const struct rd_strlist *f
 			/* Listed but unreadable (dangling link, vanished): say so, go on. */
 			size_t len = strlen(names.v[i]);
 			int why = rd_sys_check_dir(sr, IB_CLASS "/%s", names.v[i]);
+			char class[RD_PATH_MAX];
 
+			rd_sys_resolve(sr, class, sizeof(class), IB_CLASS);
 			if (len >= sizeof(list->v->name))
-				rd_warn(w, "%.64s...: listed in " IB_CLASS " but cannot be read: "
+				rd_warn(w, "%.64s...: listed in %s but cannot be read: "
 					"name of %zu characters (at most %zu); skipped",
-					names.v[i], len, sizeof(list->v->name) - 1);
+					names.v[i], class, len, sizeof(list->v->name) - 1);
 			else
-				rd_warn(w, "%s: listed in " IB_CLASS " but cannot be read: %s; skipped",
-					names.v[i], why ? rd_read_strerror(why) : "vanished");
+				rd_warn(w, "%s: listed in %s but cannot be read: %s; skipped",
+					names.v[i], class, why ? rd_read_strerror(why) : "vanished");
 			ret = 0;
 			continue;
 		}

@@ -108,7 +108,20 @@ void rd_device_free(struct rd_device *dev);
  * tool does not show (RD_SCAN_NETDEVS: the ports' netdev lists, which read
  * every gid_attrs/ndevs file).
  */
-enum { RD_SCAN_NETDEVS = 1u << 0 };
+enum {
+	RD_SCAN_NETDEVS = 1u << 0,
+	/*
+	 * Groups of attributes read (and warned about) only when a tool shows
+	 * them: a tool warns only about what its output depends on.  Node
+	 * type, link layer and the port list are always read.
+	 */
+	RD_SCAN_PORT_STATE = 1u << 1,	/* state, phys_state */
+	RD_SCAN_PORT_LINK = 1u << 2,	/* rate, lid, sm_lid, sm_sl, lid_mask_count, cap_mask */
+	RD_SCAN_DEV_IDS = 1u << 3,	/* node_guid, sys_image_guid, hca_type, board_id, node_desc */
+	RD_SCAN_DEV_FW = 1u << 4,	/* fw_ver */
+	RD_SCAN_ALL = RD_SCAN_NETDEVS | RD_SCAN_PORT_STATE | RD_SCAN_PORT_LINK | RD_SCAN_DEV_IDS |
+		      RD_SCAN_DEV_FW,
+};
 int rd_device_scan(const struct rd_sysroot *sr, const struct rd_strlist *filter,
 		   struct rd_device_list *list, const char **unknown, struct rd_warnings *w);
 int rd_device_scan_flags(const struct rd_sysroot *sr, const struct rd_strlist *filter,

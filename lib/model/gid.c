@@ -129,9 +129,13 @@ static void read_gid_attr(const struct rd_sysroot *sr, struct rd_warnings *w,
 	if (ret == 0)
 		return;
 	buf[0] = '\0';
-	if (ret != -ENOENT && ret != -EINVAL)
+	if (ret != -ENOENT && ret != -EINVAL) {
+		char where[RD_PATH_MAX];	/* the file read, under --sysroot too */
+
+		rd_sys_resolve(sr, where, sizeof(where), dir);
 		rd_warn(w, "%s port %u: GID %u: gid_attrs/%s: %s (%s/gid_attrs/%s/%s)", dev->name,
-			port->num, index, what, why, dir, what, slot);
+			port->num, index, what, why, where, what, slot);
+	}
 }
 
 int rd_port_gid_table_vlans(const struct rd_sysroot *sr, const struct rd_device *dev,
@@ -140,16 +144,17 @@ int rd_port_gid_table_vlans(const struct rd_sysroot *sr, const struct rd_device 
 			    struct rd_warnings *w)
 {
 	struct rd_strlist slots = { 0 };
-	char dir[RD_PATH_MAX];
+	char dir[RD_PATH_MAX], where[RD_PATH_MAX];
 	size_t cap = 0;
 	int ret;
 
 	memset(t, 0, sizeof(*t));
 	snprintf(dir, sizeof(dir), "/sys/class/infiniband/%s/ports/%u", dev->name, port->num);
+	rd_sys_resolve(sr, where, sizeof(where), dir);	/* warnings name the file read */
 	ret = rd_sys_list(sr, &slots, "%s/gids", dir);
 	if (ret) {
 		rd_warn(w, "%s port %u: cannot list GIDs: %s (%s/gids)", dev->name, port->num,
-			rd_read_strerror(ret), dir);
+			rd_read_strerror(ret), where);
 		return ret;
 	}
 
@@ -159,7 +164,7 @@ int rd_port_gid_table_vlans(const struct rd_sysroot *sr, const struct rd_device 
 
 		if (rd_parse_u64(slots.v[i], &idx) || idx > 0xffffff) {
 			rd_warn(w, "%s port %u: \"%.40s\" is not a GID index; skipped (%s/gids)",
-				dev->name, port->num, slots.v[i], dir);
+				dev->name, port->num, slots.v[i], where);
 			continue;
 		}
 		t->slots++;
@@ -167,7 +172,7 @@ int rd_port_gid_table_vlans(const struct rd_sysroot *sr, const struct rd_device 
 		ret = rd_sys_read_gid(sr, g.raw, "%s/gids/%s", dir, slots.v[i]);
 		if (ret) {
 			rd_warn(w, "%s port %u: GID %u: %s; skipped (%s/gids/%s)", dev->name,
-				port->num, g.index, rd_read_strerror(ret), dir, slots.v[i]);
+				port->num, g.index, rd_read_strerror(ret), where, slots.v[i]);
 			continue;
 		}
 		if (rd_gid_is_zero(g.raw) && !include_empty)

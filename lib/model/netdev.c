@@ -205,19 +205,6 @@ int64_t rd_parse_netdev_speed(const char *s)
 	return sp > 0 ? sp : -1;
 }
 
-int rd_parse_bond_slaves(char *s, struct rd_strlist *out)
-{
-	char *save = NULL, *tok;
-
-	for (tok = strtok_r(s, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-		int ret = rd_strlist_add(out, tok);
-
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
 int rd_netdev_read(const struct rd_sysroot *sr, const char *name, const struct rd_vlan_map *vlans,
 		   struct rd_netdev_info *nd)
 {

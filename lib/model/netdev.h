@@ -88,8 +88,6 @@ struct rtnl_link;
 void rd_netdev_from_rtnl(struct rtnl_link *link, struct rd_netdev_info *nd);
 /* The sysfs "speed" value: Mb/s, or -1 when unknown ("-1", 0, not a number). */
 int64_t rd_parse_netdev_speed(const char *s);
-/* bonding/slaves, "ens1f0 ens1f1": each name appended to out (s is cut up).  -ENOMEM only. */
-int rd_parse_bond_slaves(char *s, struct rd_strlist *out);
 /* "Up", "Down" or "NA" as ibdev2netdev prints it. */
 const char *rd_netdev_updown(const struct rd_netdev_info *nd);
 

@@ -90,9 +90,9 @@ static void emit_json(struct rd_out *o, json_object *obj, bool pretty)
 
 	flags |= pretty ? (JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED) : JSON_C_TO_STRING_PLAIN;
 	if (fprintf(o->fp, "%s\n", json_object_to_json_string_ext(obj, flags)) < 0)
-		o->io_error = -EIO;
-	if (o->stream)
-		fflush(o->fp);
+		o->io_error = rd_write_error(errno);
+	if (o->stream && fflush(o->fp) != 0)
+		o->io_error = rd_write_error(errno);
 }
 
 /* Attach a new JSON value to the current container. */
@@ -161,8 +161,10 @@ int rd_out_finish(struct rd_out *o)
 		emit_json(o, o->root, true);
 		json_object_put(o->root);
 	}
-	if (fflush(o->fp) != 0 || ferror(o->fp))
-		o->io_error = -EIO;
+	if (fflush(o->fp) != 0)
+		o->io_error = rd_write_error(errno);
+	else if (ferror(o->fp) && !o->io_error)
+		o->io_error = rd_write_error(0);
 	ret = o->io_error ? o->io_error : (o->failed ? -ENOMEM : 0);
 	free(o);
 	return ret;
@@ -177,7 +179,7 @@ static void text_printf(struct rd_out *o, const char *fmt, ...)
 
 	va_start(ap, fmt);
 	if (vfprintf(o->fp, fmt, ap) < 0)
-		o->io_error = -EIO;
+		o->io_error = rd_write_error(errno);
 	va_end(ap);
 }
 
@@ -185,7 +187,7 @@ static void text_printf(struct rd_out *o, const char *fmt, ...)
 static void text_puts(struct rd_out *o, const char *s)
 {
 	if (fputs(s, o->fp) < 0)
-		o->io_error = -EIO;
+		o->io_error = rd_write_error(errno);
 }
 
 static void text_pad(struct rd_out *o, size_t n)
@@ -196,7 +198,7 @@ static void text_pad(struct rd_out *o, size_t n)
 		size_t k = n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1;
 
 		if (fwrite(spaces, 1, k, o->fp) != k)
-			o->io_error = -EIO;
+			o->io_error = rd_write_error(errno);
 		n -= k;
 	}
 }

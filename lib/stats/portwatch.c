@@ -472,9 +472,9 @@ static void warn_counters(struct rd_portwatch *pw, struct rd_watch_port *p)
 
 		if (c->err && c->err != c->warned) {
 			if (c->fd >= 0 || !p->use_nl || c->src == RD_SRC_PMA)
-				rd_warn(pw->w, "%s port %u: %s/%s: %s (/sys/class/infiniband/%s/ports/%u/%s/%s)",
-					p->dev, p->port, dir, c->name, rd_read_strerror(c->err), p->dev,
-					p->port, dir, c->name);
+				rd_warn(pw->w, "%s port %u: %s/%s: %s (%s/sys/class/infiniband/%s/ports/%u/%s/%s)",
+					p->dev, p->port, dir, c->name, rd_read_strerror(c->err),
+					pw->sr->root, p->dev, p->port, dir, c->name);
 			else
 				rd_warn(pw->w, "%s port %u: hw counter %s: %s (netlink)", p->dev, p->port,
 					c->name, rd_read_strerror(c->err));

@@ -276,6 +276,32 @@ int rd_sys_link_basename(const struct rd_sysroot *sr, char *buf, size_t len, con
 	return 0;
 }
 
+int rd_sys_link_resolved_name(const struct rd_sysroot *sr, char *buf, size_t len, const char *fmt, ...)
+{
+	char path[RD_PATH_MAX];
+	const char *base;
+	char *real;
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vresolve(sr, path, sizeof(path), fmt, ap);
+	va_end(ap);
+	if (ret)
+		return ret;
+	real = realpath(path, NULL);
+	if (!real)
+		return rd_sys_link_basename(sr, buf, len, "%s", path + sr->rootlen);
+	base = strrchr(real, '/');
+	base = base ? base + 1 : real;
+	if (!*base || strlen(base) >= len)
+		ret = *base ? -ENAMETOOLONG : -EINVAL;
+	else
+		rd_strlcpy(buf, base, len);
+	free(real);
+	return ret;
+}
+
 int rd_sys_check_dir(const struct rd_sysroot *sr, const char *fmt, ...)
 {
 	char path[RD_PATH_MAX];

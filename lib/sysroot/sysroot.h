@@ -53,6 +53,14 @@ int rd_sys_readlink(const struct rd_sysroot *sr, char *buf, size_t len, const ch
 /* Last path component of a symlink's target ("../../mlx5_core" -> "mlx5_core"). */
 int rd_sys_link_basename(const struct rd_sysroot *sr, char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/*
+ * Last component of the path a symlink resolves to, following every link
+ * on the way ("../.." from .../0000:03:00.0/infiniband/mlx5_0 ->
+ * "0000:03:00.0"); when it does not resolve (a copied tree lost the
+ * target), the last component of the link's text, as rd_sys_link_basename.
+ */
+int rd_sys_link_resolved_name(const struct rd_sysroot *sr, char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 /* 0 if the path is a directory (symlinks followed); else -ENOTDIR, -ENOLINK, -ELOOP... */
 int rd_sys_check_dir(const struct rd_sysroot *sr, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

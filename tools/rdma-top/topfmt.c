@@ -376,7 +376,9 @@ int rd_metrics_write(FILE *fp, const struct rd_portwatch *pw, bool openmetrics)
 		ret = counter_families(&m, RD_SRC_HW);
 	if (openmetrics)
 		fputs("# EOF\n", fp);
-	if (fflush(fp) || ferror(fp))
-		return -EIO;
+	if (fflush(fp))
+		return rd_write_error(errno);
+	if (ferror(fp))
+		return rd_write_error(0);
 	return ret;
 }
