@@ -86,7 +86,7 @@ int rd_parse_gid(const char *s, uint8_t gid[16])
 int rd_parse_enum(const char *s, uint64_t *num, char *name, size_t namelen)
 {
 	const char *p = skip_space(s);
-	char digits[24];
+	char digits[24] = "";	/* zeroed: clang's analyzer loses track of the copy loop */
 	size_t n = 0;
 	int ret;
 

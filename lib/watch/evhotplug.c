@@ -1,18 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
- * The event watcher's hot-plug: kobject uevents of the infiniband and
+ * The hot-plug sources (evhotplug.h): kobject uevents of the infiniband and
  * infiniband_verbs classes, rescans of the device list, and retries of
  * devices that cannot be opened yet.
  */
 #define _GNU_SOURCE
-#include "evwatch_int.h"
+#include "evhotplug.h"
 
 #include <errno.h>
 #include <linux/netlink.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
@@ -45,37 +44,26 @@ static bool open_retryable(int err)
 #define OPEN_RETRIES 10
 #define OPEN_RETRY_MS 300
 
-static void retry_arm(struct rd_watch *w, bool on)
+static void retry_arm(struct rd_ev_hotplug *w, bool on)
 {
 	struct itimerspec its = { 0 };
 
-	if (w->timer_fd < 0)
+	if (w->retry.fd < 0)
 		return;
 	if (on)
 		its.it_value.tv_nsec = OPEN_RETRY_MS * 1000000L;
-	(void)timerfd_settime(w->timer_fd, 0, &its, NULL);
+	(void)timerfd_settime(w->retry.fd, 0, &its, NULL);
 }
 
-void rdw_retry_setup(struct rd_watch *w)
+/* The retry timer expired: try the devices again. */
+static void retry_fire(struct rd_ev_input *src, uint32_t revents)
 {
-	struct epoll_event ee = { .events = EPOLLIN, .data.ptr = &w->timer_src };
-
-	w->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (w->timer_fd < 0)
-		return;	/* no retries: a device that cannot be opened at once is warned about */
-	w->timer_src.kind = SRC_TIMER;
-	if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->timer_fd, &ee) < 0) {
-		close(w->timer_fd);
-		w->timer_fd = -1;
-	}
-}
-
-void rdw_retry_fire(struct rd_watch *w)
-{
+	struct rd_ev_hotplug *w = rd_container_of(src, struct rd_ev_hotplug, retry);
 	uint64_t expirations;
 
-	if (read(w->timer_fd, &expirations, sizeof(expirations)) > 0)
-		rdw_rescan(w);
+	(void)revents;
+	if (read(w->retry.fd, &expirations, sizeof(expirations)) > 0)
+		rd_ev_hotplug_rescan(w);
 }
 
 static struct ibv_device *listed(struct ibv_device **list, const char *uverbs)
@@ -167,39 +155,40 @@ static void uverbs_pairs_free(struct uverbs_pairs *up)
  * cannot be opened yet after a hot-plug is retried a few times before the
  * warning (see open_retryable), then left alone until it goes and comes back.
  */
-void rdw_rescan(struct rd_watch *w)
+void rd_ev_hotplug_rescan(struct rd_ev_hotplug *w)
 {
+	struct rd_ev_set *s = w->set;
 	struct rd_nl_ports nl = { 0 };
 	struct uverbs_pairs up = { 0 };
 	bool have_nl = false, tried_nl = false, retry = false;
 	struct ibv_device **list;
 	int n = 0;
 
-	uverbs_pairs_read(&w->sr, &up);
-	for (struct wdev *d = w->devs; d; d = d->next) {
+	uverbs_pairs_read(&s->sr, &up);
+	for (struct rd_ev_dev *d = s->devs; d; d = d->next) {
 		char text[96];
 
 		if (d->dead || rd_strlist_has(&up.uverbs, d->uverbs))
 			continue;
 		snprintf(text, sizeof(text), "%s no longer exists", d->uverbs);
-		rdw_release(w, d, "vanished", text);
+		rd_ev_release(s, d, "vanished", text);
 	}
-	strlist_prune(&w->fatal, &up.uverbs);
-	strlist_prune(&w->given_up, &up.uverbs);
+	strlist_prune(&s->fatal, &up.uverbs);
+	strlist_prune(&s->given_up, &up.uverbs);
 
 	/* libibverbs caches its list but reads the kernel's again on every call. */
 	list = ibv_get_device_list(&n);
 	if (!list)
-		rd_warn(w->warn, "cannot list RDMA devices with libibverbs: %s", strerror(errno));
+		rd_warn(s->warn, "cannot list RDMA devices with libibverbs: %s", strerror(errno));
 	for (size_t i = 0; i < up.uverbs.n; i++) {
 		const char *name = up.ibdevs.v[i], *uv = up.uverbs.v[i];
 		struct ibv_device *idev;
 		int err;
 
-		if (w->filter.n && !rd_strlist_has(&w->filter, name))
+		if (s->filter.n && !rd_strlist_has(&s->filter, name))
 			continue;
-		if (rdw_find_uverbs(w, uv) || rd_strlist_has(&w->fatal, uv) ||
-		    rd_strlist_has(&w->given_up, uv))
+		if (rd_ev_find_uverbs(s, uv) || rd_strlist_has(&s->fatal, uv) ||
+		    rd_strlist_has(&s->given_up, uv))
 			continue;
 		idev = listed(list, uv);
 		if (idev) {
@@ -207,24 +196,24 @@ void rdw_rescan(struct rd_watch *w)
 				tried_nl = true;
 				have_nl = rd_nldev_ports(&nl, 2000) == 0;
 			}
-			err = rdw_open_dev(w, idev, have_nl ? &nl : NULL);
+			err = rd_ev_open_dev(s, idev, have_nl ? &nl : NULL);
 			if (!err)
 				continue;
 		} else {
 			/* libibverbs leaves out what it cannot stat in /dev/infiniband. */
 			err = -ENODEV;
 		}
-		if (!w->initial && open_retryable(-err) && w->open_retries < OPEN_RETRIES) {
+		if (!s->initial && open_retryable(-err) && w->open_retries < OPEN_RETRIES) {
 			retry = true;
 			continue;
 		}
 		if (idev)
-			rd_warn(w->warn, "%s: cannot open: %s%s; not watched", name, strerror(-err),
+			rd_warn(s->warn, "%s: cannot open: %s%s; not watched", name, strerror(-err),
 				open_hint(-err));
 		else
-			rd_warn(w->warn, "%s: libibverbs does not list it (no userspace provider for its "
+			rd_warn(s->warn, "%s: libibverbs does not list it (no userspace provider for its "
 				"driver, or no /dev/infiniband/%s); not watched", name, uv);
-		rd_strlist_add_unique(&w->given_up, uv);
+		rd_strlist_add_unique(&s->given_up, uv);
 	}
 	if (retry) {
 		w->open_retries++;
@@ -232,16 +221,16 @@ void rdw_rescan(struct rd_watch *w)
 	} else {
 		w->open_retries = 0;
 	}
-	if (w->initial) {
+	if (s->initial) {
 		/* Devices without a uverbs device cannot be opened at all: say why. */
 		struct rd_strlist names = { 0 };
 
-		if (rd_device_names(&w->sr, &names) == 0) {
+		if (rd_device_names(&s->sr, &names) == 0) {
 			for (size_t i = 0; i < names.n; i++) {
-				if ((w->filter.n && !rd_strlist_has(&w->filter, names.v[i])) ||
+				if ((s->filter.n && !rd_strlist_has(&s->filter, names.v[i])) ||
 				    rd_strlist_has(&up.ibdevs, names.v[i]))
 					continue;
-				rd_warn(w->warn, "%s: no uverbs device (is ib_uverbs loaded?); not watched",
+				rd_warn(s->warn, "%s: no uverbs device (is ib_uverbs loaded?); not watched",
 					names.v[i]);
 			}
 		}
@@ -255,31 +244,42 @@ void rdw_rescan(struct rd_watch *w)
 
 /* ---- kobject uevents ---- */
 
-int rdw_uevent_setup(struct rd_watch *w)
+static void uevents_read(struct rd_ev_input *src, uint32_t revents);
+
+int rd_ev_hotplug_open(struct rd_ev_hotplug *w, struct rd_ev_set *set)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = 1 };	/* kernel events */
-	struct epoll_event ee = { .events = EPOLLIN, .data.ptr = &w->uev_src };
-	int fd, sz = 1 << 20;
+	int fd, ret, sz = 1 << 20;
+
+	w->set = set;
+	w->uevents.ready = uevents_read;
+	w->retry.ready = retry_fire;
+	w->retry.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	/* Without the timer, a device that cannot be opened at once is warned about. */
+	if (w->retry.fd >= 0 && rd_ev_input_add(set->epfd, &w->retry)) {
+		close(w->retry.fd);
+		w->retry.fd = -1;
+	}
 
 	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_KOBJECT_UEVENT);
 	if (fd < 0)
 		return -errno;
 	(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    epoll_ctl(w->epfd, EPOLL_CTL_ADD, fd, &ee) < 0) {
-		int err = -errno;
-
+	w->uevents.fd = fd;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		ret = -errno;
+	else
+		ret = rd_ev_input_add(set->epfd, &w->uevents);
+	if (ret) {
 		close(fd);
-		return err;
+		w->uevents.fd = -1;
 	}
-	w->uev_src.kind = SRC_UEVENT;
-	w->uev_fd = fd;
-	return 0;
+	return ret;
 }
 
-static void on_uevent(struct rd_watch *w, const struct rd_uevent *u, bool *rescan_needed)
+static void on_uevent(struct rd_ev_set *s, const struct rd_uevent *u, bool *rescan_needed)
 {
-	struct wdev *d;
+	struct rd_ev_dev *d;
 	char text[160];
 
 	if (strcmp(u->subsystem, "infiniband_verbs") == 0) {
@@ -290,27 +290,27 @@ static void on_uevent(struct rd_watch *w, const struct rd_uevent *u, bool *resca
 			 * A driver without disassociate support (rxe, siw...) waits in
 			 * the kernel until every context is closed: release now.
 			 */
-			if ((d = rdw_find_uverbs(w, u->kname))) {
+			if ((d = rd_ev_find_uverbs(s, u->kname))) {
 				/* What it said before it went comes first. */
-				(void)rdw_drain(w, d, 64);
+				(void)rd_ev_drain(s, d, 64);
 				snprintf(text, sizeof(text), "%s removed", u->kname);
-				rdw_release(w, d, "uevent", text);
+				rd_ev_release(s, d, "uevent", text);
 			}
-			strlist_remove(&w->fatal, u->kname);
-			strlist_remove(&w->given_up, u->kname);
+			strlist_remove(&s->fatal, u->kname);
+			strlist_remove(&s->given_up, u->kname);
 		}
 	} else if (strcmp(u->subsystem, "infiniband") == 0) {
 		if (strcmp(u->action, "add") == 0) {
 			*rescan_needed = true;	/* usable once its uverbs device follows */
 		} else if (strcmp(u->action, "remove") == 0) {
-			if ((d = rdw_find_name(w, u->kname))) {
-				(void)rdw_drain(w, d, 64);
+			if ((d = rd_ev_find_name(s, u->kname))) {
+				(void)rd_ev_drain(s, d, 64);
 				snprintf(text, sizeof(text), "%s removed", u->kname);
-				rdw_release(w, d, "uevent", text);
+				rd_ev_release(s, d, "uevent", text);
 			}
 		} else if (strcmp(u->action, "move") == 0 && u->old_kname[0] &&
-			   (d = rdw_find_name(w, u->old_kname))) {
-			struct rd_event *ev = rdw_push(w);
+			   (d = rd_ev_find_name(s, u->old_kname))) {
+			struct rd_event *ev = rd_ev_push(s);
 
 			/* Renamed (rdma dev set NAME name NEW): the context stays valid. */
 			rd_strlcpy(d->model.name, u->kname, sizeof(d->model.name));
@@ -324,8 +324,10 @@ static void on_uevent(struct rd_watch *w, const struct rd_uevent *u, bool *resca
 	}
 }
 
-void rdw_uevent_read(struct rd_watch *w)
+/* The uevent socket is readable. */
+static void uevents_read(struct rd_ev_input *src, uint32_t revents)
 {
+	struct rd_ev_hotplug *w = rd_container_of(src, struct rd_ev_hotplug, uevents);
 	bool rescan_needed = false;
 	char buf[8192];
 
@@ -335,7 +337,7 @@ void rdw_uevent_read(struct rd_watch *w)
 		struct msghdr msg = { .msg_name = &sa, .msg_namelen = sizeof(sa), .msg_iov = &iov,
 				      .msg_iovlen = 1 };
 		struct rd_uevent u;
-		ssize_t n = recvmsg(w->uev_fd, &msg, MSG_DONTWAIT);
+		ssize_t n = recvmsg(w->uevents.fd, &msg, MSG_DONTWAIT);
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -351,8 +353,18 @@ void rdw_uevent_read(struct rd_watch *w)
 		if (sa.nl_pid != 0 || (msg.msg_flags & MSG_TRUNC))
 			continue;
 		if (rd_uevent_parse(buf, (size_t)n, &u) == 0)
-			on_uevent(w, &u, &rescan_needed);
+			on_uevent(w->set, &u, &rescan_needed);
 	}
+	(void)revents;
 	if (rescan_needed)
-		rdw_rescan(w);
+		rd_ev_hotplug_rescan(w);
+}
+
+void rd_ev_hotplug_close(struct rd_ev_hotplug *w)
+{
+	if (w->uevents.fd >= 0)
+		close(w->uevents.fd);
+	if (w->retry.fd >= 0)
+		close(w->retry.fd);
+	w->uevents.fd = w->retry.fd = -1;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* The event watcher's view of the ports' netdevs: rtnetlink (libnl-route-3). */
+/* The link source: the watched ports' netdevs through rtnetlink (libnl-route-3), evlink.h. */
 #define _GNU_SOURCE
-#include "evwatch_int.h"
+#include "evlink.h"
 
 #include <errno.h>
 #include <linux/rtnetlink.h>
@@ -13,11 +13,10 @@
 #include <netlink/socket.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 
-void rdw_link_from_rtnl(struct rtnl_link *link, struct rd_ev_link *l)
+void rd_ev_link_from_rtnl(struct rtnl_link *link, struct rd_ev_link *l)
 {
 	char buf[32];
 	const char *name = rtnl_link_get_name(link);
@@ -32,8 +31,9 @@ void rdw_link_from_rtnl(struct rtnl_link *link, struct rd_ev_link *l)
 	l->mtu = rtnl_link_get_mtu(link);
 }
 
-void rdw_link_query(struct rd_watch *w, const char *ifname, int ifindex, struct rd_ev_link *l)
+void rd_ev_links_query(void *ctx, const char *ifname, int ifindex, struct rd_ev_link *l)
 {
+	struct rd_ev_links *w = ctx;
 	struct rtnl_link *link = NULL;
 
 	memset(l, 0, sizeof(*l));
@@ -57,18 +57,18 @@ void rdw_link_query(struct rd_watch *w, const char *ifname, int ifindex, struct 
 	}
 	if (rtnl_link_get_kernel(w->rtnl_query, ifindex, ifindex ? NULL : ifname, &link) < 0)
 		return;	/* not in this network namespace, or gone */
-	rdw_link_from_rtnl(link, l);
+	rd_ev_link_from_rtnl(link, l);
 	rtnl_link_put(link);
 }
 
-static void link_changed(struct rd_watch *w, struct wdev *d, struct wport *wp,
+static void link_changed(struct rd_ev_set *s, struct rd_ev_dev *d, struct rd_ev_port *wp,
 			 const struct rd_ev_link *now, bool deleted)
 {
 	struct rd_ev_link old = wp->link;
 	struct rd_event *ev;
 
 	if (deleted) {
-		if ((ev = rdw_push(w)))
+		if ((ev = rd_ev_push(s)))
 			rd_event_link(ev, d->model.name, wp->p->num, "LINK_GONE", &old);
 		wp->link.known = false;
 		wp->link.ifindex = 0;	/* a netdev of the same name may come back */
@@ -78,17 +78,17 @@ static void link_changed(struct rd_watch *w, struct wdev *d, struct wport *wp,
 		struct rd_ev_link r = *now;
 
 		rd_strlcpy(r.old_netdev, old.netdev, sizeof(r.old_netdev));
-		if ((ev = rdw_push(w)))
+		if ((ev = rd_ev_push(s)))
 			rd_event_link(ev, d->model.name, wp->p->num, "LINK_RENAME", &r);
 	}
-	if (old.known && rd_ev_link_up(&old) != rd_ev_link_up(now) && (ev = rdw_push(w)))
+	if (old.known && rd_ev_link_up(&old) != rd_ev_link_up(now) && (ev = rd_ev_push(s)))
 		rd_event_link(ev, d->model.name, wp->p->num, rd_ev_link_up(now) ? "LINK_UP" : "LINK_DOWN",
 			      now);
 	if (old.known && old.mtu != now->mtu) {
 		struct rd_ev_link m = *now;
 
 		m.old_mtu = old.mtu;
-		if ((ev = rdw_push(w)))
+		if ((ev = rd_ev_push(s)))
 			rd_event_link(ev, d->model.name, wp->p->num, "LINK_MTU", &m);
 	}
 	wp->link = *now;
@@ -98,24 +98,25 @@ static void link_changed(struct rd_watch *w, struct wdev *d, struct wport *wp,
 
 static void on_link_object(struct nl_object *obj, void *arg)
 {
-	struct rd_watch *w = arg;
+	struct rd_ev_links *w = arg;
+	struct rd_ev_set *s = w->set;
 	struct rtnl_link *link = (struct rtnl_link *)obj;
-	bool deleted = w->link_msgtype == RTM_DELLINK;
+	bool deleted = w->msgtype == RTM_DELLINK;
 	struct rd_ev_link now;
 
 	if (strcmp(nl_object_get_type(obj), "route/link") != 0)
 		return;
-	rdw_link_from_rtnl(link, &now);
-	for (struct wdev *d = w->devs; d; d = d->next) {
+	rd_ev_link_from_rtnl(link, &now);
+	for (struct rd_ev_dev *d = s->devs; d; d = d->next) {
 		if (d->dead)
 			continue;
 		for (unsigned int i = 0; i < d->model.nports; i++) {
-			struct wport *wp = &d->ports[i];
+			struct rd_ev_port *wp = &d->ports[i];
 
 			if (!wp->selected)
 				continue;
 			if (wp->link.ifindex && wp->link.ifindex == now.ifindex) {
-				link_changed(w, d, wp, &now, deleted);
+				link_changed(s, d, wp, &now, deleted);
 			} else if (!wp->link.ifindex && !deleted && wp->link.netdev[0] &&
 				   strcmp(wp->link.netdev, now.netdev) == 0) {
 				/* The port's netdev (re)appeared: follow it from now on. */
@@ -127,54 +128,65 @@ static void on_link_object(struct nl_object *obj, void *arg)
 
 static int on_rtnl_msg(struct nl_msg *msg, void *arg)
 {
-	struct rd_watch *w = arg;
+	struct rd_ev_links *w = arg;
 	int type = nlmsg_hdr(msg)->nlmsg_type;
 
 	if (type == RTM_NEWLINK || type == RTM_DELLINK) {
-		w->link_msgtype = type;
+		w->msgtype = type;
 		nl_msg_parse(msg, on_link_object, w);
 	}
 	return NL_OK;
 }
 
 /* After lost rtnetlink messages: compare every port's link with the kernel's. */
-static void links_resync(struct rd_watch *w)
+static void links_resync(struct rd_ev_links *w)
 {
-	for (struct wdev *d = w->devs; d; d = d->next) {
+	struct rd_ev_set *s = w->set;
+
+	for (struct rd_ev_dev *d = s->devs; d; d = d->next) {
 		for (unsigned int i = 0; !d->dead && i < d->model.nports; i++) {
-			struct wport *wp = &d->ports[i];
+			struct rd_ev_port *wp = &d->ports[i];
 			struct rd_ev_link now;
 
 			if (!wp->selected || !wp->link.netdev[0])
 				continue;
-			rdw_link_query(w, wp->link.netdev, wp->link.ifindex, &now);
+			rd_ev_links_query(w, wp->link.netdev, wp->link.ifindex, &now);
 			if (now.known)
-				link_changed(w, d, wp, &now, false);
+				link_changed(s, d, wp, &now, false);
 			else if (wp->link.known)
-				link_changed(w, d, wp, &now, true);
+				link_changed(s, d, wp, &now, true);
 		}
 	}
 }
 
-void rdw_link_read(struct rd_watch *w)
+/* The RTNLGRP_LINK socket is readable. */
+static void links_read(struct rd_ev_input *src, uint32_t revents)
 {
-	int ret = nl_recvmsgs_default(w->rtnl);
+	struct rd_ev_links *w = rd_container_of(src, struct rd_ev_links, src);
+	int ret;
+
+	(void)revents;
+	if (!w->rtnl)
+		return;
+	ret = nl_recvmsgs_default(w->rtnl);
 
 	if (ret == -NLE_NOMEM) {
 		/* ENOBUFS: the socket overflowed and messages were lost. */
 		links_resync(w);
 	} else if (ret < 0 && ret != -NLE_AGAIN) {
-		rd_warn(w->warn, "rtnetlink: %s; link changes are no longer watched", nl_geterror(ret));
-		epoll_ctl(w->epfd, EPOLL_CTL_DEL, nl_socket_get_fd(w->rtnl), NULL);
+		rd_warn(w->set->warn, "rtnetlink: %s; link changes are no longer watched", nl_geterror(ret));
+		rd_ev_input_del(w->set->epfd, &w->src);
 		nl_socket_free(w->rtnl);
 		w->rtnl = NULL;
 	}
 }
 
-int rdw_link_setup(struct rd_watch *w)
+int rd_ev_links_open(struct rd_ev_links *w, struct rd_ev_set *set)
 {
-	struct epoll_event ee = { .events = EPOLLIN, .data.ptr = &w->rtnl_src };
 	int ret;
+
+	w->set = set;
+	w->src.ready = links_read;
 
 	w->rtnl = nl_socket_alloc();
 	if (!w->rtnl)
@@ -190,10 +202,10 @@ int rdw_link_setup(struct rd_watch *w)
 		/* Room for bursts (a bond flapping); an overflow is handled by a resync. */
 		(void)nl_socket_set_buffer_size(w->rtnl, 1 << 20, 0);
 		nl_socket_modify_cb(w->rtnl, NL_CB_VALID, NL_CB_CUSTOM, on_rtnl_msg, w);
-		w->rtnl_src.kind = SRC_RTNL;
-		if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, nl_socket_get_fd(w->rtnl), &ee) == 0)
+		w->src.fd = nl_socket_get_fd(w->rtnl);
+		ret = rd_ev_input_add(set->epfd, &w->src);
+		if (ret == 0)
 			return 0;
-		ret = -errno;
 	} else {
 		ret = -EIO;
 	}
@@ -202,7 +214,7 @@ int rdw_link_setup(struct rd_watch *w)
 	return ret;
 }
 
-void rdw_link_close(struct rd_watch *w)
+void rd_ev_links_close(struct rd_ev_links *w)
 {
 	if (w->rtnl)
 		nl_socket_free(w->rtnl);

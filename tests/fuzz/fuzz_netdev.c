@@ -2,7 +2,7 @@
 /*
  * Netdev facts as the kernel hands them over: an RTM_NEWLINK/RTM_DELLINK
  * message through libnl's parser into what rdma-devmap (rd_netdev_from_rtnl)
- * and rdma-events (rdw_link_from_rtnl) take from it; /proc/net/vlan/config as
+ * and rdma-events (rd_ev_link_from_rtnl) take from it; /proc/net/vlan/config as
  * a whole file (and the map built from it looked up); the sysfs values
  * bonding/slaves, speed, and the address file IPoIB is matched by.
  */
@@ -18,7 +18,7 @@
 #include <netlink/object.h>
 #include <netlink/route/link.h>
 
-#include "watch/evwatch_int.h"
+#include "watch/evlink.h"
 #include "model/netdev.h"
 
 static void on_object(struct nl_object *obj, void *arg)
@@ -31,7 +31,7 @@ static void on_object(struct nl_object *obj, void *arg)
 		return;
 	memset(&nd, 0, sizeof(nd));
 	rd_netdev_from_rtnl((struct rtnl_link *)obj, &nd);
-	rdw_link_from_rtnl((struct rtnl_link *)obj, &l);
+	rd_ev_link_from_rtnl((struct rtnl_link *)obj, &l);
 	if (!memchr(nd.operstate, '\0', sizeof(nd.operstate)) || !memchr(l.netdev, '\0', sizeof(l.netdev)))
 		__builtin_trap();
 }

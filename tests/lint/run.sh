@@ -1,9 +1,10 @@
 #!/bin/bash
-# Static analysis, three checks, each passing only with zero findings:
+# Static analysis, four checks, each passing only with zero findings:
 #   cppcheck    lib/ tools/ tests/fuzz/ tests/unit/ bench/*.c
 #   clang-tidy  lib/ tools/ with the checks in .clang-tidy
 #   gcc -fanalyzer  a -Werror build of lib/ and tools/ in build/analyzer
-# Every finding is printed; RESULT_FILE gets "passed failed" (out of 3) for
+#   layers      the include graph against lib/README.md (tests/lint/layers.py)
+# Every finding is printed; RESULT_FILE gets "passed failed" (out of 4) for
 # tests/summary.sh.  The compiler flags are the Makefile's ALL_CFLAGS, so the
 # analyzers see the code the way the build compiles it.
 # usage: tests/lint/run.sh RESULT_FILE CFLAGS...
@@ -92,6 +93,32 @@ if command -v gcc > /dev/null; then
 	grep -q . "$work/analyzer.log" && echo "  (paths: $work/analyzer.full.log)"
 else
 	missing gcc
+fi
+
+# The layer rule of lib/README.md: no include of a higher layer, no circle.
+if command -v python3 > /dev/null; then
+	t0=$SECONDS
+	python3 tests/lint/layers.py > "$work/layers.full.log" 2>&1
+	grep -v '^layers: ' "$work/layers.full.log" > "$work/layers.log"
+	[ -s "$work/layers.full.log" ] || echo "layers.py printed nothing" > "$work/layers.log"
+	# The check must be able to fail: a tree where base includes model, and two
+	# model units include each other, gives both findings.
+	bad=$(mktemp -d)
+	mkdir -p "$bad/lib/base" "$bad/lib/model" "$bad/tools"
+	cp lib/README.md "$bad/lib/"
+	printf '#include "model/model.h"\n' > "$bad/lib/base/util.c"
+	printf '#include "b.h"\n' > "$bad/lib/model/a.h"
+	printf '#include "a.h"\n' > "$bad/lib/model/b.h"
+	printf '#include "a.h"\n' > "$bad/lib/model/model.h"
+	if python3 tests/lint/layers.py "$bad" > "$work/layers.neg.log" 2>&1 ||
+		! grep -q 'layer base may not include layer model' "$work/layers.neg.log" ||
+		! grep -q '^circle: ' "$work/layers.neg.log"; then
+		echo "layers.py did not catch a planted violation (see $work/layers.neg.log)" >> "$work/layers.log"
+	fi
+	rm -rf "$bad"
+	verdict layers "$work/layers.log" $((SECONDS - t0))
+else
+	missing python3
 fi
 
 echo "$pass $fail" > "$result"
