@@ -390,13 +390,9 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	ret = rd_cli_help_version(&cli, usage);
+	ret = rd_cli_operands(&cli, argc, argv, usage, 0, NULL);
 	if (ret >= 0)
 		goto out;
-	if (optind < argc) {
-		ret = rd_cli_usage_error(&cli, "unexpected argument '%s'", argv[optind]);
-		goto out;
-	}
 	if (verbose && names_only) {
 		ret = rd_cli_usage_error(&cli, "-v and -l do not go together");
 		goto out;

@@ -321,7 +321,7 @@ int main(int argc, char **argv)
 		ret = rd_cli_getopt_error(&cli, opt, argv);
 		goto out;
 	}
-	ret = rd_cli_help_version(&cli, usage);
+	ret = rd_cli_operands(&cli, argc, argv, usage, 1, "one NETDEV or ADDRESS");
 	if (ret >= 0)
 		goto out;
 	if (optind < argc) {
@@ -329,10 +329,6 @@ int main(int argc, char **argv)
 		ret = check_query(&cli, query);
 		if (ret)
 			goto out;
-	}
-	if (optind < argc) {
-		ret = rd_cli_usage_error(&cli, "unexpected argument '%s' (one NETDEV or ADDRESS)", argv[optind]);
-		goto out;
 	}
 	ret = rd_cli_setup(&cli);
 	if (ret >= 0)

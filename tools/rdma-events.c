@@ -281,13 +281,9 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	ret = rd_cli_help_version(&cli, usage);
+	ret = rd_cli_operands(&cli, argc, argv, usage, 0, "devices go with -d");
 	if (ret >= 0)
 		goto out;
-	if (optind < argc) {
-		ret = rd_cli_usage_error(&cli, "unexpected argument '%s' (devices go with -d)", argv[optind]);
-		goto out;
-	}
 	if (timeout_ms >= 0)
 		deadline = now_ms() + timeout_ms;
 	if (cli.sysroot_dir) {

@@ -433,7 +433,7 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	ret = rd_cli_help_version(&cli, usage);
+	ret = rd_cli_operands(&cli, argc, argv, usage, -1, NULL);
 	if (ret >= 0)
 		goto out;
 	/* Positional arguments are device names, as show_gids takes one. */

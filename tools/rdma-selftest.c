@@ -349,15 +349,11 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	ret = rd_cli_help_version(&cli, usage);
+	ret = rd_cli_operands(&cli, argc, argv, usage, 1, "one PEER");
 	if (ret >= 0)
 		goto out;
 	if (optind < argc)
 		cfg.peer = argv[optind++];
-	if (optind < argc) {
-		ret = rd_cli_usage_error(&cli, "unexpected argument '%s' (one PEER)", argv[optind]);
-		goto out;
-	}
 	why = rd_st_config_conflict(&cfg, server);
 	if (!why && cli.sysroot_dir)
 		why = "--sysroot: a self-test needs the live system";

@@ -492,13 +492,9 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	ret = rd_cli_help_version(&cli, usage);
+	ret = rd_cli_operands(&cli, argc, argv, usage, 0, NULL);
 	if (ret >= 0)
 		goto out;
-	if (optind < argc) {
-		ret = rd_cli_usage_error(&cli, "unexpected argument '%s'", argv[optind]);
-		goto out;
-	}
 	if (have_format && format == FMT_TEXT && cli.json) {
 		ret = rd_cli_usage_error(&cli, "--format text and -j do not go together");
 		goto out;

@@ -432,6 +432,19 @@ int rd_cli_exit(struct rd_cli *cli, struct rd_out *o, int ret)
 	return rd_cli_stdout_status(ret);
 }
 
+int rd_cli_operands(const struct rd_cli *cli, int argc, char **argv, void (*usage)(const char *prog),
+		    int max, const char *what)
+{
+	int ret = rd_cli_help_version(cli, usage);
+
+	if (ret >= 0)
+		return ret;
+	if (max >= 0 && argc - optind > max)
+		return rd_cli_usage_error(cli, "unexpected argument '%s'%s%s%s", argv[optind + max],
+					  what ? " (" : "", what ? what : "", what ? ")" : "");
+	return -1;
+}
+
 int rd_cli_bad_value(const struct rd_cli *cli, int opt, const char *arg, const struct option *longopts)
 {
 	for (const struct option *lo = longopts; lo && lo->name; lo++)

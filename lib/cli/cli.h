@@ -77,6 +77,15 @@ int rd_cli_usage_error(const struct rd_cli *cli, const char *fmt, ...)
  * when one was handled, -1 to go on.
  */
 int rd_cli_help_version(const struct rd_cli *cli, void (*usage)(const char *prog));
+/*
+ * The common end of an option loop: --help or --version (handled: returns
+ * RD_EXIT_OK), then at most max operands (-1: any number) at
+ * argv[optind..argc); one more is a usage error naming it, with `what`
+ * (e.g. "one PEER") said in parentheses when given.  Returns an exit code, or
+ * -1 to go on.
+ */
+int rd_cli_operands(const struct rd_cli *cli, int argc, char **argv, void (*usage)(const char *prog),
+		    int max, const char *what);
 struct rd_out;
 /*
  * The common ending: finish the output (a write error turns success into

@@ -26,12 +26,12 @@ struct rd_event *rd_ev_push(struct rd_ev_set *s)
 			s->q_full_warned = true;
 			return NULL;
 		}
-		RD_GCC_LEAK_FP_BEGIN	/* the grown queue is s->q, freed by rd_ev_set_free */
 		s->q = v;
-		RD_GCC_LEAK_FP_END
 		s->qcap = ncap;
 	}
+	RD_GCC_LEAK_FP_BEGIN	/* the grown queue is s->q, freed by rd_ev_set_free */
 	return &s->q[s->qn++];
+	RD_GCC_LEAK_FP_END
 }
 
 bool rd_ev_pop(struct rd_ev_set *s, struct rd_event *ev)

@@ -49,16 +49,16 @@ for f in tests/vm/f-*.sh; do [ -e "$f" ] && FLEET+=("$f"); done
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 case $parts in *" single "*)
-tests/vm/run.sh --name single --timeout 900 "${SINGLE[@]}" > "$tmp" 2>&1
+tests/vm/run.sh --name single --timeout 1800 "${SINGLE[@]}" > "$tmp" 2>&1
 cat "$tmp"; count "$tmp" ;;
 esac
 case $parts in *" pair "*)
-tests/vm/run.sh --pair --name pair --timeout 900 "${PAIR[@]}" > "$tmp" 2>&1
+tests/vm/run.sh --pair --name pair --timeout 1500 "${PAIR[@]}" > "$tmp" 2>&1
 cat "$tmp"; count "$tmp" ;;
 esac
 case $parts in *" fleet "*)
 if [ ${#FLEET[@]} -gt 0 ]; then
-	tests/vm/run.sh --nodes "${FLEET_NODES:-3}" --name fleet --timeout 1200 "${FLEET[@]}" > "$tmp" 2>&1
+	tests/vm/run.sh --nodes "${FLEET_NODES:-3}" --name fleet --timeout 1500 "${FLEET[@]}" > "$tmp" 2>&1
 	cat "$tmp"; count "$tmp"
 fi ;;
 esac
