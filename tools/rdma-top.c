@@ -283,9 +283,13 @@ static int parse_interval(const char *s, double *v)
 	return 0;
 }
 
-/* Batch: sample, print, wait for the next tick; signals end it cleanly. */
-static int run_batch(struct rd_cli *cli, struct rd_portwatch *pw, struct rd_out *o,
-		     double interval, unsigned long count)
+/*
+ * The sampling loop of -b and --textfile: refresh, one step (print a sample,
+ * replace the file; nonzero ends the loop with failure), wait for the tick;
+ * count steps at most, and signals end it cleanly.
+ */
+static int sample_loop(struct rd_cli *cli, struct rd_portwatch *pw, double interval,
+		       unsigned long count, int (*step)(void *ctx, unsigned long sample), void *ctx)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, 0 };
 	struct rd_ticker t;
@@ -309,11 +313,10 @@ static int run_batch(struct rd_cli *cli, struct rd_portwatch *pw, struct rd_out 
 			ret = RD_EXIT_FAIL;
 			break;
 		}
-		if (print_sample(o, pw, sample, false, true)) {	/* reported at exit */
+		if (step(ctx, sample)) {
 			ret = RD_EXIT_FAIL;
 			break;
 		}
-		rd_cli_flush_warnings(cli);	/* e.g. about a device that appeared */
 		if (count && sample >= count)
 			break;
 		/* With -i 0 only look for a signal; otherwise sleep until the tick. */
@@ -326,6 +329,31 @@ static int run_batch(struct rd_cli *cli, struct rd_portwatch *pw, struct rd_out 
 	}
 	rd_ticker_close(&t);
 	return ret;
+}
+
+struct batch {
+	struct rd_cli *cli;
+	struct rd_portwatch *pw;
+	struct rd_out *o;
+};
+
+/* -b: one sample on stdout. */
+static int batch_step(void *ctx, unsigned long sample)
+{
+	struct batch *b = ctx;
+
+	if (print_sample(b->o, b->pw, sample, false, true))	/* reported at exit */
+		return -EIO;
+	rd_cli_flush_warnings(b->cli);	/* e.g. about a device that appeared */
+	return 0;
+}
+
+static int run_batch(struct rd_cli *cli, struct rd_portwatch *pw, struct rd_out *o,
+		     double interval, unsigned long count)
+{
+	struct batch b = { .cli = cli, .pw = pw, .o = o };
+
+	return sample_loop(cli, pw, interval, count, batch_step, &b);
 }
 
 /* One metrics scrape into fp (the callback of rd_textfile_replace too). */
@@ -358,53 +386,34 @@ static int write_scrape(FILE *fp, void *arg)
 	return ret;
 }
 
-/* --textfile: refresh, replace the file, wait for the tick; signals end it cleanly. */
+/* --textfile: the file replaced with one scrape. */
+struct textfile {
+	struct scrape *sc;
+	const char *path;
+};
+
+static int textfile_step(void *ctx, unsigned long sample)
+{
+	struct textfile *tf = ctx;
+	struct rd_cli *cli = tf->sc->cli;
+	int err = rd_textfile_replace(tf->path, write_scrape, tf->sc);
+
+	(void)sample;
+	rd_cli_flush_warnings(cli);
+	if (err)
+		rd_cli_error(cli, "%s: cannot write: %s%s", tf->path, strerror(-err),
+			     err == -ENOENT ? " (its directory must exist)" :
+			     err == -EACCES || err == -EPERM || err == -EROFS ?
+				" (the directory must be writable: a temporary file is renamed over it)" : "");
+	return err;
+}
+
 static int run_textfile(struct rd_cli *cli, struct scrape *sc, const char *path, double interval,
 			unsigned long count)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, 0 };
-	struct rd_ticker t;
-	int ret;
+	struct textfile tf = { .sc = sc, .path = path };
 
-	ret = rd_ticker_open(&t, -1, sigs);
-	if (ret == 0 && interval > 0)
-		ret = rd_ticker_arm(&t, interval);
-	if (ret) {
-		rd_cli_error(cli, "cannot set up the sampling loop: %s", strerror(-ret));
-		rd_ticker_close(&t);
-		return RD_EXIT_FAIL;
-	}
-	ret = RD_EXIT_OK;
-	for (unsigned long sample = 1;; sample++) {
-		unsigned int ev = 0;
-		int err, signo;
-
-		if (rd_portwatch_refresh(sc->pw)) {
-			rd_cli_error(cli, "out of memory");
-			ret = RD_EXIT_FAIL;
-			break;
-		}
-		err = rd_textfile_replace(path, write_scrape, sc);
-		rd_cli_flush_warnings(cli);
-		if (err) {
-			rd_cli_error(cli, "%s: cannot write: %s%s", path, strerror(-err),
-				     err == -ENOENT ? " (its directory must exist)" :
-				     err == -EACCES || err == -EPERM || err == -EROFS ?
-								" (the directory must be writable: a temporary file is renamed over it)" : "");
-			ret = RD_EXIT_FAIL;
-			break;
-		}
-		if (count && sample >= count)
-			break;
-		do {
-			if (rd_ticker_wait(&t, interval > 0 ? -1 : 0, &ev, &signo))
-				ev = RD_EV_SIGNAL;
-		} while (interval > 0 && !ev);
-		if (ev & RD_EV_SIGNAL)
-			break;
-	}
-	rd_ticker_close(&t);
-	return ret;
+	return sample_loop(cli, sc->pw, interval, count, textfile_step, &tf);
 }
 
 int main(int argc, char **argv)
