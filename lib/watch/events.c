@@ -371,6 +371,63 @@ void rd_event_gid(struct rd_event *ev, const char *dev, unsigned int port,
 	ev->severity = RD_SEV_INFO;
 }
 
+void rd_event_gid_moved(struct rd_event *ev, const char *dev, unsigned int port,
+			const struct rd_gid *g, unsigned int old_index)
+{
+	char now[112];
+
+	ev_init(ev, RD_EVSRC_GID, dev, port, "GID_MOVED");
+	ev->gid = *g;
+	gid_words(g, now, sizeof(now));
+	snprintf(ev->text, sizeof(ev->text),
+		 "index %u %s, was index %u: a job pinned to GID index %u now uses another address",
+		 g->index, now, old_index, old_index);
+	ev->severity = RD_SEV_WARN;
+}
+
+static bool same_gid(const struct rd_gid *a, const struct rd_gid *b)
+{
+	return memcmp(a->raw, b->raw, sizeof(a->raw)) == 0 && a->ver == b->ver &&
+	       strcmp(a->ndev, b->ndev) == 0;
+}
+
+int rd_gid_memo_update(struct rd_gid_memo *m, const struct rd_gid_table *cur,
+		       void (*moved)(void *ctx, const struct rd_gid *g, unsigned int old_index),
+		       void *ctx)
+{
+	for (size_t i = 0; i < cur->n; i++) {
+		const struct rd_gid *g = &cur->v[i];
+		size_t k = 0;
+
+		while (k < m->n && !same_gid(&m->v[k], g))
+			k++;
+		if (k < m->n) {
+			if (m->v[k].index != g->index && moved)
+				moved(ctx, g, m->v[k].index);
+			m->v[k].index = g->index;
+			continue;
+		}
+		if (m->n == m->cap) {
+			size_t ncap = m->cap ? m->cap * 2 : 16;
+			struct rd_gid *v = realloc(m->v, ncap * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			m->v = v;
+			m->cap = ncap;
+		}
+		m->v[m->n++] = *g;
+	}
+	return 0;
+}
+
+void rd_gid_memo_free(struct rd_gid_memo *m)
+{
+	free(m->v);
+	m->v = NULL;
+	m->n = m->cap = 0;
+}
+
 void rd_event_link(struct rd_event *ev, const char *dev, unsigned int port, const char *name,
 		   const struct rd_ev_link *l)
 {

@@ -64,6 +64,26 @@ int rd_gid_table_diff(const struct rd_gid_table *old, const struct rd_gid_table 
 		      struct rd_gid_diff *d);
 void rd_gid_diff_free(struct rd_gid_diff *d);
 
+/*
+ * Where each GID of a port (address, type and netdev) was last seen, to
+ * notice one that comes back at another index: a job that pinned the old
+ * index (NCCL_IB_GID_INDEX, perftest -x) now uses another address or none
+ * (nccl#2157).
+ */
+struct rd_gid_memo {
+	struct rd_gid *v;
+	size_t n, cap;
+};
+
+/*
+ * Remember the GIDs of cur; for each one that memo last saw at another
+ * index, moved(ctx, gid, old_index) is called first.  -ENOMEM only.
+ */
+int rd_gid_memo_update(struct rd_gid_memo *m, const struct rd_gid_table *cur,
+		       void (*moved)(void *ctx, const struct rd_gid *g, unsigned int old_index),
+		       void *ctx);
+void rd_gid_memo_free(struct rd_gid_memo *m);
+
 /* ---- kernel uevents (NETLINK_KOBJECT_UEVENT) ---- */
 
 struct rd_uevent {
@@ -143,6 +163,9 @@ void rd_event_device(struct rd_event *ev, const char *dev, const char *name,
 /* One GID table change on dev/port. */
 void rd_event_gid(struct rd_event *ev, const char *dev, unsigned int port,
 		  const struct rd_gid_change *c);
+/* GID_MOVED: g is back at another index than old_index (a warning). */
+void rd_event_gid_moved(struct rd_event *ev, const char *dev, unsigned int port,
+			const struct rd_gid *g, unsigned int old_index);
 /* A link change: name is LINK_UP, LINK_DOWN, LINK_MTU, LINK_RENAME or LINK_GONE. */
 void rd_event_link(struct rd_event *ev, const char *dev, unsigned int port, const char *name,
 		   const struct rd_ev_link *l);

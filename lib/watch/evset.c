@@ -62,9 +62,10 @@ struct rd_ev_dev *rd_ev_find_name(struct rd_ev_set *s, const char *name)
 
 static void wdev_free(struct rd_ev_dev *d)
 {
-	if (d->ports)
-		for (unsigned int i = 0; i < d->model.nports; i++)
-			rd_gid_table_free(&d->ports[i].gids);
+	for (unsigned int i = 0; d->ports && i < d->model.nports; i++) {
+		rd_gid_table_free(&d->ports[i].gids);
+		rd_gid_memo_free(&d->ports[i].memo);
+	}
 	free(d->ports);
 	rd_device_free(&d->model);
 	free(d);
@@ -103,10 +104,26 @@ void rd_ev_set_reap(struct rd_ev_set *s)
 	}
 }
 
+struct moved_ctx {
+	struct rd_ev_set *s;
+	struct rd_ev_dev *d;
+	struct rd_ev_port *wp;
+};
+
+static void queue_moved(void *arg, const struct rd_gid *g, unsigned int old_index)
+{
+	struct moved_ctx *c = arg;
+	struct rd_event *ev = rd_ev_push(c->s);
+
+	if (ev)
+		rd_event_gid_moved(ev, c->d->model.name, c->wp->p->num, g, old_index);
+}
+
 static void queue_gid_changes(struct rd_ev_set *s, struct rd_ev_dev *d, struct rd_ev_port *wp)
 {
 	struct rd_gid_table t;
 	struct rd_gid_diff diff;
+	struct moved_ctx mc = { .s = s, .d = d, .wp = wp };
 
 	if (rd_port_gid_table(&s->sr, &d->model, wp->p, false, &t, s->warn))
 		return;	/* warned */
@@ -119,6 +136,10 @@ static void queue_gid_changes(struct rd_ev_set *s, struct rd_ev_dev *d, struct r
 		}
 		rd_gid_diff_free(&diff);
 	}
+	/* The first read is the baseline: nothing can have moved yet. */
+	if (rd_gid_memo_update(&wp->memo, &t, queue_moved, &mc))
+		rd_warn(s->warn, "%s port %u: out of memory; GID moves are not followed", d->model.name,
+			wp->p->num);
 	rd_gid_table_free(&wp->gids);
 	wp->gids = t;
 	wp->gids_known = true;

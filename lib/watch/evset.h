@@ -24,6 +24,7 @@ struct rd_ev_port {
 	bool selected;			/* by -p */
 	bool gids_known;
 	struct rd_gid_table gids;
+	struct rd_gid_memo memo;	/* where each GID was last seen: GID_MOVED */
 	struct rd_ev_link link;		/* the port's netdev as last seen */
 };
 

@@ -397,6 +397,81 @@ static void test_out_text(void **state)
 	free(buf);
 }
 
+struct moves {
+	unsigned int n, index[4], old[4];
+};
+
+static void note_move(void *ctx, const struct rd_gid *g, unsigned int old_index)
+{
+	struct moves *m = ctx;
+
+	m->index[m->n] = g->index;
+	m->old[m->n++] = old_index;
+}
+
+/* A GID that comes back at another index is a move; one that stays is not (nccl#2157). */
+static void test_gid_memo(void **state)
+{
+	struct rd_gid a = { .index = 1, .raw = { [10] = 0xff, [11] = 0xff, 10, 10, 0, 9 },
+			    .ver = RD_GID_VER_V2, .ndev = "eth0", .vlan = -1 };
+	struct rd_gid b = a, vlan = a, v1 = a;
+	struct rd_gid_table t = { 0 };
+	struct rd_gid_memo memo = { 0 };
+	struct moves m = { 0 };
+	struct rd_gid two[2];
+
+	(void)state;
+	b.raw[15] = 8;
+	b.index = 2;
+	t.v = two;
+	two[0] = a;
+	two[1] = b;
+	t.n = 2;
+	assert_int_equal(rd_gid_memo_update(&memo, &t, note_move, &m), 0);
+	assert_int_equal(m.n, 0);		/* the baseline */
+	assert_int_equal(rd_gid_memo_update(&memo, &t, note_move, &m), 0);
+	assert_int_equal(m.n, 0);		/* nothing moved */
+	/* Both gone, then back in the other order: each at the other's index. */
+	t.n = 0;
+	assert_int_equal(rd_gid_memo_update(&memo, &t, note_move, &m), 0);
+	two[0] = b;
+	two[0].index = 1;
+	two[1] = a;
+	two[1].index = 2;
+	t.n = 2;
+	assert_int_equal(rd_gid_memo_update(&memo, &t, note_move, &m), 0);
+	assert_int_equal(m.n, 2);
+	assert_int_equal(m.index[0], 1);
+	assert_int_equal(m.old[0], 2);
+	assert_int_equal(m.index[1], 2);
+	assert_int_equal(m.old[1], 1);
+	/* The same address on a VLAN netdev, or as RoCE v1, is another GID. */
+	m.n = 0;
+	vlan.index = 3;
+	rd_strlcpy(vlan.ndev, "eth0.100", sizeof(vlan.ndev));
+	v1.index = 4;
+	v1.ver = RD_GID_VER_V1;
+	two[0] = vlan;
+	two[1] = v1;
+	assert_int_equal(rd_gid_memo_update(&memo, &t, note_move, &m), 0);
+	assert_int_equal(m.n, 0);
+	rd_gid_memo_free(&memo);
+}
+
+static void test_gid_moved_event(void **state)
+{
+	struct rd_gid g = { .index = 5, .raw = { [10] = 0xff, [11] = 0xff, 10, 10, 0, 9 },
+			    .ver = RD_GID_VER_V2, .ndev = "eth0", .vlan = -1 };
+	struct rd_event ev;
+
+	(void)state;
+	rd_event_gid_moved(&ev, "rxe0", 1, &g, 3);
+	assert_string_equal(ev.name, "GID_MOVED");
+	assert_int_equal(ev.severity, RD_SEV_WARN);
+	assert_int_equal(ev.gid.index, 5);
+	assert_non_null(strstr(ev.text, "index 5 ::ffff:10.10.0.9 v2 eth0, was index 3"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -410,6 +485,8 @@ int main(void)
 		cmocka_unit_test(test_state_event),
 		cmocka_unit_test(test_source_names),
 		cmocka_unit_test(test_out_text),
+		cmocka_unit_test(test_gid_memo),
+		cmocka_unit_test(test_gid_moved_event),
 	};
 
 	return cmocka_run_group_tests_name("events", tests, NULL, NULL);

@@ -103,6 +103,30 @@ vm_check_eq "GID_ADD index = sysfs" "0000:0000:0000:0000:0000:ffff:0a0a:0009" "$
 ip addr del 10.10.0.9/24 dev "$NET"
 vm_check "GID_DEL ::ffff:10.10.0.9" wait_ev '.event == "GID_DEL" and .ipv4 == "10.10.0.9" and .index == '"${idx:-0}"
 
+# ---- a GID back at another index (nccl#2157): 10.10.0.11 then .12, both
+# removed, .12 first then .11: each takes the other's old index.
+ip addr add 10.10.0.11/24 dev "$NET"
+vm_check "GID_ADD 10.10.0.11" wait_ev '.event == "GID_ADD" and .ipv4 == "10.10.0.11"'
+ip addr add 10.10.0.12/24 dev "$NET"
+vm_check "GID_ADD 10.10.0.12" wait_ev '.event == "GID_ADD" and .ipv4 == "10.10.0.12"'
+i11=$(jq -r 'select(.event == "GID_ADD" and .ipv4 == "10.10.0.11") | .index' "$J" | head -1)
+i12=$(jq -r 'select(.event == "GID_ADD" and .ipv4 == "10.10.0.12") | .index' "$J" | head -1)
+ip addr del 10.10.0.12/24 dev "$NET"
+ip addr del 10.10.0.11/24 dev "$NET"
+vm_check "GID_DEL 10.10.0.11" wait_ev '.event == "GID_DEL" and .ipv4 == "10.10.0.11"'
+ip addr add 10.10.0.12/24 dev "$NET"
+vm_check "GID_ADD 10.10.0.12 again" wait_ev '.event == "GID_ADD" and .ipv4 == "10.10.0.12" and .index != '"${i12:-0}"
+ip addr add 10.10.0.11/24 dev "$NET"
+vm_check "GID_MOVED 10.10.0.12, from its old index" \
+	wait_ev '.event == "GID_MOVED" and .ipv4 == "10.10.0.12" and (.message | test("was index '"${i12:-x}"':"))'
+vm_check "GID_MOVED 10.10.0.11, from its old index" \
+	wait_ev '.event == "GID_MOVED" and .ipv4 == "10.10.0.11" and (.message | test("was index '"${i11:-x}"':"))'
+vm_check_eq "GID_MOVED index = sysfs" "0000:0000:0000:0000:0000:ffff:0a0a:000c" \
+	"$(cat "$SYS/gids/$(jq -r 'select(.event == "GID_MOVED" and .ipv4 == "10.10.0.12") | .index' "$J" | head -1)" 2>&1)"
+ip addr del 10.10.0.11/24 dev "$NET"
+ip addr del 10.10.0.12/24 dev "$NET"
+vm_check "GID table back without 10.10.0.11/.12" vm_retry 20 sh -c "! grep -qs ':0a0a:000[bc]\$' $SYS/gids/*"
+
 # ---- hot-plug: a second rxe device on a veth, while watching
 modprobe veth
 ip link add evA type veth peer name evB
