@@ -414,47 +414,44 @@ static void test_gid_memo(void **state)
 {
 	struct rd_gid a = { .index = 1, .raw = { [10] = 0xff, [11] = 0xff, 10, 10, 0, 9 },
 			    .ver = RD_GID_VER_V2, .ndev = "eth0", .vlan = -1 };
-	struct rd_gid b = a, vlan = a, v1 = a;
-	struct rd_gid_table t = { 0 };
+	struct rd_gid b = a, b1, a2, vlan = a, v1 = a;
 	struct rd_gid_memo memo = { 0 };
 	struct moves m = { 0 };
-	struct rd_gid two[2];
 
 	(void)state;
 	b.raw[15] = 8;
 	b.index = 2;
-	t.v = two;
-	two[0] = a;
-	two[1] = b;
-	t.n = 2;
-	assert_int_equal(rd_gid_memo_update(&memo, &t, note_move, &m), 0);
-	assert_int_equal(m.n, 0);		/* the baseline */
-	assert_int_equal(rd_gid_memo_update(&memo, &t, note_move, &m), 0);
-	assert_int_equal(m.n, 0);		/* nothing moved */
-	/* Both gone, then back in the other order: each at the other's index. */
-	t.n = 0;
-	assert_int_equal(rd_gid_memo_update(&memo, &t, note_move, &m), 0);
-	two[0] = b;
-	two[0].index = 1;
-	two[1] = a;
-	two[1].index = 2;
-	t.n = 2;
-	assert_int_equal(rd_gid_memo_update(&memo, &t, note_move, &m), 0);
-	assert_int_equal(m.n, 2);
-	assert_int_equal(m.index[0], 1);
-	assert_int_equal(m.old[0], 2);
-	assert_int_equal(m.index[1], 2);
-	assert_int_equal(m.old[1], 1);
-	/* The same address on a VLAN netdev, or as RoCE v1, is another GID. */
-	m.n = 0;
+	b1 = b;
+	b1.index = 1;
+	a2 = a;
+	a2.index = 2;
 	vlan.index = 3;
 	rd_strlcpy(vlan.ndev, "eth0.100", sizeof(vlan.ndev));
 	v1.index = 4;
 	v1.ver = RD_GID_VER_V1;
-	two[0] = vlan;
-	two[1] = v1;
-	assert_int_equal(rd_gid_memo_update(&memo, &t, note_move, &m), 0);
-	assert_int_equal(m.n, 0);
+	{
+		struct rd_gid first[2] = { a, b }, swapped[2] = { b1, a2 }, others[2] = { vlan, v1 };
+		const struct rd_gid_table t_first = { .v = first, .n = 2 }, t_none = { 0 },
+					  t_swapped = { .v = swapped, .n = 2 },
+					  t_others = { .v = others, .n = 2 };
+
+		assert_int_equal(rd_gid_memo_update(&memo, &t_first, note_move, &m), 0);
+		assert_int_equal(m.n, 0);	/* the baseline */
+		assert_int_equal(rd_gid_memo_update(&memo, &t_first, note_move, &m), 0);
+		assert_int_equal(m.n, 0);	/* nothing moved */
+		/* Both gone, then back in the other order: each at the other's index. */
+		assert_int_equal(rd_gid_memo_update(&memo, &t_none, note_move, &m), 0);
+		assert_int_equal(rd_gid_memo_update(&memo, &t_swapped, note_move, &m), 0);
+		assert_int_equal(m.n, 2);
+		assert_int_equal(m.index[0], 1);
+		assert_int_equal(m.old[0], 2);
+		assert_int_equal(m.index[1], 2);
+		assert_int_equal(m.old[1], 1);
+		/* The same address on a VLAN netdev, or as RoCE v1, is another GID. */
+		m.n = 0;
+		assert_int_equal(rd_gid_memo_update(&memo, &t_others, note_move, &m), 0);
+		assert_int_equal(m.n, 0);
+	}
 	rd_gid_memo_free(&memo);
 }
 
