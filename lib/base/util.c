@@ -90,6 +90,8 @@ static bool all_digits(const char *s)
 int rd_natural_cmp(const char *a, const char *b)
 {
 	bool da = all_digits(a), db = all_digits(b);
+	const char *a0 = a, *b0 = b;
+	int r;
 
 	if (da && db) {
 		/* Compare by length after leading zeros, then lexically: no overflow. */
@@ -101,11 +103,14 @@ int rd_natural_cmp(const char *a, const char *b)
 
 		if (la != lb)
 			return la < lb ? -1 : 1;
-		return strcmp(a, b);
-	}
-	if (da != db)
+		r = strcmp(a, b);
+	} else if (da != db) {
 		return da ? -1 : 1;
-	return strverscmp(a, b);
+	} else {
+		r = strverscmp(a, b);
+	}
+	/* "3" and "03" are equal in value but different names: a total order. */
+	return r ? r : strcmp(a0, b0);
 }
 
 static int natural_qsort_cmp(const void *a, const void *b)

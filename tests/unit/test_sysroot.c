@@ -85,6 +85,11 @@ static void test_natural_order(void **state)
 	for (size_t i = 0; i < RD_ARRAY_SIZE(want); i++)
 		assert_string_equal(l.v[i], want[i]);
 	rd_strlist_free(&l);
+	/* Equal in value, different names: still a total order (qsort is not stable). */
+	assert_true(rd_natural_cmp("3", "03") != 0);
+	assert_true(rd_natural_cmp("3", "03") == -rd_natural_cmp("03", "3"));
+	assert_true(rd_natural_cmp("h3", "h03") != 0);
+	assert_int_equal(rd_natural_cmp("mlx5_2", "mlx5_2"), 0);
 }
 
 static void test_rooted_reads(void **state)
