@@ -122,7 +122,7 @@ vm_check_eq "the background transfer passed" "0" "$rc"
 demo_note "the transfer's result:"
 grep -E "bandwidth|^rdma-selftest:" "$DEMO_OUT/bw"
 demo_note "one scrape under node_exporter's infiniband collector names, for its textfile collector"
-demo_run sh -c "rdma-top --once --format node-exporter -d $DEV | grep -E '^(node_infiniband_(state_id|info)|rdma_hw_stat_total.*sent_pkts)'"
+demo_run sh -c "rdma-top --format node-exporter -d $DEV | grep -E '^(node_infiniband_(state_id|info)|rdma_hw_stat_total.*sent_pkts)'"
 demo_check "rdma-top node-exporter: the port's state under node_exporter's name" "^node_infiniband_state_id\\{device=\"$DEV\",port=\"1\"\\} 4\$"
 
 demo_section rdma-fleet "many hosts' JSON (from srun, pdsh or clush) in one table: the majority and the outliers"
