@@ -1,0 +1,499 @@
+// SPDX-License-Identifier: MIT
+/* rdma-doctor's engine: gather the facts once, run the selected checks of the table, collect. */
+#define _GNU_SOURCE
+#include "drapi.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "doctor_int.h"
+#include "model/model.h"
+
+const char *rd_dr_status_name(enum rd_dr_status s)
+{
+	static const char *const names[] = { "PASS", "SKIP", "WARN", "FAIL" };
+
+	return (unsigned int)s < RD_ARRAY_SIZE(names) ? names[s] : "?";
+}
+
+bool rd_dr_id_matches(const char *id, const struct rd_dr_check *c)
+{
+	size_t n = strlen(id);
+
+	if (strcmp(id, c->id) == 0)
+		return true;
+	return n > 0 && strncmp(id, c->id, n) == 0 && c->id[n] == '.';
+}
+
+const struct rd_dr_check *rd_dr_check_find(const char *id)
+{
+	size_t n;
+	const struct rd_dr_check *t = rd_dr_checks(&n);
+
+	for (size_t i = 0; i < n; i++)
+		if (rd_dr_id_matches(id, &t[i]))
+			return &t[i];
+	return NULL;
+}
+
+void rd_dr_report_free(struct rd_dr_report *r)
+{
+	free(r->v);
+	memset(r, 0, sizeof(*r));
+}
+
+enum rd_dr_status rd_dr_report_worst(const struct rd_dr_report *r)
+{
+	if (r->count[RD_DR_FAIL])
+		return RD_DR_FAIL;
+	if (r->count[RD_DR_WARN])
+		return RD_DR_WARN;
+	return RD_DR_PASS;
+}
+
+/* ---- --expect ---- */
+
+static const char *const expect_keys[RD_EXP_NKEYS] = {
+	[RD_EXP_DEVICES] = "devices",
+	[RD_EXP_RATE] = "rate",
+	[RD_EXP_MTU] = "mtu",
+	[RD_EXP_ACTIVE_MTU] = "active_mtu",
+	[RD_EXP_FW] = "fw",
+	[RD_EXP_PCIE_WIDTH] = "pcie_width",
+	[RD_EXP_PCIE_SPEED] = "pcie_speed",
+	[RD_EXP_ROCE_MODE] = "roce_mode",
+	[RD_EXP_GID_INDEX] = "gid_index",
+	[RD_EXP_LINK_LAYER] = "link_layer",
+};
+
+const char *rd_dr_expect_key_name(enum rd_dr_expect_key k)
+{
+	return (unsigned int)k < RD_EXP_NKEYS ? expect_keys[k] : NULL;
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r'))
+		*--e = '\0';
+	return s;
+}
+
+/* The value's syntax per key; *num filled for numeric keys. */
+static int expect_value(enum rd_dr_expect_key k, char *v, double *num, const char **what)
+{
+	char *end;
+
+	*num = 0;
+	switch (k) {
+	case RD_EXP_FW:
+		return 0;
+	case RD_EXP_ROCE_MODE:
+		*what = "v1 or v2";
+		if (strcasecmp(v, "v1") && strcasecmp(v, "v2"))
+			return -EINVAL;
+		v[0] = 'v';
+		return 0;
+	case RD_EXP_LINK_LAYER:
+		*what = "InfiniBand or Ethernet";
+		if (strcasecmp(v, "infiniband") == 0)
+			strcpy(v, "InfiniBand");
+		else if (strcasecmp(v, "ethernet") == 0)
+			strcpy(v, "Ethernet");
+		else
+			return -EINVAL;
+		return 0;
+	case RD_EXP_ACTIVE_MTU:
+		*what = "256, 512, 1024, 2048 or 4096";
+		break;
+	case RD_EXP_PCIE_SPEED:
+	case RD_EXP_RATE:
+		*what = "a number";
+		break;
+	default:
+		*what = "a whole number";
+		break;
+	}
+	if (k == RD_EXP_PCIE_WIDTH && (v[0] == 'x' || v[0] == 'X'))
+		memmove(v, v + 1, strlen(v));
+	errno = 0;
+	*num = strtod(v, &end);
+	if (end == v || *end || errno || !isfinite(*num) || *num < 0)
+		return -EINVAL;
+	if ((k == RD_EXP_DEVICES || k == RD_EXP_MTU || k == RD_EXP_PCIE_WIDTH ||
+	     k == RD_EXP_GID_INDEX || k == RD_EXP_ACTIVE_MTU) && *num != floor(*num))
+		return -EINVAL;
+	if (k == RD_EXP_ACTIVE_MTU && *num != 256 && *num != 512 && *num != 1024 &&
+	    *num != 2048 && *num != 4096)
+		return -EINVAL;
+	return 0;
+}
+
+int rd_dr_expect_parse(FILE *f, struct rd_dr_expect *e, char *why, size_t why_len)
+{
+	char line[512];
+	unsigned int lineno = 0;
+
+	memset(e, 0, sizeof(*e));
+	while (fgets(line, sizeof(line), f)) {
+		char *s, *eq, *key, *val;
+		const char *what = "";
+		int k = -1;
+
+		lineno++;
+		if (!strchr(line, '\n') && !feof(f)) {
+			snprintf(why, why_len, "line %u: too long", lineno);
+			return -EINVAL;
+		}
+		s = trim(line);
+		if (!*s || *s == '#')
+			continue;
+		eq = strchr(s, '=');
+		if (!eq) {
+			snprintf(why, why_len, "line %u: not key=value", lineno);
+			return -EINVAL;
+		}
+		*eq = '\0';
+		key = trim(s);
+		val = trim(eq + 1);
+		for (int i = 0; i < RD_EXP_NKEYS; i++)
+			if (strcmp(key, expect_keys[i]) == 0)
+				k = i;
+		if (k < 0) {
+			snprintf(why, why_len,
+				 "line %u: unknown key '%.40s' (known: devices rate mtu active_mtu fw "
+				 "pcie_width pcie_speed roce_mode gid_index link_layer)", lineno, key);
+			return -EINVAL;
+		}
+		if (!*val || strlen(val) >= sizeof(e->val[k])) {
+			snprintf(why, why_len, "line %u: %s: %s value", lineno, key,
+				 *val ? "too long a" : "empty");
+			return -EINVAL;
+		}
+		if (e->has[k]) {
+			snprintf(why, why_len, "line %u: %s given twice", lineno, key);
+			return -EINVAL;
+		}
+		rd_strlcpy(e->val[k], val, sizeof(e->val[k]));
+		if (expect_value((enum rd_dr_expect_key)k, e->val[k], &e->num[k], &what)) {
+			snprintf(why, why_len, "line %u: %s: '%.40s' is not %s", lineno, key, val, what);
+			return -EINVAL;
+		}
+		e->has[k] = true;
+	}
+	if (ferror(f)) {
+		snprintf(why, why_len, "read error");
+		return -EIO;
+	}
+	return 0;
+}
+
+const char *rd_dr_expected(const struct rd_dr_ctx *c, enum rd_dr_expect_key k, double *num)
+{
+	const struct rd_dr_expect *e = c->o->expect;
+
+	if (!e || !e->has[k])
+		return NULL;
+	if (num)
+		*num = e->num[k];
+	return e->val[k];
+}
+
+/* ---- results ---- */
+
+/* {dev} {port} {netdev} in a fix template. */
+static void expand_fix(const struct rd_dr_ctx *c, const char *tpl, char *out, size_t len)
+{
+	size_t o = 0;
+
+	out[0] = '\0';
+	for (const char *s = tpl; *s && o + 1 < len; s++) {
+		char num[16];
+		const char *sub = NULL;
+		size_t skip = 0;
+
+		if (strncmp(s, "{dev}", 5) == 0) {
+			sub = c->cur_dev ? c->cur_dev->name : "DEV";
+			skip = 5;
+		} else if (strncmp(s, "{port}", 6) == 0) {
+			snprintf(num, sizeof(num), "%u", c->cur_port ? c->cur_port->p->num : 1);
+			sub = num;
+			skip = 6;
+		} else if (strncmp(s, "{netdev}", 8) == 0) {
+			sub = c->cur_port && c->cur_port->netdev[0] ? c->cur_port->netdev : "IF";
+			skip = 8;
+		}
+		if (!sub) {
+			out[o++] = *s;
+			out[o] = '\0';
+			continue;
+		}
+		rd_strlcpy(out + o, sub, len - o);
+		o += strlen(out + o);
+		s += skip - 1;
+	}
+}
+
+void rd_dr_emit(struct rd_dr_ctx *c, enum rd_dr_status s, const char *fix, const char *fmt, ...)
+{
+	struct rd_dr_report *r = c->rep;
+	struct rd_dr_result *res;
+	va_list ap;
+
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 64;
+		struct rd_dr_result *v = realloc(r->v, cap * sizeof(*v));
+
+		if (!v) {
+			c->err = -ENOMEM;
+			return;
+		}
+		r->v = v;
+		r->cap = cap;
+	}
+	res = &r->v[r->n++];
+	memset(res, 0, sizeof(*res));
+	res->check = c->cur;
+	res->status = s;
+	r->count[s]++;
+	if (c->cur_dev) {
+		rd_strlcpy(res->dev, c->cur_dev->name, sizeof(res->dev));
+		if (c->cur_port) {
+			res->port = c->cur_port->p->num;
+			snprintf(res->object, sizeof(res->object), "%s/%u", c->cur_dev->name, res->port);
+		} else {
+			rd_strlcpy(res->object, c->cur_dev->name, sizeof(res->object));
+		}
+	} else {
+		rd_strlcpy(res->object, "node", sizeof(res->object));
+	}
+	va_start(ap, fmt);
+	vsnprintf(res->detail, sizeof(res->detail), fmt, ap);
+	va_end(ap);
+	/* PASS and SKIP carry the inspect command only when the check gave one. */
+	if (fix)
+		expand_fix(c, fix, res->fix, sizeof(res->fix));
+	else if (s == RD_DR_WARN || s == RD_DR_FAIL)
+		expand_fix(c, c->cur->fix ? c->cur->fix : "", res->fix, sizeof(res->fix));
+}
+
+/* ---- facts ---- */
+
+static bool selected(const struct rd_dr_opts *o, const struct rd_dr_check *c)
+{
+	bool in = !o->only || o->only->n == 0;
+
+	if (c->selftest && !o->selftest)
+		return false;
+	for (size_t i = 0; o->only && i < o->only->n; i++)
+		if (rd_dr_id_matches(o->only->v[i], c))
+			in = true;
+	for (size_t i = 0; o->skip && i < o->skip->n; i++)
+		if (rd_dr_id_matches(o->skip->v[i], c))
+			in = false;
+	return in;
+}
+
+static bool any_selected(const struct rd_dr_opts *o, const char *id)
+{
+	const struct rd_dr_check *c = rd_dr_check_find(id);
+
+	return c && selected(o, c);
+}
+
+struct up_ctx {
+	const struct rd_sysroot *sr;
+};
+
+static bool netdev_up(void *ctx, const char *ifname)
+{
+	return rd_netdev_is_up(((struct up_ctx *)ctx)->sr, ifname);
+}
+
+static void port_facts(struct rd_dr_ctx *c, const struct rd_nl_ports *nl,
+		       const struct rd_vlan_map *vlans, struct rd_device *d, struct rd_dr_port *dp)
+{
+	struct rd_port *p = dp->p;
+	enum rd_map_via via;
+	const char *tr = rd_port_transport(d, p);
+
+	dp->roce = tr && strcmp(tr, "RoCE") == 0;
+	dp->ib = (p->known & RD_PORT_LINK_LAYER) && p->link_layer == RD_LL_INFINIBAND;
+	if (rd_port_netdev(c->sr, nl, d, p, dp->netdev, sizeof(dp->netdev), &via, &dp->other_netns))
+		dp->netdev[0] = '\0';
+	if (dp->netdev[0] && rd_netdev_read(c->sr, dp->netdev, vlans, &dp->nd) == 0)
+		dp->has_nd = true;
+	if (dp->roce && rd_port_gid_table_vlans(c->sr, d, p, false, vlans, &dp->gids, c->w) == 0) {
+		struct up_ctx uc = { .sr = c->sr };
+
+		dp->has_gids = true;
+		dp->best = rd_gid_best(&dp->gids, p, -1, netdev_up, &uc, dp->best_reason,
+				       sizeof(dp->best_reason), dp->best_why, sizeof(dp->best_why));
+	}
+}
+
+static void sleep_s(double s)
+{
+	struct timespec ts = { .tv_sec = (time_t)s, .tv_nsec = (long)((s - floor(s)) * 1e9) };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static void read_counters(struct rd_dr_ctx *c)
+{
+	for (unsigned int i = 0; i < c->list->n; i++) {
+		for (unsigned int j = 0; j < c->list->v[i].nports; j++) {
+			struct rd_dr_port *dp = &c->ports[i][j];
+
+			if (!dp->has_ctrs)
+				continue;
+			rd_port_ctrs_begin(&dp->ctrs, rd_monotonic());
+			(void)rd_port_ctrs_read_files(&dp->ctrs, RD_SRC_PMA);
+			(void)rd_port_ctrs_read_files(&dp->ctrs, RD_SRC_HW);
+			rd_port_ctrs_end(&dp->ctrs);
+		}
+	}
+}
+
+static void sample_counters(struct rd_dr_ctx *c)
+{
+	bool any = false;
+
+	for (unsigned int i = 0; i < c->list->n; i++) {
+		struct rd_device *d = &c->list->v[i];
+
+		for (unsigned int j = 0; j < d->nports; j++) {
+			struct rd_dr_port *dp = &c->ports[i][j];
+
+			if (!dp->selected)
+				continue;
+			if (rd_port_ctrs_open(c->sr, d->name, dp->p->num, false, &dp->ctrs) == 0) {
+				dp->has_ctrs = dp->ctrs.n > 0;
+				any = any || dp->has_ctrs;
+				if (!dp->has_ctrs)
+					rd_port_ctrs_close(&dp->ctrs);
+			}
+		}
+	}
+	if (!any)
+		return;
+	read_counters(c);
+	if (c->o->interval <= 0)
+		return;
+	sleep_s(c->o->interval);
+	read_counters(c);
+	c->rep->interval = c->o->interval;
+	for (unsigned int i = 0; i < c->list->n; i++)
+		for (unsigned int j = 0; j < c->list->v[i].nports; j++)
+			c->ports[i][j].sampled = c->ports[i][j].has_ctrs;
+}
+
+static void free_ports(struct rd_dr_ctx *c)
+{
+	if (!c->ports)
+		return;
+	for (unsigned int i = 0; i < c->list->n; i++) {
+		for (unsigned int j = 0; c->ports[i] && j < c->list->v[i].nports; j++) {
+			struct rd_dr_port *dp = &c->ports[i][j];
+
+			if (dp->has_nd)
+				rd_netdev_info_free(&dp->nd);
+			if (dp->has_gids)
+				rd_gid_table_free(&dp->gids);
+			if (dp->has_ctrs)
+				rd_port_ctrs_close(&dp->ctrs);
+		}
+		free(c->ports[i]);
+	}
+	free(c->ports);
+	c->ports = NULL;
+}
+
+static void run_scope(struct rd_dr_ctx *c, enum rd_dr_scope scope, struct rd_device *d,
+		      struct rd_dr_port *dp)
+{
+	size_t n;
+	const struct rd_dr_check *t = rd_dr_checks(&n);
+
+	for (size_t i = 0; i < n && !c->err; i++) {
+		if (t[i].scope != scope || !selected(c->o, &t[i]))
+			continue;
+		c->cur = &t[i];
+		c->cur_dev = d;
+		c->cur_port = dp;
+		t[i].verdict(c, d, dp);
+	}
+	c->cur_dev = NULL;
+	c->cur_port = NULL;
+}
+
+int rd_doctor_run(const struct rd_dr_opts *opts, struct rd_device_list *list,
+		  struct rd_dr_report *rep, struct rd_warnings *w)
+{
+	struct rd_dr_ctx c = { .o = opts, .sr = opts->sr, .list = list, .rep = rep, .w = w };
+	struct rd_nl_ports nl = { 0 };
+	struct rd_vlan_map vlans = { 0 };
+	bool have_nl = false;
+
+	memset(rep, 0, sizeof(*rep));
+	c.live = rd_sysroot_is_live(opts->sr);
+	rep->devices = list->n;
+	if (c.live && list->n) {
+		(void)rd_verbs_query(list);	/* per-device errors land in verbs_error */
+		have_nl = rd_nldev_ports(&nl, 1000) == 0;
+	}
+	(void)rd_vlan_map_read(c.sr, &vlans);
+	c.ports = calloc(list->n ? list->n : 1, sizeof(*c.ports));
+	if (!c.ports) {
+		c.err = -ENOMEM;
+		goto out;
+	}
+	for (unsigned int i = 0; i < list->n; i++) {
+		struct rd_device *d = &list->v[i];
+
+		c.ports[i] = calloc(d->nports ? d->nports : 1, sizeof(**c.ports));
+		if (!c.ports[i]) {
+			c.err = -ENOMEM;
+			goto out;
+		}
+		for (unsigned int j = 0; j < d->nports; j++) {
+			struct rd_dr_port *dp = &c.ports[i][j];
+
+			dp->p = &d->ports[j];
+			dp->selected = opts->port == 0 || opts->port == dp->p->num;
+			if (dp->selected)
+				rep->ports++;
+			port_facts(&c, have_nl ? &nl : NULL, &vlans, d, dp);
+		}
+	}
+	if (any_selected(opts, "port.errors"))
+		sample_counters(&c);
+	if (any_selected(opts, "roce.subnet"))
+		c.has_routes = rd_routes_read(c.sr, &c.routes) == 0;
+
+	run_scope(&c, RD_DR_NODE, NULL, NULL);
+	for (unsigned int i = 0; i < list->n && !c.err; i++) {
+		struct rd_device *d = &list->v[i];
+
+		run_scope(&c, RD_DR_DEVICE, d, NULL);
+		for (unsigned int j = 0; j < d->nports && !c.err; j++)
+			if (c.ports[i][j].selected)
+				run_scope(&c, RD_DR_PORT, d, &c.ports[i][j]);
+	}
+out:
+	free_ports(&c);
+	rd_routes_free(&c.routes);
+	rd_vlan_map_free(&vlans);
+	if (have_nl)
+		rd_nl_ports_free(&nl);
+	return c.err;
+}

@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: MIT
+#define _GNU_SOURCE
+#include "drsys.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/base.h"
+
+int rd_parse_memlock_line(const char *line, uint64_t *bytes, bool *unlimited)
+{
+	static const char key[] = "Max locked memory";
+	char soft[32];
+
+	if (strncmp(line, key, sizeof(key) - 1) != 0)
+		return -EINVAL;
+	if (sscanf(line + sizeof(key) - 1, " %31s", soft) != 1)
+		return -EINVAL;
+	*unlimited = strcmp(soft, "unlimited") == 0;
+	*bytes = 0;
+	if (*unlimited)
+		return 0;
+	return rd_parse_u64(soft, bytes);
+}
+
+int rd_memlock_limit(const struct rd_sysroot *sr, uint64_t *bytes, bool *unlimited)
+{
+	char path[RD_PATH_MAX], line[256];
+	int ret = -ENODATA;
+	FILE *f;
+
+	if (rd_sys_resolve(sr, path, sizeof(path), "/proc/self/limits"))
+		return -ENAMETOOLONG;
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (rd_parse_memlock_line(line, bytes, unlimited) == 0) {
+			ret = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+bool rd_module_present(const struct rd_sysroot *sr, const char *name)
+{
+	return rd_sys_check_dir(sr, "/sys/module/%s", name) == 0;
+}
+
+int rd_parse_pcie_speed(const char *s, double *gts)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || v <= 0 || strncmp(end, " GT/s", 5) != 0)
+		return -EINVAL;
+	*gts = v;
+	return 0;
+}
+
+static bool is_bdf(const char *s)
+{
+	unsigned int dom, bus, dev, fn;
+	int n = 0;
+
+	return sscanf(s, "%4x:%2x:%2x.%1x%n", &dom, &bus, &dev, &fn, &n) == 4 && s[n] == '\0';
+}
+
+static void read_link(const struct rd_sysroot *sr, const char *dir, struct rd_pci_link *l)
+{
+	char cs[32], ms[32];
+	uint64_t cw, mw;
+
+	l->known = false;
+	if (rd_sys_read_str(sr, cs, sizeof(cs), "%s/current_link_speed", dir) ||
+	    rd_sys_read_str(sr, ms, sizeof(ms), "%s/max_link_speed", dir) ||
+	    rd_sys_read_u64(sr, &cw, "%s/current_link_width", dir) ||
+	    rd_sys_read_u64(sr, &mw, "%s/max_link_width", dir))
+		return;
+	if (rd_parse_pcie_speed(cs, &l->cur_gts) || rd_parse_pcie_speed(ms, &l->max_gts))
+		return;
+	if (cw > 64 || mw > 64)
+		return;
+	l->cur_width = (unsigned int)cw;
+	l->max_width = (unsigned int)mw;
+	l->known = true;
+}
+
+int rd_pci_chain(const struct rd_sysroot *sr, const char *ibdev, struct rd_pci_link *v,
+		 size_t max, size_t *n)
+{
+	char target[RD_PATH_MAX], abs[RD_PATH_MAX];
+	const char *rest;
+	char *comp[32];
+	size_t ncomp = 0;
+	int ret;
+
+	*n = 0;
+	ret = rd_sys_readlink(sr, target, sizeof(target), "/sys/class/infiniband/%s", ibdev);
+	if (ret)
+		return ret;
+	/* Class links read "../../devices/..." */
+	rest = strstr(target, "devices/");
+	if (!rest)
+		return 0;
+	if (rd_snprintf(abs, sizeof(abs), "/sys/%s", rest))
+		return -ENAMETOOLONG;
+	for (char *save = NULL, *tok = strtok_r(abs + 1, "/", &save); tok && ncomp < 32;
+	     tok = strtok_r(NULL, "/", &save))
+		comp[ncomp++] = tok;
+	/* Walk the path from the device up: each PCI function in it is a hop. */
+	for (size_t i = ncomp; i-- > 0 && *n < max;) {
+		char dir[RD_PATH_MAX] = "";
+		size_t len = 0;
+
+		if (!is_bdf(comp[i]))
+			continue;
+		for (size_t k = 0; k <= i; k++) {
+			int w = snprintf(dir + len, sizeof(dir) - len, "/%s", comp[k]);
+
+			if (w < 0 || (size_t)w >= sizeof(dir) - len)
+				return -ENAMETOOLONG;
+			len += (size_t)w;
+		}
+		rd_strlcpy(v[*n].bdf, comp[i], sizeof(v[*n].bdf));
+		read_link(sr, dir, &v[*n]);
+		(*n)++;
+	}
+	return 0;
+}
+
+int rd_cm_defaults_read(const struct rd_sysroot *sr, const char *ibdev, unsigned int port,
+			struct rd_cm_defaults *out)
+{
+	const char *base = "/sys/kernel/config/rdma_cm";
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (rd_sys_check_dir(sr, "%s", base)) {
+		struct rd_strlist l = { 0 };
+
+		/* configfs mounted shows its subsystems; an unmounted mount point is empty. */
+		ret = rd_sys_list(sr, &l, "/sys/kernel/config");
+		bool mounted = ret == 0 && l.n > 0;
+
+		rd_strlist_free(&l);
+		return mounted ? -ENOPKG : -ENOTCONN;
+	}
+	if (rd_sys_check_dir(sr, "%s/%s/ports/%u", base, ibdev, port))
+		return -ENOENT;
+	ret = rd_sys_read_str(sr, out->roce_mode, sizeof(out->roce_mode),
+			      "%s/%s/ports/%u/default_roce_mode", base, ibdev, port);
+	if (ret)
+		return ret;
+	out->has_tos = rd_sys_read_u64(sr, &out->tos, "%s/%s/ports/%u/default_roce_tos", base,
+				       ibdev, port) == 0;
+	return 0;
+}
+
+int rd_ecn_read(const struct rd_sysroot *sr, const char *ifname, const char *point,
+		unsigned int *mask)
+{
+	int ret;
+
+	*mask = 0;
+	ret = rd_sys_check_dir(sr, "/sys/class/net/%s/ecn/%s/enable", ifname, point);
+	if (ret)
+		return ret == -ENOTDIR ? -ENOENT : ret;
+	for (unsigned int prio = 0; prio < 8; prio++) {
+		uint64_t v;
+
+		if (rd_sys_read_u64(sr, &v, "/sys/class/net/%s/ecn/%s/enable/%u", ifname, point,
+				    prio) == 0 && v)
+			*mask |= 1u << prio;
+	}
+	return 0;
+}
+
+int rd_sysctl_conf(const struct rd_sysroot *sr, const char *family, const char *ifname,
+		   const char *key, uint64_t *v)
+{
+	return rd_sys_read_u64(sr, v, "/proc/sys/net/%s/conf/%s/%s", family, ifname, key);
+}
+
+int rd_parse_route_line(const char *line, struct rd_route *r, bool *keep)
+{
+	char ifname[32];
+	unsigned int dst, gw, flags, mask;
+
+	*keep = false;
+	if (sscanf(line, "%31s %x %x %x %*d %*d %*d %x", ifname, &dst, &gw, &flags, &mask) != 5)
+		return -EINVAL;
+	rd_strlcpy(r->ifname, ifname, sizeof(r->ifname));
+	r->dst = dst;
+	r->mask = mask;
+	/* RTF_UP (1), no RTF_GATEWAY (2), not a default route. */
+	*keep = (flags & 1u) && !(flags & 2u) && gw == 0 && mask != 0;
+	return 0;
+}
+
+int rd_routes_read(const struct rd_sysroot *sr, struct rd_routes *out)
+{
+	char path[RD_PATH_MAX], line[512];
+	bool first = true;
+	FILE *f;
+	int ret = 0;
+
+	out->v = NULL;
+	out->n = 0;
+	if (rd_sys_resolve(sr, path, sizeof(path), "/proc/net/route"))
+		return -ENAMETOOLONG;
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		struct rd_route r;
+		bool keep;
+
+		if (first) {	/* the header */
+			first = false;
+			continue;
+		}
+		if (rd_parse_route_line(line, &r, &keep) || !keep)
+			continue;
+		struct rd_route *v = realloc(out->v, (out->n + 1) * sizeof(*v));
+
+		if (!v) {
+			ret = -ENOMEM;
+			break;
+		}
+		out->v = v;
+		out->v[out->n++] = r;
+	}
+	fclose(f);
+	return ret;
+}
+
+void rd_routes_free(struct rd_routes *r)
+{
+	free(r->v);
+	r->v = NULL;
+	r->n = 0;
+}

@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: MIT
+/* rdma-doctor: is this node ready for RDMA traffic, and what to fix. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "model/model.h"
+#include "doctor/doctor.h"
+#include "output/output.h"
+
+enum {
+	OPT_NHC = RD_OPT_TOOL_BASE,
+	OPT_LIST,
+	OPT_ONLY,
+	OPT_SKIP,
+	OPT_EXPECT,
+	OPT_INTERVAL,
+	OPT_SELFTEST,
+};
+
+static void usage(const char *prog)
+{
+	printf("Usage: %s [options] [DEVICE...]\n"
+	       "Check whether this node is ready for RDMA traffic: devices, software, ports,\n"
+	       "PCIe, firmware, RoCE and InfiniBand settings; each check PASS, WARN, FAIL or\n"
+	       "SKIP with the reason and the command that fixes or inspects it.\n"
+	       "\n"
+	       "Options:\n"
+	       "  -v, --verbose         show PASS results too (default: summary and the rest)\n"
+	       "      --list            list the checks and exit\n"
+	       "      --only ID,...     run only these checks (an id, or a group: roce, port...)\n"
+	       "      --skip ID,...     do not run these checks\n"
+	       "      --expect FILE     key=value facts this node must match (devices, rate,\n"
+	       "                        mtu, active_mtu, fw, pcie_width, pcie_speed,\n"
+	       "                        roce_mode, gid_index, link_layer); a mismatch FAILs\n"
+	       "      --interval SEC    sample error counters over SEC seconds (default 1;\n"
+	       "                        0: one reading, rising counters are not detected)\n"
+	       "      --selftest        also run a loopback self-test on every ACTIVE port\n"
+	       "      --nhc             Node Health Check output: silent when healthy, else\n"
+	       "                        one line 'ERROR: rdma-doctor: CHECK: REASON'\n"
+	       "  -d, --device NAME     only this device (repeatable); also positional\n"
+	       "  -p, --port N          only port N\n"
+	       "  -j, --json            JSON output\n"
+	       "      --sysroot DIR     read DIR/sys, DIR/proc and DIR/dev instead of the live system\n"
+	       "      --color[=WHEN]    colour: auto (default), always, never\n"
+	       "  -h, --help            this help\n"
+	       "  -V, --version         version\n"
+	       "\n"
+	       "Exit status: 0 every check PASS, WARN or SKIP; 1 a check FAILed; 2 usage error.\n",
+	       prog);
+}
+
+/* "a,b" into l, each checked against the table. */
+static int add_ids(struct rd_cli *cli, struct rd_strlist *l, const char *arg, const char *opt)
+{
+	char *copy = strdup(arg), *save = NULL;
+	int ret = 0;
+
+	if (!copy) {
+		rd_cli_error(cli, "out of memory");
+		return RD_EXIT_FAIL;
+	}
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (!rd_dr_check_find(t)) {
+			ret = rd_cli_usage_error(cli, "%s: unknown check '%s' (see --list)", opt, t);
+			break;
+		}
+		if (rd_strlist_add(l, t)) {
+			rd_cli_error(cli, "out of memory");
+			ret = RD_EXIT_FAIL;
+			break;
+		}
+	}
+	free(copy);
+	return ret;
+}
+
+static const char *scope_name(enum rd_dr_scope s)
+{
+	return s == RD_DR_NODE ? "node" : s == RD_DR_DEVICE ? "device" : "port";
+}
+
+static void print_list(struct rd_out *o)
+{
+	static const struct rd_col cols[] = {
+		{ "id", "CHECK", false },
+		{ "scope", "SCOPE", false },
+		{ "summary", "WHAT", false },
+		{ "reads", "READS", false },
+	};
+	size_t n;
+	const struct rd_dr_check *t = rd_dr_checks(&n);
+
+	rd_out_table_begin(o, NULL, cols, RD_ARRAY_SIZE(cols), true);
+	for (size_t i = 0; i < n; i++) {
+		rd_out_row_begin(o);
+		rd_out_str(o, RD_ANY, "id", NULL, t[i].id);
+		rd_out_str(o, RD_ANY, "scope", NULL, scope_name(t[i].scope));
+		rd_out_str(o, RD_ANY, "summary", NULL, t[i].summary);
+		rd_out_str(o, RD_ANY, "reads", NULL, t[i].reads);
+		rd_out_str(o, RD_JSON, "fix", NULL, t[i].fix);
+		rd_out_bool(o, RD_JSON, "selftest_only", NULL, t[i].selftest);
+		rd_out_row_end(o);
+	}
+	rd_out_table_end(o);
+}
+
+static enum rd_color status_color(enum rd_dr_status s)
+{
+	switch (s) {
+	case RD_DR_PASS:
+		return RD_C_GOOD;
+	case RD_DR_WARN:
+		return RD_C_WARN;
+	case RD_DR_FAIL:
+		return RD_C_BAD;
+	default:
+		return RD_C_DIM;
+	}
+}
+
+static void print_report(struct rd_out *o, const struct rd_dr_report *r, bool verbose)
+{
+	static const struct rd_col cols[] = {
+		{ "check", "CHECK", false },
+		{ "object", "OBJECT", false },
+		{ "status", "STATUS", false },
+		{ "detail", "DETAIL", false },
+		{ "fix", "FIX", false },
+	};
+	bool json = rd_out_is_json(o), any = false;
+	enum rd_dr_status worst = rd_dr_report_worst(r);
+
+	rd_out_section_begin(o, NULL, NULL);
+	rd_out_str(o, RD_JSON, "verdict", NULL, rd_dr_status_name(worst));
+	rd_out_section_begin(o, "summary", NULL);
+	rd_out_u64(o, RD_JSON, "checks", NULL, r->n);
+	rd_out_u64(o, RD_JSON, "pass", NULL, r->count[RD_DR_PASS]);
+	rd_out_u64(o, RD_JSON, "warn", NULL, r->count[RD_DR_WARN]);
+	rd_out_u64(o, RD_JSON, "fail", NULL, r->count[RD_DR_FAIL]);
+	rd_out_u64(o, RD_JSON, "skip", NULL, r->count[RD_DR_SKIP]);
+	rd_out_u64(o, RD_JSON, "devices", NULL, r->devices);
+	rd_out_u64(o, RD_JSON, "ports", NULL, r->ports);
+	rd_out_double(o, RD_JSON, "interval", NULL, r->interval, "%g");
+	rd_out_section_end(o);
+	for (size_t i = 0; i < r->n; i++)
+		any = any || verbose || json || r->v[i].status != RD_DR_PASS;
+	if (any) {
+		rd_out_table_begin(o, "results", cols, RD_ARRAY_SIZE(cols), true);
+		for (size_t i = 0; i < r->n; i++) {
+			const struct rd_dr_result *x = &r->v[i];
+
+			if (!verbose && !json && x->status == RD_DR_PASS)
+				continue;
+			rd_out_row_begin(o);
+			rd_out_str(o, RD_ANY, "check", NULL, x->check->id);
+			rd_out_str(o, RD_ANY, "object", NULL, x->object);
+			rd_out_str(o, RD_JSON, "dev", NULL, x->dev[0] ? x->dev : NULL);
+			if (x->port)
+				rd_out_u64(o, RD_JSON, "port", NULL, x->port);
+			rd_out_cstr(o, RD_TEXT, "status", NULL, status_color(x->status),
+				    rd_dr_status_name(x->status));
+			/* JSON: lower case, like every other enumerated value. */
+			{
+				char st[8];
+
+				rd_strlcpy(st, rd_dr_status_name(x->status), sizeof(st));
+				for (char *s = st; *s; s++)
+					*s = (char)(*s - 'A' + 'a');
+				rd_out_str(o, RD_JSON, "status", NULL, st);
+			}
+			rd_out_str(o, RD_ANY, "detail", NULL, x->detail);
+			rd_out_str(o, RD_ANY, "fix", NULL, x->fix[0] ? x->fix : NULL);
+			rd_out_row_end(o);
+		}
+		rd_out_table_end(o);
+	}
+	rd_out_line(o, "%s%s: %zu checks on %u device%s, %u port%s: %u pass, %u warn, %u fail, %u skip",
+		    any ? "\n" : "", rd_dr_status_name(worst), r->n, r->devices,
+		    r->devices == 1 ? "" : "s", r->ports, r->ports == 1 ? "" : "s",
+		    r->count[RD_DR_PASS], r->count[RD_DR_WARN], r->count[RD_DR_FAIL],
+		    r->count[RD_DR_SKIP]);
+	rd_out_section_end(o);
+}
+
+/* NHC: silent when healthy; the first failure on one line. */
+static void print_nhc(const struct rd_dr_report *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		const struct rd_dr_result *x = &r->v[i];
+
+		if (x->status != RD_DR_FAIL)
+			continue;
+		char *detail = rd_text_escape(x->detail, false);
+
+		printf("ERROR: rdma-doctor: %s: %s: %s", x->check->id, x->object, detail ? detail : "");
+		if (r->count[RD_DR_FAIL] > 1)
+			printf(" (and %u more failure%s)", r->count[RD_DR_FAIL] - 1,
+			       r->count[RD_DR_FAIL] > 2 ? "s" : "");
+		printf("\n");
+		free(detail);
+		return;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "nhc", no_argument, NULL, OPT_NHC },
+		{ "list", no_argument, NULL, OPT_LIST },
+		{ "only", required_argument, NULL, OPT_ONLY },
+		{ "skip", required_argument, NULL, OPT_SKIP },
+		{ "expect", required_argument, NULL, OPT_EXPECT },
+		{ "interval", required_argument, NULL, OPT_INTERVAL },
+		{ "selftest", no_argument, NULL, OPT_SELFTEST },
+		RD_COMMON_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	struct rd_strlist only = { 0 }, skip = { 0 };
+	struct rd_device_list list = { 0 };
+	struct rd_dr_report rep = { 0 };
+	struct rd_dr_expect expect;
+	struct rd_dr_opts dopts = { .interval = 1.0, .selftest_ms = 5000 };
+	const char *expect_file = NULL;
+	bool verbose = false, nhc = false, list_only = false;
+	struct rd_out *o = NULL;
+	struct rd_cli cli;
+	int opt, ret = RD_EXIT_FAIL;
+
+	rd_cli_init(&cli, "rdma-doctor");
+	while ((opt = rd_cli_getopt(&cli, argc, argv, ":v" RD_COMMON_SHORTOPTS, longopts)) != -1) {
+		if (opt == RD_CLI_OPT_USAGE) {
+			ret = RD_EXIT_USAGE;
+			goto out;
+		}
+		switch (opt) {
+		case 'v':
+			verbose = true;
+			break;
+		case OPT_NHC:
+			nhc = true;
+			break;
+		case OPT_LIST:
+			list_only = true;
+			break;
+		case OPT_ONLY:
+		case OPT_SKIP:
+			ret = add_ids(&cli, opt == OPT_ONLY ? &only : &skip, optarg,
+				      opt == OPT_ONLY ? "--only" : "--skip");
+			if (ret)
+				goto out;
+			break;
+		case OPT_EXPECT:
+			expect_file = optarg;
+			break;
+		case OPT_INTERVAL: {
+			char *end;
+
+			errno = 0;
+			dopts.interval = strtod(optarg, &end);
+			if (end == optarg || *end || errno || !(dopts.interval >= 0 && dopts.interval <= 60)) {
+				ret = rd_cli_usage_error(&cli, "invalid --interval '%s' (seconds, 0 to 60)", optarg);
+				goto out;
+			}
+			break;
+		}
+		case OPT_SELFTEST:
+			dopts.selftest = true;
+			break;
+		default:
+			ret = rd_cli_getopt_error(&cli, opt, argv);
+			goto out;
+		}
+	}
+	ret = rd_cli_help_version(&cli, usage);
+	if (ret >= 0)
+		goto out;
+	for (; optind < argc; optind++) {
+		if (rd_cli_common_opt(&cli, 'd', argv[optind]) < 0) {
+			ret = RD_EXIT_USAGE;
+			goto out;
+		}
+	}
+	if (nhc && (cli.json || verbose || list_only)) {
+		ret = rd_cli_usage_error(&cli, "--nhc has its own output; not with -j, -v or --list");
+		goto out;
+	}
+	if (expect_file) {
+		FILE *f = fopen(expect_file, "re");
+		char why[256] = "";
+
+		if (!f) {
+			ret = rd_cli_usage_error(&cli, "--expect %s: %s", expect_file, strerror(errno));
+			goto out;
+		}
+		ret = rd_dr_expect_parse(f, &expect, why, sizeof(why));
+		fclose(f);
+		if (ret) {
+			ret = rd_cli_usage_error(&cli, "--expect %s: %s", expect_file, why);
+			goto out;
+		}
+		dopts.expect = &expect;
+	}
+	ret = rd_cli_setup(&cli);
+	if (ret >= 0)
+		goto out;
+	o = rd_out_new(stdout, cli.json, cli.color);
+	if (!o) {
+		rd_cli_error(&cli, "out of memory");
+		ret = RD_EXIT_FAIL;
+		goto out;
+	}
+	if (list_only) {
+		print_list(o);
+		ret = RD_EXIT_OK;
+		goto out;
+	}
+	if (cli.devices.n || cli.port) {
+		/* Named devices or a port: the common errors (unknown name, no such port). */
+		ret = rd_cli_scan_devices(&cli, &list);
+		if (ret)
+			goto out;
+	} else {
+		/* No device at all is a verdict (dev.present), not an error. */
+		dopts.scan_err = rd_device_scan_flags(&cli.sr, NULL, &list, NULL, &cli.warnings, 0);
+		if (dopts.scan_err && dopts.scan_err != -ENOENT) {
+			rd_cli_error(&cli, "cannot list RDMA devices: %s", strerror(-dopts.scan_err));
+			ret = RD_EXIT_FAIL;
+			goto out;
+		}
+	}
+	dopts.sr = &cli.sr;
+	dopts.only = &only;
+	dopts.skip = &skip;
+	dopts.port = cli.port;
+	if (rd_doctor_run(&dopts, &list, &rep, &cli.warnings)) {
+		rd_cli_error(&cli, "out of memory");
+		ret = RD_EXIT_FAIL;
+		goto out;
+	}
+	if (nhc)
+		print_nhc(&rep);
+	else
+		print_report(o, &rep, verbose);
+	ret = rep.count[RD_DR_FAIL] ? RD_EXIT_FAIL : RD_EXIT_OK;
+out:
+	rd_dr_report_free(&rep);
+	rd_device_list_free(&list);
+	rd_strlist_free(&only);
+	rd_strlist_free(&skip);
+	return rd_cli_exit(&cli, o, ret);
+}
