@@ -58,6 +58,11 @@ expect rdma-fleet "rdma-fleet $tmp/in/pd" "$tmp/in/pdsh-out.txt"
 expect rdma-fleet "rdma-fleet --hostfile $tmp/in/ra" "$tmp/in/racks.hosts"
 expect rdma-fleet "rdma-fleet --host" --hosts --hostfile
 expect rdma-fleet "rdma-fleet --pre" --prefix
+# rdma-doctor: check ids and groups, comma lists, --expect files
+expect rdma-doctor "rdma-doctor --only roce.e" roce.ecn
+expect rdma-doctor "rdma-doctor --skip pci.link,fw" pci.link,fw pci.link,fw.uniform
+expect rdma-doctor "rdma-doctor --se" --selftest
+expect rdma-doctor "rdma-doctor --expect $tmp/in/pd" "$tmp/in/pdsh-out.txt"
 for f in completions/zsh/_rdma-*; do
 	if zsh -n "$f" 2>"$tmp/err" && grep -q "^#compdef $(basename "$f" | cut -c2-)\$" "$f"; then
 		pass=$((pass + 1))

@@ -327,7 +327,8 @@ int main(int argc, char **argv)
 			goto out;
 	} else {
 		/* No device at all is a verdict (dev.present), not an error. */
-		dopts.scan_err = rd_device_scan_flags(&cli.sr, NULL, &list, NULL, &cli.warnings, 0);
+		dopts.scan_err = rd_device_scan_flags(&cli.sr, NULL, &list, NULL, &cli.warnings,
+						       RD_SCAN_ALL);
 		if (dopts.scan_err && dopts.scan_err != -ENOENT) {
 			rd_cli_error(&cli, "cannot list RDMA devices: %s", strerror(-dopts.scan_err));
 			ret = RD_EXIT_FAIL;
