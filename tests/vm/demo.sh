@@ -125,6 +125,18 @@ demo_note "one scrape under node_exporter's infiniband collector names, for its 
 demo_run sh -c "rdma-top --format node-exporter -d $DEV | grep -E '^(node_infiniband_(state_id|info)|rdma_hw_stat_total.*sent_pkts)'"
 demo_check "rdma-top node-exporter: the port's state under node_exporter's name" "^node_infiniband_state_id\\{device=\"$DEV\",port=\"1\"\\} 4\$"
 
+demo_section rdma-doctor "is this node ready for RDMA? every check PASS/WARN/FAIL/SKIP, with the fix"
+demo_run rdma-doctor -v --interval 1 --only port,roce -d "$DEV"
+demo_check "rdma-doctor: $DEV's port ACTIVE" "^port\.state +$DEV/1 +PASS "
+demo_check "rdma-doctor: a usable RoCE v2 GID on $DEV" "^roce\.gid +$DEV/1 +PASS +index [0-9]+: RoCE v2"
+demo_note "the fault a cable pull makes: $NET down"
+demo_do ip link set "$NET" down
+demo_run -e 1 rdma-doctor --nhc --interval 0 --only port,roce -d "$DEV"
+demo_check "rdma-doctor --nhc: one ERROR line naming the failed check" "^ERROR: rdma-doctor: [a-z_]+\.[a-z_]+: $DEV/1: "
+demo_do ip link set "$NET" up
+port_back || vm_fail "demo: $DEV did not come back after $NET up"
+demo_run rdma-doctor --nhc --interval 0 --only roce.netdev,roce.gid -d "$DEV"
+
 demo_section rdma-fleet "many hosts' JSON (from srun, pdsh or clush) in one table: the majority and the outliers"
 demo_note "this VM's rdma-devinfo -v -j and rdma-gids --best -j, labelled as two hosts the way pdsh labels lines;"
 demo_note "node03 is in the host list but sends nothing (make check-fleet runs it on three real VMs)"
