@@ -766,8 +766,9 @@ static void ck_roce_ecn(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_p
 		rd_dr_emit(c, RD_DR_WARN,
 			   "for p in 0 1 2 3 4 5 6 7; do echo 1 > /sys/class/net/{netdev}/ecn/roce_np/enable/$p; "
 			   "echo 1 > /sys/class/net/{netdev}/ecn/roce_rp/enable/$p; done",
-			   "ECN off: notification point on priorities [%s], reaction point on [%s] "
-			   "(no congestion control: drops or PFC storms under load)", a, b);
+			   "ECN off: notification point on priorities %s, reaction point on %s "
+			   "(no congestion control: drops or PFC storms under load)",
+			   np ? a : "none", rp ? b : "none");
 	else
 		rd_dr_emit(c, RD_DR_PASS, NULL, "ECN notification point on priorities %s, reaction point on %s",
 			   a, b);
