@@ -299,7 +299,7 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		ret = rd_dr_expect_parse(f, &expect, why, sizeof(why));
-		fclose(f);
+		(void)fclose(f);	/* read only */
 		if (ret) {
 			ret = rd_cli_usage_error(&cli, "--expect %s: %s", expect_file, why);
 			goto out;

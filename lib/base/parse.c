@@ -155,3 +155,29 @@ int rd_parse_bond_slaves(char *s, struct rd_strlist *out)
 	}
 	return 0;
 }
+
+static size_t hex_run(const char *s)
+{
+	size_t n = 0;
+
+	while (isxdigit((unsigned char)s[n]))
+		n++;
+	return n;
+}
+
+bool rd_is_pci_bdf(const char *s)
+{
+	/* domain (4 hex digits, 5 behind a VMD bridge) ':' bus ':' slot '.' function (0-7) */
+	size_t n = hex_run(s);
+
+	if ((n != 4 && n != 5) || s[n] != ':')
+		return false;
+	s += n + 1;
+	if (hex_run(s) != 2 || s[2] != ':')
+		return false;
+	s += 3;
+	if (hex_run(s) != 2 || s[2] != '.')
+		return false;
+	s += 3;
+	return s[0] >= '0' && s[0] <= '7' && s[1] == '\0';
+}

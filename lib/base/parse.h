@@ -8,6 +8,7 @@
 #ifndef RD_PARSE_H
 #define RD_PARSE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,5 +27,8 @@ int rd_parse_size(const char *s, uint64_t max, uint64_t *v);
 
 /* "ens1f0 ens1f1" (a bond's bonding/slaves) -> the names, added to out (modified in place).  -ENOMEM only. */
 int rd_parse_bond_slaves(char *s, struct rd_strlist *out);
+
+/* A PCI address as sysfs names it: "0000:3b:00.0" (domain:bus:slot.function; "10000:..." behind VMD), nothing else. */
+bool rd_is_pci_bdf(const char *s);
 
 #endif

@@ -606,9 +606,10 @@ static void ck_roce_mtu(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_p
 	active = yield;
 	if (dp->p->verbs) {
 		const char *s = rd_mtu_str(dp->p->verbs->attr.active_mtu);
+		uint64_t v;
 
-		if (s)
-			active = (unsigned int)atoi(s);
+		if (s && rd_parse_u64(s, &v) == 0)
+			active = (unsigned int)v;
 	}
 	exp = rd_dr_expected(c, RD_EXP_MTU, &num);
 	if (exp && fabs(num - (double)dp->nd.mtu) > 0.5) {

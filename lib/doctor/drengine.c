@@ -98,16 +98,16 @@ static int expect_value(enum rd_dr_expect_key k, char *v, double *num, const cha
 		return 0;
 	case RD_EXP_ROCE_MODE:
 		*what = "v1 or v2";
-		if (strcasecmp(v, "v1") && strcasecmp(v, "v2"))
+		if (strcasecmp(v, "v1") != 0 && strcasecmp(v, "v2") != 0)
 			return -EINVAL;
 		v[0] = 'v';
 		return 0;
 	case RD_EXP_LINK_LAYER:
 		*what = "InfiniBand or Ethernet";
 		if (strcasecmp(v, "infiniband") == 0)
-			strcpy(v, "InfiniBand");
+			memcpy(v, "InfiniBand", sizeof("InfiniBand"));	/* same length as v */
 		else if (strcasecmp(v, "ethernet") == 0)
-			strcpy(v, "Ethernet");
+			memcpy(v, "Ethernet", sizeof("Ethernet"));
 		else
 			return -EINVAL;
 		return 0;
@@ -276,7 +276,7 @@ void rd_dr_emit(struct rd_dr_ctx *c, enum rd_dr_status s, const char *fix, const
 		rd_strlcpy(res->object, "node", sizeof(res->object));
 	}
 	va_start(ap, fmt);
-	vsnprintf(res->detail, sizeof(res->detail), fmt, ap);
+	(void)vsnprintf(res->detail, sizeof(res->detail), fmt, ap);	/* truncation is fine */
 	va_end(ap);
 	/* PASS and SKIP carry the inspect command only when the check gave one. */
 	if (fix)
@@ -452,6 +452,7 @@ int rd_doctor_run(const struct rd_dr_opts *opts, struct rd_device_list *list,
 		have_nl = rd_nldev_ports(&nl, 1000) == 0;
 	}
 	(void)rd_vlan_map_read(c.sr, &vlans);
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression): c.ports holds pointers; *c.ports is one */
 	c.ports = calloc(list->n ? list->n : 1, sizeof(*c.ports));
 	if (!c.ports) {
 		c.err = -ENOMEM;

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "drsys.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,7 +43,7 @@ int rd_memlock_limit(const struct rd_sysroot *sr, uint64_t *bytes, bool *unlimit
 			break;
 		}
 	}
-	fclose(f);
+	(void)fclose(f);	/* read only */
 	return ret;
 }
 
@@ -60,14 +61,6 @@ int rd_parse_pcie_speed(const char *s, double *gts)
 		return -EINVAL;
 	*gts = v;
 	return 0;
-}
-
-static bool is_bdf(const char *s)
-{
-	unsigned int dom, bus, dev, fn;
-	int n = 0;
-
-	return sscanf(s, "%4x:%2x:%2x.%1x%n", &dom, &bus, &dev, &fn, &n) == 4 && s[n] == '\0';
 }
 
 static void read_link(const struct rd_sysroot *sr, const char *dir, struct rd_pci_link *l)
@@ -117,7 +110,7 @@ int rd_pci_chain(const struct rd_sysroot *sr, const char *ibdev, struct rd_pci_l
 		char dir[RD_PATH_MAX] = "";
 		size_t len = 0;
 
-		if (!is_bdf(comp[i]))
+		if (!rd_is_pci_bdf(comp[i]))
 			continue;
 		for (size_t k = 0; k <= i; k++) {
 			int w = snprintf(dir + len, sizeof(dir) - len, "/%s", comp[k]);
@@ -186,19 +179,52 @@ int rd_sysctl_conf(const struct rd_sysroot *sr, const char *family, const char *
 	return rd_sys_read_u64(sr, v, "/proc/sys/net/%s/conf/%s/%s", family, ifname, key);
 }
 
+/* A hexadecimal field of /proc/net/route: 1 to 8 digits, nothing else. */
+static int route_hex(const char *s, size_t n, unsigned int *v)
+{
+	unsigned int x = 0;
+
+	if (n == 0 || n > 8)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		int c = tolower((unsigned char)s[i]);
+
+		if (!isxdigit(c))
+			return -EINVAL;
+		x = x << 4 | (unsigned int)(isdigit(c) ? c - '0' : c - 'a' + 10);
+	}
+	*v = x;
+	return 0;
+}
+
 int rd_parse_route_line(const char *line, struct rd_route *r, bool *keep)
 {
-	char ifname[32];
-	unsigned int dst, gw, flags, mask;
+	/* Iface Destination Gateway Flags RefCnt Use Metric Mask ...: fields 1, 2, 3 and 7 are hex. */
+	unsigned int f[8] = { 0 };
+	const char *s = line;
 
 	*keep = false;
-	if (sscanf(line, "%31s %x %x %x %*d %*d %*d %x", ifname, &dst, &gw, &flags, &mask) != 5)
-		return -EINVAL;
-	rd_strlcpy(r->ifname, ifname, sizeof(r->ifname));
-	r->dst = dst;
-	r->mask = mask;
+	for (unsigned int i = 0; i < 8; i++) {
+		size_t n;
+
+		s += strspn(s, " \t");
+		n = strcspn(s, " \t\n");
+		if (n == 0)
+			return -EINVAL;
+		if (i == 0) {
+			if (n >= sizeof(r->ifname))
+				return -EINVAL;
+			memcpy(r->ifname, s, n);
+			r->ifname[n] = '\0';
+		} else if ((i <= 3 || i == 7) && route_hex(s, n, &f[i])) {
+			return -EINVAL;
+		}
+		s += n;
+	}
+	r->dst = f[1];
+	r->mask = f[7];
 	/* RTF_UP (1), no RTF_GATEWAY (2), not a default route. */
-	*keep = (flags & 1u) && !(flags & 2u) && gw == 0 && mask != 0;
+	*keep = (f[3] & 1u) && !(f[3] & 2u) && f[2] == 0 && f[7] != 0;
 	return 0;
 }
 
@@ -235,7 +261,7 @@ int rd_routes_read(const struct rd_sysroot *sr, struct rd_routes *out)
 		out->v = v;
 		out->v[out->n++] = r;
 	}
-	fclose(f);
+	(void)fclose(f);	/* read only */
 	return ret;
 }
 

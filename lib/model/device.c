@@ -455,16 +455,6 @@ static void find_uverbs(const struct uverbs_map *m, const char *name, char *out,
 	}
 }
 
-static bool looks_like_pci(const char *s)
-{
-	unsigned int dom, bus, slot, fn;
-	char tail;
-
-	/* NOLINTNEXTLINE(cert-err34-c): the field widths bound every value, no overflow */
-	return sscanf(s, "%4x:%2x:%2x.%1x%c", &dom, &bus, &slot, &fn, &tail) == 4 &&
-	       strlen(s) == 12;
-}
-
 static int device_read(const struct rd_sysroot *sr, const char *name, struct rd_device *dev,
 		       struct rd_warnings *w, const struct uverbs_map *uv, unsigned int flags)
 {
@@ -504,7 +494,7 @@ static int device_read(const struct rd_sysroot *sr, const char *name, struct rd_
 
 	if (rd_sys_link_resolved_name(sr, link, sizeof(link), "%s/device", fc.dir) == 0) {
 		/* The link names the parent even when a copied tree lost it. */
-		if (looks_like_pci(link))
+		if (rd_is_pci_bdf(link))
 			rd_strlcpy(dev->pci, link, sizeof(dev->pci));
 		ret = rd_sys_check_dir(sr, "%s/device", fc.dir);
 		if (ret)
@@ -515,7 +505,7 @@ static int device_read(const struct rd_sysroot *sr, const char *name, struct rd_
 	find_uverbs(uv, name, dev->uverbs, sizeof(dev->uverbs));
 	dev->num_vfs = -1;
 	if (rd_sys_link_resolved_name(sr, link, sizeof(link), "%s/device/physfn", fc.dir) == 0 &&
-	    looks_like_pci(link))
+	    rd_is_pci_bdf(link))
 		rd_strlcpy(dev->pf_pci, link, sizeof(dev->pf_pci));
 	{
 		uint64_t nvfs;

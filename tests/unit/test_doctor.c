@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "doctor/doctor.h"
+#include "doctor/drsys.h"
 
 static int parse(const char *text, struct rd_dr_expect *e, char *why, size_t len)
 {
@@ -131,6 +132,52 @@ static void test_expect_bad(void **state)
 	}
 }
 
+/* /proc/net/route lines as a 6.1 kernel writes them (little-endian host). */
+static void test_route_line(void **state)
+{
+	struct rd_route r;
+	bool keep;
+
+	(void)state;
+	assert_int_equal(rd_parse_route_line("eth0\t0002A8C0\t00000000\t0001\t0\t0\t0\t00FFFFFF\t0\t0\t0\n", &r, &keep), 0);
+	assert_true(keep);
+	assert_string_equal(r.ifname, "eth0");
+	assert_int_equal(r.dst, 0x0002A8C0u);
+	assert_int_equal(r.mask, 0x00FFFFFFu);
+	/* A default route and a route through a gateway are not connected routes. */
+	assert_int_equal(rd_parse_route_line("eth0\t00000000\t0102A8C0\t0003\t0\t0\t0\t00000000\t0\t0\t0\n", &r, &keep), 0);
+	assert_false(keep);
+	assert_int_equal(rd_parse_route_line("eth1\t0010A8C0\t0102A8C0\t0003\t0\t0\t100\t00FFFFFF\t0\t0\t0\n", &r, &keep), 0);
+	assert_false(keep);
+	/* A route that is not up. */
+	assert_int_equal(rd_parse_route_line("eth1\t0010A8C0\t00000000\t0000\t0\t0\t0\t00FFFFFF\t0\t0\t0\n", &r, &keep), 0);
+	assert_false(keep);
+	/* A large decimal Use counter is no hex field: it is skipped, not refused. */
+	assert_int_equal(rd_parse_route_line("eth0\t0002A8C0\t00000000\t0001\t0\t12345678901\t0\t00FFFFFF\t0\t0\t0\n", &r, &keep), 0);
+	assert_true(keep);
+	/* Malformed: too few fields, a 9-digit or non-hex field, an over-long name. */
+	assert_int_equal(rd_parse_route_line("eth0\t0002A8C0\t00000000\n", &r, &keep), -EINVAL);
+	assert_int_equal(rd_parse_route_line("eth0\t10002A8C0\t00000000\t0001\t0\t0\t0\t00FFFFFF\n", &r, &keep), -EINVAL);
+	assert_int_equal(rd_parse_route_line("eth0\t0002A8CG\t00000000\t0001\t0\t0\t0\t00FFFFFF\n", &r, &keep), -EINVAL);
+	assert_int_equal(rd_parse_route_line("an-interface-name-longer-than-31-bytes\t0002A8C0\t00000000\t0001\t0\t0\t0\t00FFFFFF\n", &r, &keep), -EINVAL);
+	assert_int_equal(rd_parse_route_line("", &r, &keep), -EINVAL);
+	assert_false(keep);
+}
+
+static void test_pci_bdf(void **state)
+{
+	(void)state;
+	assert_true(rd_is_pci_bdf("0000:3b:00.0"));
+	assert_true(rd_is_pci_bdf("10000:e1:00.7"));	/* behind an Intel VMD bridge */
+	assert_false(rd_is_pci_bdf("000:3b:00.0"));
+	assert_false(rd_is_pci_bdf("0000:3b:00.8"));
+	assert_false(rd_is_pci_bdf("0000:3b:0.0"));
+	assert_false(rd_is_pci_bdf("0000:3b:00.0x"));
+	assert_false(rd_is_pci_bdf("0000:3b:00"));
+	assert_false(rd_is_pci_bdf("pci0000:00"));
+	assert_false(rd_is_pci_bdf(""));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -138,6 +185,8 @@ int main(void)
 		cmocka_unit_test(test_ids),
 		cmocka_unit_test(test_expect_good),
 		cmocka_unit_test(test_expect_bad),
+		cmocka_unit_test(test_route_line),
+		cmocka_unit_test(test_pci_bdf),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
