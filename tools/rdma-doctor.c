@@ -179,8 +179,8 @@ static void print_report(struct rd_out *o, const struct rd_dr_report *r, bool ve
 		}
 		rd_out_table_end(o);
 	}
-	rd_out_line(o, "%s%s: %zu checks on %u device%s, %u port%s: %u pass, %u warn, %u fail, %u skip",
-		    any ? "\n" : "", rd_dr_status_name(worst), r->n, r->devices,
+	rd_out_line(o, "%s%s: %zu check%s on %u device%s, %u port%s: %u pass, %u warn, %u fail, %u skip",
+		    any ? "\n" : "", rd_dr_status_name(worst), r->n, r->n == 1 ? "" : "s", r->devices,
 		    r->devices == 1 ? "" : "s", r->ports, r->ports == 1 ? "" : "s",
 		    r->count[RD_DR_PASS], r->count[RD_DR_WARN], r->count[RD_DR_FAIL],
 		    r->count[RD_DR_SKIP]);

@@ -715,9 +715,15 @@ static void ck_roce_cm_mode(struct rd_dr_ctx *c, struct rd_device *d, struct rd_
 	if (!ret && cm.has_tos)
 		snprintf(tos, sizeof(tos), ", ToS %llu", (unsigned long long)cm.tos);
 	if (exp && strcmp(exp, mode) != 0) {
+		/* The directory exists only once someone made it: the fix makes it first. */
 		rd_dr_emit(c, RD_DR_FAIL,
-			   "echo 'RoCE v2' > /sys/kernel/config/rdma_cm/{dev}/ports/{port}/default_roce_mode",
+			   strcmp(exp, "v1") == 0 ?
+			   "mkdir -p /sys/kernel/config/rdma_cm/{dev}; echo 'IB/RoCE v1' > /sys/kernel/config/rdma_cm/{dev}/ports/{port}/default_roce_mode" :
+			   "mkdir -p /sys/kernel/config/rdma_cm/{dev}; echo 'RoCE v2' > /sys/kernel/config/rdma_cm/{dev}/ports/{port}/default_roce_mode",
 			   "rdma_cm default RoCE %s, expected %s", mode, exp);
+	} else if (exp) {
+		/* The site chose this mode on purpose (--expect): no advice against it. */
+		rd_dr_emit(c, RD_DR_PASS, NULL, "rdma_cm default RoCE %s%s, as expected", mode, tos);
 	} else if (strcmp(mode, "v1") == 0) {
 		rd_dr_emit(c, RD_DR_WARN, NULL,
 			   "rdma_cm default '%s'%s: cannot connect to hosts that use RoCE v2",
