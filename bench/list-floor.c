@@ -11,10 +11,10 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 int main(int argc, char **argv)
@@ -44,9 +44,9 @@ int main(int argc, char **argv)
 			missing++;
 			continue;
 		}
-		struct stat st;
+		ssize_t r = read(fd, buf, sizeof(buf));
 
-		if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		if (r < 0 && errno == EISDIR) {	/* a directory: list it (no fstat needed) */
 			DIR *d = fdopendir(fd);
 
 			if (!d) {
@@ -59,7 +59,7 @@ int main(int argc, char **argv)
 			dirs++;
 			continue;
 		}
-		for (ssize_t r; (r = read(fd, buf, sizeof(buf))) > 0;)
+		for (; r > 0; r = read(fd, buf, sizeof(buf)))
 			bytes += (unsigned long)r;
 		close(fd);
 		files++;
