@@ -221,21 +221,29 @@ lint-man:
 lint:
 	@tests/lint/run.sh $(RESULTS)/lint $(ALL_CFLAGS)
 
+# The single-VM scenarios keep one core busy for about ten minutes: they run in
+# the background from the start, beside the host tiers, and their output is
+# shown when the host tiers are done.  The pair and the fleet (two and three
+# VMs: every core) run after, alone.
 check:
 	@rm -rf $(RESULTS); mkdir -p $(RESULTS)
 	@$(MAKE) --no-print-directory all
 	@echo "== build tier (gcc, clang, install)"; tests/check-build.sh $(RESULTS)/build || true
-	@echo "== unit tier"; $(MAKE) --no-print-directory check-unit || true
-	@echo "== CLI tier"; $(MAKE) --no-print-directory check-cli || true
-	@echo "== screen tier (tmux)"; $(MAKE) --no-print-directory check-tui || true
-	@echo "== sanitizer pass (ASan+UBSan): unit and CLI tiers"; $(MAKE) --no-print-directory check-san || true
-	@echo "== valgrind (memcheck): CLI cases"; $(MAKE) --no-print-directory check-valgrind || true
-	@echo "== static analysis (cppcheck, clang-tidy, gcc -fanalyzer)"; $(MAKE) --no-print-directory lint || true
-	@echo "== man pages"; tests/lint-man.sh --results $(RESULTS)/man $(MANPAGES) || true
-	@echo "== shell completions"; tests/completion.sh $(RESULTS)/completion || true
-	@echo "== fuzzing (15 s a target)"; $(MAKE) --no-print-directory check-fuzz || true
-	@echo "== Debian package (build, lintian)"; $(MAKE) --no-print-directory check-deb || true
-	@echo "== VM tier"; $(MAKE) --no-print-directory check-vm || true
+	@$(MAKE) --no-print-directory vm-prepare deb
+	@echo "== VM tier, one VM: started in the background; its output follows the host tiers"; \
+	tests/vm/check.sh $(BUILD) $(RESULTS)/vm-single single > $(BUILD)/vm-single.log 2>&1 & vmpid=$$!; \
+	echo "== unit tier"; $(MAKE) --no-print-directory check-unit || true; \
+	echo "== CLI tier"; $(MAKE) --no-print-directory check-cli || true; \
+	echo "== screen tier (tmux)"; $(MAKE) --no-print-directory check-tui || true; \
+	echo "== sanitizer pass (ASan+UBSan): unit and CLI tiers"; $(MAKE) --no-print-directory check-san || true; \
+	echo "== valgrind (memcheck): CLI cases"; $(MAKE) --no-print-directory check-valgrind || true; \
+	echo "== static analysis (cppcheck, clang-tidy, gcc -fanalyzer)"; $(MAKE) --no-print-directory lint || true; \
+	echo "== man pages"; tests/lint-man.sh --results $(RESULTS)/man $(MANPAGES) || true; \
+	echo "== shell completions"; tests/completion.sh $(RESULTS)/completion || true; \
+	echo "== fuzzing (15 s a target)"; $(MAKE) --no-print-directory check-fuzz || true; \
+	echo "== Debian package (build, lintian)"; $(MAKE) --no-print-directory check-deb || true; \
+	echo "== VM tier, one VM (waiting for it)"; wait $$vmpid; cat $(BUILD)/vm-single.log
+	@echo "== VM tier, two VMs and the fleet"; tests/vm/check.sh $(BUILD) $(RESULTS)/vm pair fleet || true
 	@tests/summary.sh $(RESULTS)
 
 demo: 
@@ -247,11 +255,8 @@ help:
 	@echo "make [all]      build build/librdmadiag.a and the tools into build/"
 	@echo "make check      all test tiers (unit, CLI, sanitizers, man lint, VM); ends with 'N passed, N failed'"
 	@echo "make lint       static analysis: cppcheck, clang-tidy, gcc -fanalyzer (zero findings)"
-	@echo "make check-unit | check-cli | check-tui | check-san | check-valgrind | check-deb | check-vm  one tier"
 	@echo "make deb        build the Debian package into build/ (dpkg-buildpackage -us -uc -b)"
 	@echo "make demo       boot two soft-RoCE VMs and show every tool at work on the terminal"
-
-	@echo "make check-unit | check-cli | check-tui | check-san | check-valgrind | check-vm | check-fleet   one tier"
-	@echo "make demo       boot the soft-RoCE VM and run every tool in it"
+	@echo "make check-unit | check-cli | check-tui | check-san | check-valgrind | check-deb | check-vm | check-fleet   one tier"
 	@echo "make deps       install the Debian build and test dependencies (root)"
 	@echo "make install [PREFIX=/usr/local] [DESTDIR=]   | make uninstall"

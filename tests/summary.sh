@@ -9,7 +9,7 @@ for f in "$dir"/*; do
 	printf '  %-10s %4s passed, %s failed\n' "$(basename "$f")" "$p" "$x"
 	pass=$((pass + p)) fail=$((fail + x))
 done
-for tier in build unit fuzz cli tui unit-san cli-san valgrind lint man completion deb vm; do
+for tier in build unit fuzz cli tui unit-san cli-san valgrind lint man completion deb vm-single vm; do
 	if [ ! -f "$dir/$tier" ]; then
 		echo "  $tier: did not run (counted as a failure)"
 		fail=$((fail + 1))

@@ -102,6 +102,7 @@ for script in "${scripts[@]}"; do
             marker "FAIL: $name: peer VM never started its script"
     fi
     marker "BEGIN $name"
+    read -r t0 _ </proc/uptime
     # timeout(1) makes itself a process group leader: once the script is
     # over, whatever it left running in that group is killed too.
     (cd "$RD_ROOT" && exec timeout -k 10 "$VM_SCRIPT_TIMEOUT" bash "$script") </dev/null &
@@ -114,7 +115,8 @@ for script in "${scripts[@]}"; do
         124|137) marker "FAIL: $name: killed after the ${VM_SCRIPT_TIMEOUT}s script timeout" ;;
         *) marker "FAIL: $name: script exited with status $rc" ;;
     esac
-    marker "END $name rc=$rc"
+    read -r t1 _ </proc/uptime
+    marker "END $name rc=$rc ($(awk "BEGIN { printf \"%.1f\", $t1 - $t0 }") s)"
     if [ "$VM_ROLE" != single ]; then
         vm_barrier .end "$VM_SCRIPT_TIMEOUT" ||
             marker "FAIL: $name: peer VM did not finish its script"
