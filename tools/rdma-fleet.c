@@ -29,7 +29,8 @@ static void usage(const char *prog)
 	printf("Usage: %s [options] [FILE...]\n"
 	       "       %s --prefix[=NAME]\n"
 	       "Summarize RDMA facts from many hosts: the majority value of each and the\n"
-	       "hosts that differ. Reads rdma-devinfo -j [-v] and rdma-gids --best -j output\n"
+	       "hosts that differ. Reads rdma-devinfo -j [-v], rdma-gids --best -j and\n"
+	       "rdma-doctor -j output (each check's status is a fact; a FAIL is a problem)\n"
 	       "from the FILEs or stdin (\"-\"): plain or pretty JSON documents, JSON lines,\n"
 	       "or \"host: \" prefixed lines from pdsh, clush -L or srun -l.\n"
 	       "\n"
@@ -39,6 +40,7 @@ static void usage(const char *prog)
 	       "      --prefix[=NAME]   filter mode, on each host: copy stdin to stdout with\n"
 	       "                        \"NAME: \" before each line (default $SLURMD_NODENAME,\n"
 	       "                        else the short host name), for srun and files\n"
+	       "  -o, --outliers        list only the facts where some host differs\n"
 	       "  -j, --json            JSON output\n"
 	       "      --color[=WHEN]    colour: auto (default), always, never\n"
 	       "  -h, --help            this help\n"
@@ -176,13 +178,13 @@ static char *outliers_text(const struct rd_fleet_fact *k)
 	return s;
 }
 
-static int print_summary(struct rd_out *o, const struct rd_fleet *f, size_t *nbad_facts,
-			 size_t *nproblems)
+static int print_summary(struct rd_out *o, const struct rd_fleet *f, bool only_outliers,
+			 size_t *nbad_facts, size_t *nproblems)
 {
 	const struct rd_strlist *hosts = rd_fleet_hosts(f);
 	const struct rd_fleet_problem *pv;
 	const struct rd_fleet_fact *kv;
-	size_t nk, np;
+	size_t nk, np, nshown;
 	bool json = rd_out_is_json(o);
 	char *hl;
 
@@ -204,12 +206,15 @@ static int print_summary(struct rd_out *o, const struct rd_fleet *f, size_t *nba
 	rd_out_u64(o, RD_JSON, "documents", NULL, rd_fleet_documents(f));
 	free(hl);
 
-	if (nk)
+	nshown = only_outliers ? *nbad_facts : nk;
+	if (nshown)
 		rd_out_line(o, "%s", "");
-	rd_out_table_begin(o, "facts", fact_cols, RD_ARRAY_SIZE(fact_cols), nk > 0);
+	rd_out_table_begin(o, "facts", fact_cols, RD_ARRAY_SIZE(fact_cols), nshown > 0);
 	for (size_t i = 0; i < nk; i++) {
 		const struct rd_fleet_fact *k = &kv[i];
 
+		if (only_outliers && k->nvals < 2)
+			continue;
 		rd_out_row_begin(o);
 		rd_out_str(o, RD_ANY, "fact", NULL, k->name);
 		rd_out_str(o, RD_JSON, "source", NULL, k->kind);
@@ -287,6 +292,7 @@ int main(int argc, char **argv)
 		{ "hosts", required_argument, NULL, 'w' },
 		{ "hostfile", required_argument, NULL, OPT_HOSTFILE },
 		{ "prefix", optional_argument, NULL, OPT_PREFIX },
+		{ "outliers", no_argument, NULL, 'o' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "color", optional_argument, NULL, RD_OPT_COLOR },
 		{ "colour", optional_argument, NULL, RD_OPT_COLOR },
@@ -298,14 +304,14 @@ int main(int argc, char **argv)
 	struct rd_hostlist_error he;
 	struct rd_fleet *f = NULL;
 	struct rd_out *o = NULL;
-	bool prefix = false, have_expect = false;
+	bool prefix = false, have_expect = false, only_outliers = false;
 	const char *prefix_name = NULL;
 	size_t nbad = 0, nprob = 0;
 	struct rd_cli cli;
 	int opt, ret = RD_EXIT_FAIL, rc;
 
 	rd_cli_init(&cli, "rdma-fleet");
-	while ((opt = rd_cli_getopt(&cli, argc, argv, ":w:jhV", longopts)) != -1) {
+	while ((opt = rd_cli_getopt(&cli, argc, argv, ":w:ojhV", longopts)) != -1) {
 		if (opt == RD_CLI_OPT_USAGE) {
 			ret = RD_EXIT_USAGE;
 			goto out;
@@ -337,6 +343,9 @@ int main(int argc, char **argv)
 				goto out;
 			}
 			break;
+		case 'o':
+			only_outliers = true;
+			break;
 		case OPT_PREFIX:
 			prefix = true;
 			prefix_name = optarg;
@@ -350,8 +359,8 @@ int main(int argc, char **argv)
 	if (ret >= 0)
 		goto out;
 	if (prefix) {
-		if (optind < argc || have_expect || cli.json) {
-			ret = rd_cli_usage_error(&cli, "--prefix copies stdin to stdout; no files, -w or -j");
+		if (optind < argc || have_expect || cli.json || only_outliers) {
+			ret = rd_cli_usage_error(&cli, "--prefix copies stdin to stdout; no files, -w, -o or -j");
 			goto out;
 		}
 		if (prefix_name && (!*prefix_name || strpbrk(prefix_name, ": \t\n"))) {
@@ -396,7 +405,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	o = rd_out_new(stdout, cli.json, cli.color);
-	if (!o || print_summary(o, f, &nbad, &nprob)) {
+	if (!o || print_summary(o, f, only_outliers, &nbad, &nprob)) {
 		rd_cli_error(&cli, "out of memory");
 		goto out;
 	}

@@ -47,6 +47,13 @@ vm_check "healthy, pdsh rdma-gids --best -j | rdma-fleet -j: every node, no outl
 	jq -e --argjson n "$N" '.result == "pass" and (.hosts | length) == $n and ([.facts[] | select(.fact == "gid_index")][0].agree == $n)' \
 	<<<"$("$F" -j -w "$HL" /tmp/ff-gids-ok.txt)"
 
+# rdma-doctor on every node: the same verdict everywhere
+timeout 600 pdsh -R ssh -t 120 -w "$HL" "$B/rdma-doctor" -j --interval 0 >/tmp/ff-doctor-ok.txt 2>/tmp/ff-doctor-ok.err
+# shellcheck disable=SC2016 # jq variables
+vm_check "healthy, pdsh rdma-doctor -j | rdma-fleet -j: every node, roce.gid passes on all, no problem" \
+	jq -e --argjson n "$N" '(.hosts | length) == $n and (.problems | length) == 0 and ([.facts[] | select(.fact == "roce.gid")][0] | .majority == "pass" and .agree == $n)' \
+	<<<"$("$F" -j -w "$HL" /tmp/ff-doctor-ok.txt)"
+
 # --- the last VM made bad for real
 vm_signal ff-make-bad
 if vm_wait ff-bad-ready 120; then
@@ -56,6 +63,17 @@ if vm_wait ff-bad-ready 120; then
 	vm_check_output "MTU fault, pdsh | rdma-fleet: active_mtu outlier is $BAD" \
 		"^active_mtu +$VM_RDMA_DEV +1 +[0-9]+ +$((N - 1))/$N +$BAD: [0-9]+\$" cat /tmp/ff-pdsh-bad.out
 	vm_check_output "MTU fault: nothing else differs" "^result: fail: 1 fact with outliers, 0 problems" cat /tmp/ff-pdsh-bad.out
+
+	# the doctor held to the fleet's MTU (--expect from the shared scratch directory)
+	printf 'mtu = 1500\n' >"$VM_SCRATCH/ff-expect"
+	timeout 600 pdsh -R ssh -t 120 -w "$HL" "$B/rdma-doctor" -j --interval 0 --expect "$VM_SCRATCH/ff-expect" \
+		>/tmp/ff-doctor-bad.txt 2>/tmp/ff-doctor-bad.err
+	"$F" -o -w "$HL" /tmp/ff-doctor-bad.txt >/tmp/ff-doctor-bad.out 2>&1; rc=$?
+	vm_check_eq "MTU fault, pdsh rdma-doctor --expect | rdma-fleet -o: exit 1" 1 "$rc"
+	vm_check_output "MTU fault, doctor: roce.mtu outlier is $BAD (fail)" \
+		"^roce\.mtu +$VM_RDMA_DEV +1 +(pass|warn) +$((N - 1))/$N +$BAD: fail\$" cat /tmp/ff-doctor-bad.out
+	vm_check_output "MTU fault, doctor: the problem names $BAD, the netdev MTU and the expected one" \
+		"^$BAD +.* roce\.mtu $VM_RDMA_DEV/1: $VM_NETDEV MTU 1000, expected 1500\$" cat /tmp/ff-doctor-bad.out
 
 	timeout 600 srun -N "$N" -n "$N" sh -c "$B/rdma-devinfo -v -j | $B/rdma-fleet --prefix" >/tmp/ff-srun-bad.txt 2>/tmp/ff-srun-bad.err
 	"$F" -j /tmp/ff-srun-bad.txt >/tmp/ff-srun-bad.json; rc=$?
@@ -95,5 +113,6 @@ if [ -n "${VMENV_FLEET_SAVE:-}" ]; then
 	cp /tmp/ff-srun-l.txt "$VMENV_FLEET_SAVE/vm-srun-l-mtu.txt"
 	cp /tmp/ff-pdsh-ok.txt "$VMENV_FLEET_SAVE/vm-pdsh-ok.txt"
 	cp /tmp/ff-gids-ok.txt "$VMENV_FLEET_SAVE/vm-pdsh-gids-ok.txt"
+	cp /tmp/ff-doctor-bad.txt "$VMENV_FLEET_SAVE/vm-pdsh-doctor-mtu.txt"
 fi
-if [ "${VM_SHOW:-0}" = 1 ]; then cat /tmp/ff-pdsh-bad.out /tmp/ff-missing.out; fi
+if [ "${VM_SHOW:-0}" = 1 ]; then cat /tmp/ff-pdsh-bad.out /tmp/ff-doctor-bad.out /tmp/ff-missing.out; fi

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "doctor/doctor.h"
+
 /* A fact as one host reported it. */
 struct raw_fact {
 	const char *kind;	/* static: the reader's name */
@@ -220,7 +222,9 @@ static int facts_from(struct reader_ctx *c, const char *kind, const char *dev, u
 			continue;
 		if (json_object_is_type(v, json_type_object) || json_object_is_type(v, json_type_array))
 			continue;
+		RD_GCC_LEAK_FP_BEGIN	/* the grown array is h->facts, freed by rd_fleet_free */
 		rc = fact_add(c->h, kind, dev, port, keys[i], v);
+		RD_GCC_LEAK_FP_END
 		if (rc)
 			return rc;
 	}
@@ -325,6 +329,59 @@ static int gids_read(struct reader_ctx *c, json_object *doc)
 }
 
 /*
+ * rdma-doctor -j: {verdict, summary, results: [{check, object, status, detail, fix, dev, port}]}.
+ * Each result is a fact named by its check id (its status: pass, warn, fail,
+ * skip), so a host whose check differs from the others is an outlier; a FAIL
+ * is a problem of that host with the doctor's detail.
+ */
+static bool doctor_match(json_object *doc)
+{
+	return json_object_is_type(doc, json_type_object) && obj_str(doc, "verdict") &&
+	       obj_has(doc, "summary", json_type_object) && obj_has(doc, "results", json_type_array);
+}
+
+static int doctor_read(struct reader_ctx *c, json_object *doc)
+{
+	json_object *res;
+	int rc = 0;
+
+	(void)json_object_object_get_ex(doc, "results", &res);
+	for (size_t i = 0; !rc && i < json_object_array_length(res); i++) {
+		json_object *e = json_object_array_get_idx(res, i), *st, *port;
+		const struct rd_dr_check *chk;
+		const char *id, *status, *dev;
+		unsigned int pn = 0;
+
+		if (!json_object_is_type(e, json_type_object) || !(id = obj_str(e, "check")) ||
+		    !(status = obj_str(e, "status"))) {
+			rc = problem_add(c->f, c->h->name, c->src, c->line,
+					 "rdma-doctor result %zu without \"check\" and \"status\", skipped", i + 1);
+			continue;
+		}
+		/* the table's own string: facts compare names by pointer */
+		chk = rd_dr_check_find(id);
+		if (!chk) {
+			rc = problem_add(c->f, c->h->name, c->src, c->line,
+					 "rdma-doctor check '%.64s' is unknown here (a newer rdma-doctor?), skipped", id);
+			continue;
+		}
+		dev = obj_str(e, "dev");
+		if (json_object_object_get_ex(e, "port", &port) && json_object_is_type(port, json_type_int) &&
+		    json_object_get_int(port) > 0)
+			pn = (unsigned int)json_object_get_int(port);
+		(void)json_object_object_get_ex(e, "status", &st);
+		rc = fact_add(c->h, "doctor", dev, pn, chk->id, st);
+		if (!rc && strcmp(status, "fail") == 0) {
+			const char *obj = obj_str(e, "object"), *detail = obj_str(e, "detail");
+
+			rc = problem_add(c->f, c->h->name, c->src, c->line, "%s %s: %s", id,
+					 obj ? obj : "?", detail ? detail : "(no detail)");
+		}
+	}
+	return rc;
+}
+
+/*
  * The readers, tried in order.  A new tool's output is one more entry: a
  * shape test and a function turning the document into facts (and problems).
  */
@@ -336,6 +393,7 @@ static const struct reader {
 } readers[] = {
 	{ "devinfo", "rdma-devinfo -j", devinfo_match, devinfo_read },
 	{ "gids", "rdma-gids --best -j", gids_match, gids_read },
+	{ "doctor", "rdma-doctor -j", doctor_match, doctor_read },
 };
 
 /* ------------------------------------------------------------ streams */
