@@ -16,6 +16,7 @@
 
 #include "cli/cli.h"
 #include "rdma-fleet/fleet.h"
+#include "rdma-fleet/fleetmesh.h"
 #include "base/base.h"
 #include "output/output.h"
 
@@ -31,6 +32,7 @@ static void usage(const char *prog)
 	       "Summarize RDMA facts from many hosts: the majority value of each and the\n"
 	       "hosts that differ. Reads rdma-devinfo -j [-v], rdma-gids --best -j and\n"
 	       "rdma-doctor -j output (each check's status is a fact; a FAIL is a problem)\n"
+	       "and rdma-selftest --mesh -j lines (a pair matrix and the slowest pairs)\n"
 	       "from the FILEs or stdin (\"-\"): plain or pretty JSON documents, JSON lines,\n"
 	       "or \"host: \" prefixed lines from pdsh, clush -L or srun -l.\n"
 	       "\n"
@@ -256,6 +258,8 @@ static int print_summary(struct rd_out *o, const struct rd_fleet *f, bool only_o
 	}
 	rd_out_table_end(o);
 
+	if (rd_fleet_print_mesh(o, f))
+		return -ENOMEM;
 	if (np)
 		rd_out_line(o, "%s", "");
 	rd_out_table_begin(o, "problems", problem_cols, RD_ARRAY_SIZE(problem_cols), np > 0);

@@ -18,6 +18,7 @@
 #include "cli/cli.h"
 #include "output/output.h"
 #include "selftest/selftest.h"
+#include "rdma-selftest/stmesh.h"
 
 enum {
 	OPT_SERVER = RD_OPT_TOOL_BASE,
@@ -38,6 +39,12 @@ enum {
 	OPT_ONCE,
 	OPT_LAT_ONLY,
 	OPT_BW_ONLY,
+	OPT_MESH,
+	OPT_HOSTS,
+	OPT_HOSTFILE,
+	OPT_PAIRS,
+	OPT_SELF,
+	OPT_MESH_WAIT,
 };
 
 static volatile int stop;
@@ -53,6 +60,7 @@ static void usage(const char *prog)
 	printf("Usage: %s [options]                 loopback test of every active port\n"
 	       "       %s [options] PEER            test against 'rdma-selftest --server' on PEER\n"
 	       "       %s --server [options]        serve clients, forever\n"
+	       "       %s --mesh [--hosts LIST] [options]  every host of LIST tests every other\n"
 	       "Staged RDMA send/recv self-test: connect, ping-pong with data verification,\n"
 	       "latency, bandwidth; PASS/FAIL per stage with a diagnosis.\n"
 	       "\n"
@@ -64,6 +72,14 @@ static void usage(const char *prog)
 	       "      --server          serve clients one after another until SIGINT/SIGTERM\n"
 	       "      --once            with --server: exit after one client (status = its result)\n"
 	       "      --bind ADDR       server: listen on ADDR; client: use ADDR as source\n"
+	       "      --mesh            serve and test the other hosts in rounds (run on every\n"
+	       "                        host by srun, pdsh or clush); one line per pair\n"
+	       "      --hosts LIST      the mesh's hosts (Slurm syntax; default SLURM_JOB_NODELIST)\n"
+	       "      --hostfile FILE   the same from a file\n"
+	       "      --pairs all|ring  every other host (default) or only the next one\n"
+	       "      --self NAME       this host's name in the list (default SLURMD_NODENAME,\n"
+	       "                        else the host name)\n"
+	       "      --mesh-wait SEC   how long a peer may take to answer (default 60)\n"
 	       "  -P, --service-port P  rdma_cm and TCP port (default %d)\n"
 	       "  -n, --iters N         latency round trips and bandwidth messages (default 1000)\n"
 	       "      --pings N         verified ping-pong messages (default 100)\n"
@@ -88,7 +104,7 @@ static void usage(const char *prog)
 	       "  -V, --version         version\n"
 	       "\n"
 	       "Exit status: 0 every stage passed, 1 a stage failed, 2 usage error.\n",
-	       prog, prog, prog, RD_ST_SERVICE_PORT);
+	       prog, prog, prog, prog, RD_ST_SERVICE_PORT);
 }
 
 /* ---- printing what the engine reports ---- */
@@ -250,7 +266,8 @@ static int parse_positive(const char *s, double *v)
 }
 
 /* One tool option into cfg: 0, or -EINVAL for a bad value. */
-static int tool_opt(int opt, const char *arg, struct rd_st_config *c, bool *server, bool *all_sizes)
+static int tool_opt(int opt, const char *arg, struct rd_st_config *c, bool *server, bool *all_sizes,
+		    bool *mesh, struct rd_stmesh_opts *mo)
 {
 	uint32_t v = 0;
 	double d = 0;
@@ -284,6 +301,15 @@ static int tool_opt(int opt, const char *arg, struct rd_st_config *c, bool *serv
 	case OPT_RNR_RETRY: ret = parse_u32(arg, 0, 7, &v); c->rc.rnr_retry = (uint8_t)v; break;
 	case OPT_MIN_RNR: ret = parse_u32(arg, 0, 31, &v); c->rc.min_rnr_timer = (uint8_t)v; break;
 	case OPT_MTU: ret = parse_u32(arg, 256, 4096, &v) || rd_mtu_from_bytes(v, &c->rc.mtu); break;
+	case OPT_MESH: *mesh = true; break;
+	case OPT_HOSTS: mo->hosts = arg; break;
+	case OPT_HOSTFILE: mo->hostfile = arg; break;
+	case OPT_SELF: ret = *arg ? 0 : -EINVAL; mo->self = arg; break;
+	case OPT_PAIRS:
+		ret = strcmp(arg, "ring") && strcmp(arg, "all") ? -EINVAL : 0;
+		mo->ring = strcmp(arg, "ring") == 0;
+		break;
+	case OPT_MESH_WAIT: ret = parse_u32(arg, 1, 3600, &v); mo->wait_ms = (int)v * 1000; break;
 	default: return -ENOENT;
 	}
 	return ret;
@@ -316,6 +342,12 @@ int main(int argc, char **argv)
 		{ "rnr-retry", required_argument, NULL, OPT_RNR_RETRY },
 		{ "min-rnr-timer", required_argument, NULL, OPT_MIN_RNR },
 		{ "mtu", required_argument, NULL, OPT_MTU },
+		{ "mesh", no_argument, NULL, OPT_MESH },
+		{ "hosts", required_argument, NULL, OPT_HOSTS },
+		{ "hostfile", required_argument, NULL, OPT_HOSTFILE },
+		{ "pairs", required_argument, NULL, OPT_PAIRS },
+		{ "self", required_argument, NULL, OPT_SELF },
+		{ "mesh-wait", required_argument, NULL, OPT_MESH_WAIT },
 		RD_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -327,7 +359,8 @@ int main(int argc, char **argv)
 	struct rd_st_run *run = NULL;
 	struct rd_cli cli;
 	struct sigaction sa = { .sa_handler = on_signal };
-	bool server = false, all_sizes = false, ok;
+	struct rd_stmesh_opts mo = { .wait_ms = 60000 };
+	bool server = false, all_sizes = false, mesh = false, ok;
 	const char *why;
 	int opt, ret;
 
@@ -339,7 +372,7 @@ int main(int argc, char **argv)
 			ret = RD_EXIT_USAGE;
 			goto out;
 		}
-		ret = tool_opt(opt, optarg, &cfg, &server, &all_sizes);
+		ret = tool_opt(opt, optarg, &cfg, &server, &all_sizes, &mesh, &mo);
 		if (ret == -ENOENT) {
 			ret = rd_cli_getopt_error(&cli, opt, argv);
 			goto out;
@@ -355,6 +388,12 @@ int main(int argc, char **argv)
 	if (optind < argc)
 		cfg.peer = argv[optind++];
 	why = rd_st_config_conflict(&cfg, server);
+	if (!why && mesh && (server || cfg.peer || cfg.verbs))
+		why = "--mesh tests the hosts of its list over rdma_cm: no PEER, --server or --verbs";
+	if (!why && !mesh && (mo.hosts || mo.hostfile || mo.self))
+		why = "--hosts, --hostfile and --self go with --mesh";
+	if (!why && mo.hosts && mo.hostfile)
+		why = "choose one of --hosts and --hostfile";
 	if (!why && cli.sysroot_dir)
 		why = "--sysroot: a self-test needs the live system";
 	if (why) {
@@ -375,6 +414,10 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	(void)signal(SIGPIPE, SIG_IGN);	/* a valid signal: cannot fail */
 
+	if (mesh) {
+		ret = rd_stmesh_main(&cli, &cfg, &mo, &pr.o);
+		goto out;
+	}
 	/* The client side of rdma_cm picks its device by route; others scan. */
 	if (!(cfg.peer && !cfg.verbs) && (ret = rd_cli_scan_devices(&cli, &list)))
 		goto out;

@@ -33,6 +33,7 @@ struct rd_st_config {
 	uint16_t service_port;
 	bool verbs;			/* client: raw verbs + TCP exchange instead of rdma_cm */
 	bool once;			/* server: exit after one client */
+	unsigned int max_clients;	/* server: stop after this many clients (0: no limit) */
 	bool quick, lat_only, bw_only;	/* stage selection */
 	int gid_index;			/* -1: the best GID (rdma-gids --best) */
 	uint32_t iters, pings, window, duration_s;

@@ -8,6 +8,7 @@
 
 #include "stages.h"
 #include "engine.h"
+#include "mesh.h"
 #include "report.h"
 
 #endif

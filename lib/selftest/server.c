@@ -179,6 +179,7 @@ int rd_st_server(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
 {
 	struct rd_cm_listener l;
 	struct rd_cm_error err = { 0 };
+	unsigned int served = 0;
 	int lfd, ret, status = 0;
 
 	ret = rd_cm_listen(cfg->bind, cfg->service_port, &l, &err);
@@ -208,6 +209,8 @@ int rd_st_server(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
 			status = r;
 			break;
 		}
+		if (r >= 0 && cfg->max_clients && ++served >= cfg->max_clients)
+			break;
 	}
 	rd_st_log(h, "stopped");
 	close(lfd);

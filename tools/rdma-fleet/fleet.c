@@ -51,6 +51,8 @@ struct rd_fleet {
 	size_t nproblems, pcap;
 	struct rd_fleet_fact *facts;
 	size_t nfacts;
+	struct rd_fleet_pair *pairs;
+	size_t npairs, pairs_cap;
 	size_t docs;
 	int oom;
 };
@@ -382,6 +384,105 @@ static int doctor_read(struct reader_ctx *c, json_object *doc)
 }
 
 /*
+ * rdma-selftest --mesh -j: one JSON line per pair, {mode: "mesh", src, dst,
+ * round, dev, port, result, failed_stage, diagnosis, latency_us, gbps}.
+ * The pairs make the matrix; a FAIL is also a problem of the source host.
+ */
+static bool mesh_match(json_object *doc)
+{
+	const char *mode = obj_str(doc, "mode");
+
+	return json_object_is_type(doc, json_type_object) && mode && strcmp(mode, "mesh") == 0 &&
+	       obj_str(doc, "src") && obj_str(doc, "dst") && obj_str(doc, "result");
+}
+
+static double obj_num(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) ||
+	    !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
+		return -1;
+	return json_object_get_double(v);
+}
+
+static char *dup_or_null(const char *s, bool *oom)
+{
+	char *d = s ? strdup(s) : NULL;
+
+	if (s && !d)
+		*oom = true;
+	return d;
+}
+
+static void pair_clear(struct rd_fleet_pair *p)
+{
+	free(p->src);
+	free(p->dst);
+	free(p->dev);
+	free(p->stage);
+	free(p->diagnosis);
+	free(p->source);
+	memset(p, 0, sizeof(*p));
+}
+
+static int mesh_read(struct reader_ctx *c, json_object *doc)
+{
+	const char *src = obj_str(doc, "src"), *dst = obj_str(doc, "dst");
+	struct rd_fleet *f = c->f;
+	struct rd_fleet_pair *p = NULL, n = { 0 };
+	json_object *port;
+	bool oom = false;
+
+	n.ok = strcmp(obj_str(doc, "result"), "pass") == 0;
+	n.src = dup_or_null(src, &oom);
+	n.dst = dup_or_null(dst, &oom);
+	n.dev = dup_or_null(obj_str(doc, "dev"), &oom);
+	if (json_object_object_get_ex(doc, "port", &port) && json_object_is_type(port, json_type_int) &&
+	    json_object_get_int(port) > 0)
+		n.port = (unsigned int)json_object_get_int(port);
+	if (!n.ok) {
+		n.stage = dup_or_null(obj_str(doc, "failed_stage") ? obj_str(doc, "failed_stage") : "?", &oom);
+		n.diagnosis = dup_or_null(obj_str(doc, "diagnosis") ? obj_str(doc, "diagnosis") : "", &oom);
+	}
+	n.latency_us = obj_num(doc, "latency_us");
+	n.gbps = obj_num(doc, "gbps");
+	n.source = dup_or_null(c->src, &oom);
+	n.line = c->line;
+	if (oom) {
+		pair_clear(&n);
+		return -ENOMEM;
+	}
+	/* the same pair again (a second run): the later one counts */
+	for (size_t i = 0; i < f->npairs && !p; i++)
+		if (strcmp(f->pairs[i].src, src) == 0 && strcmp(f->pairs[i].dst, dst) == 0) {
+			p = &f->pairs[i];
+			pair_clear(p);
+		}
+	if (!p) {
+		if (f->npairs == f->pairs_cap) {
+			size_t cap = f->pairs_cap ? f->pairs_cap * 2 : 16;
+
+			p = realloc(f->pairs, cap * sizeof(*p));
+			if (!p) {
+				pair_clear(&n);
+				return -ENOMEM;
+			}
+			f->pairs = p;
+			f->pairs_cap = cap;
+		}
+		p = &f->pairs[f->npairs++];
+	}
+	RD_GCC_LEAK_FP_BEGIN	/* the strings move into f->pairs, freed by rd_fleet_free */
+	*p = n;
+	RD_GCC_LEAK_FP_END
+	if (!n.ok)
+		return problem_add(f, c->h->name, c->src, c->line, "mesh %s -> %s: FAIL at %s: %s", src,
+				   dst, n.stage, n.diagnosis);
+	return 0;
+}
+
+/*
  * The readers, tried in order.  A new tool's output is one more entry: a
  * shape test and a function turning the document into facts (and problems).
  */
@@ -394,6 +495,7 @@ static const struct reader {
 	{ "devinfo", "rdma-devinfo -j", devinfo_match, devinfo_read },
 	{ "gids", "rdma-gids --best -j", gids_match, gids_read },
 	{ "doctor", "rdma-doctor -j", doctor_match, doctor_read },
+	{ "mesh", "rdma-selftest --mesh -j", mesh_match, mesh_read },
 };
 
 /* ------------------------------------------------------------ streams */
@@ -853,6 +955,9 @@ void rd_fleet_free(struct rd_fleet *f)
 		free(f->problems[i].what);
 	}
 	free(f->problems);
+	for (size_t i = 0; i < f->npairs; i++)
+		pair_clear(&f->pairs[i]);
+	free(f->pairs);
 	for (size_t i = 0; i < f->nfacts; i++) {
 		struct rd_fleet_fact *k = &f->facts[i];
 
@@ -885,6 +990,12 @@ const struct rd_fleet_problem *rd_fleet_problems(const struct rd_fleet *f, size_
 {
 	*n = f->nproblems;
 	return f->problems;
+}
+
+const struct rd_fleet_pair *rd_fleet_pairs(const struct rd_fleet *f, size_t *n)
+{
+	*n = f->npairs;
+	return f->pairs;
 }
 
 size_t rd_fleet_documents(const struct rd_fleet *f)

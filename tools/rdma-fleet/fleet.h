@@ -59,6 +59,19 @@ struct rd_fleet_fact {
 	bool tie;	/* vals[0] and vals[1] have as many hosts */
 };
 
+/* One pair of an rdma-selftest --mesh run, as its source host reported it. */
+struct rd_fleet_pair {
+	char *src, *dst;
+	char *dev;		/* NULL when the run never got a device */
+	unsigned int port;
+	bool ok;
+	char *stage;		/* the failed stage, NULL on PASS */
+	char *diagnosis;	/* NULL on PASS */
+	double latency_us, gbps;	/* < 0: not measured */
+	char *source;
+	size_t line;
+};
+
 struct rd_fleet;
 
 struct rd_fleet *rd_fleet_new(void);
@@ -77,6 +90,8 @@ int rd_fleet_analyze(struct rd_fleet *f);
 const struct rd_strlist *rd_fleet_hosts(const struct rd_fleet *f);
 const struct rd_fleet_fact *rd_fleet_facts(const struct rd_fleet *f, size_t *n);
 const struct rd_fleet_problem *rd_fleet_problems(const struct rd_fleet *f, size_t *n);
+/* The mesh pairs, in input order (a pair reported twice: the later one). */
+const struct rd_fleet_pair *rd_fleet_pairs(const struct rd_fleet *f, size_t *n);
 /* Documents read, in all. */
 size_t rd_fleet_documents(const struct rd_fleet *f);
 

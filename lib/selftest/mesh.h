@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The mesh self-test: every host of a list (the same list, in the same order,
+ * on every host: Slurm's node list or --hosts) serves, and tests its peers as
+ * a client in rounds.  In round r host i tests host (i + r) mod N, so each
+ * host is a client of one peer and the server of one peer at a time, and the
+ * whole mesh takes N - 1 rounds (one for --pairs ring).  Nothing is started
+ * on another host: the cluster's engine (srun, pdsh, clush) starts one
+ * rdma-selftest --mesh per host.
+ */
+#ifndef RD_ST_MESH_H
+#define RD_ST_MESH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "engine.h"
+#include "base/base.h"
+
+struct rd_st_mesh {
+	const struct rd_strlist *hosts;	/* every participant, same order everywhere */
+	const char *self;		/* this host's name (matched up to the first dot too) */
+	bool ring;			/* only the next host; else every other host */
+	int wait_ms;			/* how long a peer's server may take to answer */
+};
+
+/* One tested pair, as it ends. */
+struct rd_st_pair {
+	const char *src, *dst;
+	unsigned int round;
+	unsigned int attempts;		/* connection attempts (the peer's server was busy or not up) */
+	double wait_ms;			/* time spent before the attempt that counted */
+	const struct rd_st_run *run;
+};
+
+typedef void (*rd_st_pair_fn)(void *ctx, const struct rd_st_pair *p);
+
+/* This host's index in m->hosts, or -1. */
+int rd_st_mesh_self(const struct rd_st_mesh *m);
+
+/*
+ * Run this host's part: serve the peers that test it (until each has come, or
+ * the last round's wait is over) and test its own peers; done() is called as
+ * each pair ends.  0 with *failed pairs counted; -errno with why[] when it
+ * cannot take part (not in the list, cannot listen).
+ */
+int rd_st_mesh_run(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
+		   const struct rd_device_list *list, const struct rd_st_mesh *m,
+		   const struct rd_st_hooks *h, rd_st_pair_fn done, void *ctx, unsigned int *failed,
+		   char *why, size_t why_len);
+
+#endif

@@ -1,0 +1,80 @@
+#!/bin/bash
+# Fleet scenario (every VM of run.sh --nodes N): rdma-selftest --mesh started
+# on every node by the cluster's engines -- srun under Slurm, pdsh over ssh --
+# never by itself.  Every ordered pair (or the ring) passes with data
+# verified; a host that is listed but never started is a FAIL for its pairs
+# within the wait, not a hang.  vm1 drives; the others only serve the engines.
+# shellcheck source=tests/vm/lib.sh
+. "$RD_ROOT/tests/vm/lib.sh"
+# shellcheck source=tests/vm/fleet-lib.sh
+. "$RD_ROOT/tests/vm/fleet-lib.sh"
+set -u
+B=$RD_ROOT/build
+N=$VM_NODES
+HL=$(fleet_hostlist)
+[ "$VM_NODE" = 1 ] || exit 0
+# Short stages: the emulated link has a ~22 ms round trip.
+ST=("$B/rdma-selftest" --mesh -n 20 --pings 10 --timeout 10)
+
+vm_check "Slurm: all $N nodes idle" fleet_slurm_ready 180 || fleet_logs
+
+# ---- every ordered pair, under Slurm (the hosts come from SLURM_JOB_NODELIST)
+t0=$SECONDS
+timeout 900 srun -N "$N" -n "$N" "${ST[@]}" -j >/tmp/fm-srun.jsonl 2>/tmp/fm-srun.err
+rc=$?
+vm_log "srun mesh of $N hosts: $((SECONDS - t0)) s"
+vm_check_eq "srun --mesh: exit 0" 0 "$rc" || cat /tmp/fm-srun.err
+all_pairs=$(for i in $(seq "$N"); do for j in $(seq "$N"); do [ "$i" = "$j" ] || echo "vm$i vm$j"; done; done | sort)
+vm_check_eq "srun --mesh: one JSON line per ordered pair ($((N * (N - 1))))" "$all_pairs" \
+	"$(jq -r '"\(.src) \(.dst)"' /tmp/fm-srun.jsonl 2>&1 | sort)"
+vm_check_eq "srun --mesh: every pair passes" "$((N * (N - 1)))" \
+	"$(jq -s '[.[] | select(.result == "pass" and .dev == "rxe0" and .latency_us > 0 and .gbps > 0)] | length' /tmp/fm-srun.jsonl 2>&1)"
+vm_check_eq "srun --mesh: $((N - 1)) rounds, each host a client once a round" \
+	"$(seq "$N" | while read -r _; do seq $((N - 1)); done | sort -n | uniq -c | awk '{print $1, $2}')" \
+	"$(jq -r .round /tmp/fm-srun.jsonl | sort -n | uniq -c | awk '{print $1, $2}')"
+
+"$B/rdma-fleet" -w "$HL" /tmp/fm-srun.jsonl >/tmp/fm-fleet.out 2>&1; rc=$?
+vm_check_eq "srun --mesh | rdma-fleet: exit 0" 0 "$rc"
+vm_check_output "srun --mesh | rdma-fleet: a full PASS matrix" \
+	"^mesh: $((N * (N - 1))) pairs of $N hosts, $((N * (N - 1))) pass, 0 fail" cat /tmp/fm-fleet.out
+vm_check_output "... vm1's row: - then ." "^vm1 +- +\. +\." cat /tmp/fm-fleet.out
+vm_check_output "... the slowest pairs against the median" "^vm[0-9]+ -> vm[0-9]+ +latency +[0-9.]+ us +[0-9.]+ us +[0-9.]+x$" \
+	cat /tmp/fm-fleet.out
+
+# ---- the ring, through pdsh (the hosts from --hosts), text output
+timeout 600 pdsh -R ssh -t 120 -w "$HL" "${ST[@]}" --hosts "$HL" --pairs ring >/tmp/fm-pdsh.txt 2>&1
+ring_ok() {
+	local i
+	for ((i = 1; i <= N; i++)); do
+		grep -Eq "^vm$i: vm$i -> vm$((i % N + 1))  rxe0/1  PASS  latency [0-9.]+ us  bandwidth [0-9.]+ Gb/s" /tmp/fm-pdsh.txt || return 1
+	done
+	[ "$(grep -c ' -> ' /tmp/fm-pdsh.txt)" = "$N" ]
+}
+vm_check "pdsh --mesh --pairs ring: vmI -> vmI+1 PASS on each of $N hosts" ring_ok || sed 's/^/    | /' /tmp/fm-pdsh.txt
+
+# ---- a host listed but never started: FAIL for its pairs within the wait, the others pass
+t0=$SECONDS
+timeout 300 pdsh -R ssh -t 120 -w "vm[1-$((N - 1))]" "${ST[@]}" --hosts "$HL" --pairs ring --mesh-wait 8 -j \
+	>/tmp/fm-missing.txt 2>/tmp/fm-missing.err
+took=$((SECONDS - t0))
+sed -n 's/^vm[0-9]*: //p' /tmp/fm-missing.txt >/tmp/fm-missing.jsonl
+vm_check_eq "vm$N listed, never started: vm$((N - 1)) -> vm$N FAILs at connect" "fail connect" \
+	"$(jq -r "select(.dst == \"vm$N\") | \"\(.result) \(.failed_stage)\"" /tmp/fm-missing.jsonl 2>&1)"
+vm_check "... with the diagnosis that nobody answered" \
+	jq -e "select(.dst == \"vm$N\") | .diagnosis | test(\"no rdma-selftest server|no answer\")" /tmp/fm-missing.jsonl
+vm_check_eq "... the pairs between started hosts pass" "$((N - 2))" \
+	"$(jq -s "[.[] | select(.dst != \"vm$N\" and .result == \"pass\")] | length" /tmp/fm-missing.jsonl 2>&1)"
+vm_check "... and it ended within the waits ($took s)" test "$took" -lt 120
+"$B/rdma-fleet" -w "$HL" /tmp/fm-missing.txt >/tmp/fm-missing.out 2>&1
+vm_check_output "rdma-fleet: vm$((N - 1))'s row has X under vm$N" "^vm$((N - 1)) .* X$" cat /tmp/fm-missing.out
+vm_check_output "rdma-fleet: the problem names vm$((N - 1)) -> vm$N and the stage" \
+	"^vm$((N - 1)) .* mesh vm$((N - 1)) -> vm$N: FAIL at connect: " cat /tmp/fm-missing.out
+vm_check_output "rdma-fleet: vm$N sent nothing" "^vm$N +- +- +expected, but sent nothing" cat /tmp/fm-missing.out
+# VMENV_FLEET_SAVE=DIR: keep the real outputs (the source of tests/fixtures/fleet/vm-mesh-*.txt)
+if [ -n "${VMENV_FLEET_SAVE:-}" ]; then
+	mkdir -p "$VMENV_FLEET_SAVE"
+	cp /tmp/fm-srun.jsonl "$VMENV_FLEET_SAVE/vm-mesh-srun.jsonl"
+	cp /tmp/fm-pdsh.txt "$VMENV_FLEET_SAVE/vm-mesh-pdsh-ring.txt"
+	cp /tmp/fm-missing.txt "$VMENV_FLEET_SAVE/vm-mesh-pdsh-missing.txt"
+fi
+if [ "${VM_SHOW:-0}" = 1 ]; then cat /tmp/fm-fleet.out /tmp/fm-pdsh.txt /tmp/fm-missing.out; fi

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/* rdma-selftest --mesh: where the host list comes from, and one line per pair. */
+#ifndef RD_STMESH_H
+#define RD_STMESH_H
+
+#include <stdbool.h>
+
+#include "cli/cli.h"
+#include "output/output.h"
+#include "selftest/selftest.h"
+
+struct rd_stmesh_opts {
+	const char *hosts;	/* --hosts LIST */
+	const char *hostfile;	/* --hostfile FILE */
+	const char *self;	/* --self NAME */
+	bool ring;		/* --pairs ring */
+	int wait_ms;		/* --mesh-wait */
+};
+
+/* Run this host's part of the mesh and print its pairs; the tool's exit status (*out: the JSON writer). */
+int rd_stmesh_main(struct rd_cli *cli, const struct rd_st_config *cfg,
+		   const struct rd_stmesh_opts *o, struct rd_out **out);
+
+#endif
