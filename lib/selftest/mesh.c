@@ -47,6 +47,12 @@ static void *serve(void *p)
 	return NULL;
 }
 
+/* The server thread is over because it could not serve (not because every peer came). */
+static bool server_failed(struct serve_ctx *s)
+{
+	return __atomic_load_n(&s->finished, __ATOMIC_ACQUIRE) && s->ret < 0;
+}
+
 static void nap_ms(int ms)
 {
 	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000 };
@@ -122,7 +128,7 @@ int rd_st_mesh_run(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
 			 * route failures are final.
 			 */
 			if (run->ok || !run->failed || strcmp(run->fail_stage, "connect") != 0 ||
-			    rd_now_ns() >= give_up || stopped(cfg) || s->finished)
+			    rd_now_ns() >= give_up || stopped(cfg) || server_failed(s))
 				break;
 			nap_ms(500);
 		}
@@ -133,7 +139,7 @@ int rd_st_mesh_run(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
 	}
 	/* Serve the peers still to come, at most one wait after our last round. */
 	end = rd_now_ns() + (uint64_t)m->wait_ms * 1000000;
-	while (!stopped(cfg) && rd_now_ns() < end && !s->finished)
+	while (!stopped(cfg) && rd_now_ns() < end && !__atomic_load_n(&s->finished, __ATOMIC_ACQUIRE))
 		nap_ms(200);
 	s->halt = 1;
 	pthread_join(th, NULL);

@@ -58,6 +58,7 @@ static void pair_done(void *ctx, const struct rd_st_pair *p)
 	}
 	rd_out_section_begin(pp->o, NULL, NULL);
 	rd_out_str(pp->o, RD_JSON, "mode", NULL, "mesh");
+	rd_out_str(pp->o, RD_JSON, "host", NULL, p->src);	/* names the line's host without a prefix */
 	rd_out_str(pp->o, RD_JSON, "src", NULL, p->src);
 	rd_out_str(pp->o, RD_JSON, "dst", NULL, p->dst);
 	rd_out_u64(pp->o, RD_JSON, "round", NULL, p->round);
