@@ -186,7 +186,7 @@ static int print_summary(struct rd_out *o, const struct rd_fleet *f, bool only_o
 	const struct rd_strlist *hosts = rd_fleet_hosts(f);
 	const struct rd_fleet_problem *pv;
 	const struct rd_fleet_fact *kv;
-	size_t nk, np, nshown;
+	size_t nk, np, nshown, npairs;
 	bool json = rd_out_is_json(o);
 	char *hl;
 
@@ -277,9 +277,14 @@ static int print_summary(struct rd_out *o, const struct rd_fleet *f, bool only_o
 	}
 	rd_out_table_end(o);
 
-	if (!*nbad_facts && !np)
-		rd_out_line(o, "\nresult: pass: %zu %s on %zu fact%s", hosts->n,
-			    hosts->n == 1 ? "host agrees" : "hosts agree", nk, nk == 1 ? "" : "s");
+	(void)rd_fleet_pairs(f, &npairs);
+	if (!*nbad_facts && !np && !nk && npairs)
+		rd_out_line(o, "\nresult: pass: %zu mesh pair%s of %zu host%s pass", npairs,
+			    npairs == 1 ? "" : "s", hosts->n, hosts->n == 1 ? "" : "s");
+	else if (!*nbad_facts && !np)
+		rd_out_line(o, "\nresult: pass: %zu %s on %zu fact%s%s", hosts->n,
+			    hosts->n == 1 ? "host agrees" : "hosts agree", nk, nk == 1 ? "" : "s",
+			    npairs ? ", every mesh pair passes" : "");
 	else
 		rd_out_line(o, "\nresult: fail: %zu fact%s with outliers, %zu problem%s", *nbad_facts,
 			    *nbad_facts == 1 ? "" : "s", np, np == 1 ? "" : "s");
