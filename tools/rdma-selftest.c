@@ -306,7 +306,7 @@ static int tool_opt(int opt, const char *arg, struct rd_st_config *c, bool *serv
 	case OPT_HOSTFILE: mo->hostfile = arg; break;
 	case OPT_SELF: ret = *arg ? 0 : -EINVAL; mo->self = arg; break;
 	case OPT_PAIRS:
-		ret = strcmp(arg, "ring") && strcmp(arg, "all") ? -EINVAL : 0;
+		ret = strcmp(arg, "ring") != 0 && strcmp(arg, "all") != 0 ? -EINVAL : 0;
 		mo->ring = strcmp(arg, "ring") == 0;
 		break;
 	case OPT_MESH_WAIT: ret = parse_u32(arg, 1, 3600, &v); mo->wait_ms = (int)v * 1000; break;

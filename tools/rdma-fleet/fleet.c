@@ -125,7 +125,9 @@ static int problem_add(struct rd_fleet *f, const char *host, const char *src, si
 	}
 	RD_GCC_LEAK_FP_END
 	f->nproblems++;
+	RD_GCC_LEAK_FP_BEGIN	/* f->hosts grows in place, freed by rd_fleet_free */
 	h = host_get(f, host);
+	RD_GCC_LEAK_FP_END
 	if (!h)
 		return -ENOMEM;
 	h->problem = true;
@@ -262,8 +264,10 @@ static int devinfo_read(struct reader_ctx *c, json_object *doc)
 
 			if (!json_object_object_get_ex(p, "port", &num) ||
 			    !json_object_is_type(num, json_type_int) || json_object_get_int(num) <= 0) {
+				RD_GCC_LEAK_FP_BEGIN	/* f->problems grows in place, freed by rd_fleet_free */
 				rc = problem_add(c->f, c->h->name, c->src, c->line,
 						 "%s: a port without a valid \"port\" number, skipped", dev);
+				RD_GCC_LEAK_FP_END
 				continue;
 			}
 			rc = facts_from(c, "devinfo", dev, (unsigned int)json_object_get_int(num), p,

@@ -176,14 +176,13 @@ int rd_fleet_print_mesh(struct rd_out *o, const struct rd_fleet *f)
 
 	/* the slowest pairs: highest latency and lowest bandwidth against the median */
 	{
-		size_t nw = 0;
-
 		rd_out_line(o, "%s", "");
 		rd_out_table_begin(o, "slowest", slow_cols, RD_ARRAY_SIZE(slow_cols), nlat || nbw);
 		for (int kind = 0; kind < 2; kind++) {
 			bool is_lat = kind == 0;
 
-			nw = worst(pv, np, is_lat, idx);
+			size_t nw = worst(pv, np, is_lat, idx);
+
 			for (size_t k = 0; k < nw && k < SLOWEST; k++) {
 				const struct rd_fleet_pair *p = &pv[idx[k]];
 				double v = is_lat ? p->latency_us : p->gbps, m = is_lat ? mlat : mbw;

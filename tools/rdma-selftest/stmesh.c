@@ -126,7 +126,7 @@ int rd_stmesh_main(struct rd_cli *cli, const struct rd_st_config *cfg,
 	struct rd_device_list list = { 0 };
 	struct pair_printer pp = { .color = cli->color };
 	struct rd_st_mesh m = { .hosts = &hosts, .ring = o->ring, .wait_ms = o->wait_ms };
-	const char *local = getenv("SLURM_LOCALID");
+	const char *local = getenv("SLURM_LOCALID"), *node = getenv("SLURMD_NODENAME");
 	char self[256], why[320] = "";
 	unsigned int failed = 0;
 	int ret;
@@ -141,8 +141,8 @@ int rd_stmesh_main(struct rd_cli *cli, const struct rd_st_config *cfg,
 	}
 	if (o->self)
 		rd_strlcpy(self, o->self, sizeof(self));
-	else if (getenv("SLURMD_NODENAME") && *getenv("SLURMD_NODENAME"))
-		rd_strlcpy(self, getenv("SLURMD_NODENAME"), sizeof(self));
+	else if (node && *node)
+		rd_strlcpy(self, node, sizeof(self));
 	else if (gethostname(self, sizeof(self)))
 		rd_strlcpy(self, "localhost", sizeof(self));
 	self[sizeof(self) - 1] = '\0';
