@@ -38,6 +38,8 @@ enum {
 	OPT_ONCE,
 	OPT_LAT_ONLY,
 	OPT_BW_ONLY,
+	OPT_OP,
+	OPT_DENY,
 };
 
 static volatile int stop;
@@ -73,6 +75,8 @@ static void usage(const char *prog)
 	       "      --window N        outstanding sends in the bandwidth stage (default 128;\n"
 	       "                        lowered for big messages to fit the server's 64 MiB)\n"
 	       "  -D, --duration SEC    bandwidth for SEC seconds instead of -n messages\n"
+	       "      --op OPS          send (default), write, read, atomic, all (comma list):\n"
+	       "                        each verified (--quick: only that), latency, bandwidth\n"
 	       "      --quick           connect and ping-pong only\n"
 	       "      --latency-only    skip the bandwidth stage\n"
 	       "      --bandwidth-only  skip the latency stage\n"
@@ -249,8 +253,9 @@ static int parse_positive(const char *s, double *v)
 	return *end || !(*v > 0) ? -EINVAL : 0;
 }
 
-/* One tool option into cfg: 0, or -EINVAL for a bad value. */
-static int tool_opt(int opt, const char *arg, struct rd_st_config *c, bool *server, bool *all_sizes)
+/* One tool option into cfg: 0, or -EINVAL for a bad value (why[] says more, or is empty). */
+static int tool_opt(int opt, const char *arg, struct rd_st_config *c, bool *server, bool *all_sizes,
+		    char why[96])
 {
 	uint32_t v = 0;
 	double d = 0;
@@ -283,6 +288,8 @@ static int tool_opt(int opt, const char *arg, struct rd_st_config *c, bool *serv
 	case OPT_RETRY: ret = parse_u32(arg, 0, 7, &v); c->rc.retry_cnt = (uint8_t)v; break;
 	case OPT_RNR_RETRY: ret = parse_u32(arg, 0, 7, &v); c->rc.rnr_retry = (uint8_t)v; break;
 	case OPT_MIN_RNR: ret = parse_u32(arg, 0, 31, &v); c->rc.min_rnr_timer = (uint8_t)v; break;
+	case OPT_OP: ret = rd_st_ops_parse(arg, &c->ops, why, 96); break;
+	case OPT_DENY: ret = rd_st_deny_parse(arg, &c->deny, why, 96); break;	/* testing */
 	case OPT_MTU: ret = parse_u32(arg, 256, 4096, &v) || rd_mtu_from_bytes(v, &c->rc.mtu); break;
 	default: return -ENOENT;
 	}
@@ -316,6 +323,8 @@ int main(int argc, char **argv)
 		{ "rnr-retry", required_argument, NULL, OPT_RNR_RETRY },
 		{ "min-rnr-timer", required_argument, NULL, OPT_MIN_RNR },
 		{ "mtu", required_argument, NULL, OPT_MTU },
+		{ "op", required_argument, NULL, OPT_OP },
+		{ "deny", required_argument, NULL, OPT_DENY },
 		RD_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -329,6 +338,7 @@ int main(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_signal };
 	bool server = false, all_sizes = false, ok;
 	const char *why;
+	char opnames[96];
 	int opt, ret;
 
 	rd_cli_init(&cli, "rdma-selftest");
@@ -339,13 +349,15 @@ int main(int argc, char **argv)
 			ret = RD_EXIT_USAGE;
 			goto out;
 		}
-		ret = tool_opt(opt, optarg, &cfg, &server, &all_sizes);
+		opnames[0] = '\0';
+		ret = tool_opt(opt, optarg, &cfg, &server, &all_sizes, opnames);
 		if (ret == -ENOENT) {
 			ret = rd_cli_getopt_error(&cli, opt, argv);
 			goto out;
 		}
 		if (ret) {
-			ret = rd_cli_bad_value(&cli, opt, optarg, longopts);
+			ret = opnames[0] ? rd_cli_usage_error(&cli, "%s: %s", opt == OPT_OP ? "--op" : "--deny", opnames) :
+					   rd_cli_bad_value(&cli, opt, optarg, longopts);
 			goto out;
 		}
 	}
@@ -398,6 +410,8 @@ int main(int argc, char **argv)
 	}
 	rd_out_section_begin(pr.o, NULL, NULL);
 	rd_out_str(pr.o, RD_JSON, "mode", NULL, cfg.peer ? (cfg.verbs ? "verbs" : "rdma_cm") : "loopback");
+	rd_st_ops_str(cfg.ops, opnames, sizeof(opnames));
+	rd_out_str(pr.o, RD_JSON, "ops", NULL, opnames);
 	ok = cfg.peer ? client(&cli, &cfg, &list, &hooks, &pr, run) :
 			loopback_all(&cli, &cfg, &list, &hooks, &pr, run);
 	if (!cfg.peer)
