@@ -63,6 +63,12 @@ expect rdma-doctor "rdma-doctor --only roce.e" roce.ecn
 expect rdma-doctor "rdma-doctor --skip pci.link,fw" pci.link,fw pci.link,fw.uniform
 expect rdma-doctor "rdma-doctor --se" --selftest
 expect rdma-doctor "rdma-doctor --expect $tmp/in/pd" "$tmp/in/pdsh-out.txt"
+# rdma-selftest --op: a comma list of operations; its value is no PEER
+expect rdma-selftest "rdma-selftest --o" --once --op
+expect rdma-selftest "rdma-selftest --op " send write read atomic all
+expect rdma-selftest "rdma-selftest --op=a" atomic all
+expect rdma-selftest "rdma-selftest --op write,re" write,read
+expect rdma-selftest "rdma-selftest --server --deny read,a" read,atomic
 for f in completions/zsh/_rdma-*; do
 	if zsh -n "$f" 2>"$tmp/err" && grep -q "^#compdef $(basename "$f" | cut -c2-)\$" "$f"; then
 		pass=$((pass + 1))

@@ -45,6 +45,8 @@ enum {
 	OPT_PAIRS,
 	OPT_SELF,
 	OPT_MESH_WAIT,
+	OPT_OP,
+	OPT_DENY,
 };
 
 static volatile int stop;
@@ -89,6 +91,8 @@ static void usage(const char *prog)
 	       "      --window N        outstanding sends in the bandwidth stage (default 128;\n"
 	       "                        lowered for big messages to fit the server's 64 MiB)\n"
 	       "  -D, --duration SEC    bandwidth for SEC seconds instead of -n messages\n"
+	       "      --op OPS          send (default), write, read, atomic, all (comma list):\n"
+	       "                        each verified (--quick: only that), latency, bandwidth\n"
 	       "      --quick           connect and ping-pong only\n"
 	       "      --latency-only    skip the bandwidth stage\n"
 	       "      --bandwidth-only  skip the latency stage\n"
@@ -265,9 +269,9 @@ static int parse_positive(const char *s, double *v)
 	return *end || !(*v > 0) ? -EINVAL : 0;
 }
 
-/* One tool option into cfg: 0, or -EINVAL for a bad value. */
+/* One tool option into cfg: 0, or -EINVAL for a bad value (why[] says more, or is empty). */
 static int tool_opt(int opt, const char *arg, struct rd_st_config *c, bool *server, bool *all_sizes,
-		    bool *mesh, struct rd_stmesh_opts *mo)
+		    bool *mesh, struct rd_stmesh_opts *mo, char why[96])
 {
 	uint32_t v = 0;
 	double d = 0;
@@ -300,6 +304,8 @@ static int tool_opt(int opt, const char *arg, struct rd_st_config *c, bool *serv
 	case OPT_RETRY: ret = parse_u32(arg, 0, 7, &v); c->rc.retry_cnt = (uint8_t)v; break;
 	case OPT_RNR_RETRY: ret = parse_u32(arg, 0, 7, &v); c->rc.rnr_retry = (uint8_t)v; break;
 	case OPT_MIN_RNR: ret = parse_u32(arg, 0, 31, &v); c->rc.min_rnr_timer = (uint8_t)v; break;
+	case OPT_OP: ret = rd_st_ops_parse(arg, &c->ops, why, 96); break;
+	case OPT_DENY: ret = rd_st_deny_parse(arg, &c->deny, why, 96); break;	/* testing */
 	case OPT_MTU: ret = parse_u32(arg, 256, 4096, &v) || rd_mtu_from_bytes(v, &c->rc.mtu); break;
 	case OPT_MESH: *mesh = true; break;
 	case OPT_HOSTS: mo->hosts = arg; break;
@@ -348,6 +354,8 @@ int main(int argc, char **argv)
 		{ "pairs", required_argument, NULL, OPT_PAIRS },
 		{ "self", required_argument, NULL, OPT_SELF },
 		{ "mesh-wait", required_argument, NULL, OPT_MESH_WAIT },
+		{ "op", required_argument, NULL, OPT_OP },
+		{ "deny", required_argument, NULL, OPT_DENY },
 		RD_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -362,6 +370,7 @@ int main(int argc, char **argv)
 	struct rd_stmesh_opts mo = { .wait_ms = 60000 };
 	bool server = false, all_sizes = false, mesh = false, ok;
 	const char *why;
+	char opnames[96];
 	int opt, ret;
 
 	rd_cli_init(&cli, "rdma-selftest");
@@ -372,13 +381,15 @@ int main(int argc, char **argv)
 			ret = RD_EXIT_USAGE;
 			goto out;
 		}
-		ret = tool_opt(opt, optarg, &cfg, &server, &all_sizes, &mesh, &mo);
+		opnames[0] = '\0';
+		ret = tool_opt(opt, optarg, &cfg, &server, &all_sizes, &mesh, &mo, opnames);
 		if (ret == -ENOENT) {
 			ret = rd_cli_getopt_error(&cli, opt, argv);
 			goto out;
 		}
 		if (ret) {
-			ret = rd_cli_bad_value(&cli, opt, optarg, longopts);
+			ret = opnames[0] ? rd_cli_usage_error(&cli, "%s: %s", opt == OPT_OP ? "--op" : "--deny", opnames) :
+					   rd_cli_bad_value(&cli, opt, optarg, longopts);
 			goto out;
 		}
 	}
@@ -441,6 +452,8 @@ int main(int argc, char **argv)
 	}
 	rd_out_section_begin(pr.o, NULL, NULL);
 	rd_out_str(pr.o, RD_JSON, "mode", NULL, cfg.peer ? (cfg.verbs ? "verbs" : "rdma_cm") : "loopback");
+	rd_st_ops_str(cfg.ops, opnames, sizeof(opnames));
+	rd_out_str(pr.o, RD_JSON, "ops", NULL, opnames);
 	ok = cfg.peer ? client(&cli, &cfg, &list, &hooks, &pr, run) :
 			loopback_all(&cli, &cfg, &list, &hooks, &pr, run);
 	if (!cfg.peer)

@@ -32,6 +32,13 @@ uint64_t rd_now_ns(void)
 int rd_rc_alloc(struct rd_rc *rc, struct ibv_context *ctx, uint8_t port, size_t slot_size,
 		unsigned int nrecv, unsigned int nsend)
 {
+	return rd_rc_alloc_ex(rc, ctx, port, slot_size, nrecv, nsend, 0, 0);
+}
+
+int rd_rc_alloc_ex(struct rd_rc *rc, struct ibv_context *ctx, uint8_t port, size_t slot_size,
+		   unsigned int nrecv, unsigned int nsend, size_t extra, int access)
+{
+	struct ibv_device_attr da;
 	size_t total;
 	int ret;
 
@@ -47,6 +54,9 @@ int rd_rc_alloc(struct rd_rc *rc, struct ibv_context *ctx, uint8_t port, size_t 
 	if (slot_size > SIZE_MAX / (nrecv + nsend))
 		return -EOVERFLOW;
 	total = slot_size * (nrecv + nsend);
+	if (extra > SIZE_MAX - total)
+		return -EOVERFLOW;
+	total += extra;
 	/*
 	 * Mapped, not malloc'ed: page-aligned, zeroed, and given back to the
 	 * kernel by rd_rc_free.  From malloc, a buffer below glibc's (raised)
@@ -78,10 +88,20 @@ int rd_rc_alloc(struct rd_rc *rc, struct ibv_context *ctx, uint8_t port, size_t 
 		ret = errno ? -errno : -ENOMEM;
 		goto fail;
 	}
-	rc->mr = ibv_reg_mr(rc->pd, rc->buf, total, IBV_ACCESS_LOCAL_WRITE);
+	rc->mr = ibv_reg_mr(rc->pd, rc->buf, total, IBV_ACCESS_LOCAL_WRITE | access);
 	if (!rc->mr) {
 		ret = errno ? -errno : -ENOMEM;
 		goto fail;
+	}
+	rc->extra = extra ? rc->buf + slot_size * (nrecv + nsend) : NULL;
+	rc->extra_len = extra;
+	/* Several READs/atomics in flight (perftest's default is 16), within the device's limits. */
+	rc->rd_atomic = 1;
+	if (ibv_query_device(ctx, &da) == 0) {
+		int n = da.max_qp_rd_atom < da.max_qp_init_rd_atom ? da.max_qp_rd_atom :
+								      da.max_qp_init_rd_atom;
+
+		rc->rd_atomic = n >= 16 ? 16 : n >= 1 ? (uint8_t)n : 1;
 	}
 	return 0;
 fail:
@@ -190,7 +210,7 @@ int rd_rc_connect(struct rd_rc *rc, const struct rd_rc_endpoint *local,
 	a.qp_state = IBV_QPS_INIT;
 	a.pkey_index = 0;
 	a.port_num = rc->port;
-	a.qp_access_flags = 0;
+	a.qp_access_flags = RD_RC_REMOTE_ACCESS;
 	if (ibv_modify_qp(rc->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
 			  IBV_QP_ACCESS_FLAGS))
 		return errno ? -errno : -EIO;
@@ -200,7 +220,7 @@ int rd_rc_connect(struct rd_rc *rc, const struct rd_rc_endpoint *local,
 	a.path_mtu = mtu;
 	a.dest_qp_num = remote->qpn;
 	a.rq_psn = remote->psn;
-	a.max_dest_rd_atomic = 1;
+	a.max_dest_rd_atomic = rc->rd_atomic ? rc->rd_atomic : 1;
 	a.min_rnr_timer = opts->min_rnr_timer;
 	a.ah_attr.dlid = remote->lid;
 	a.ah_attr.sl = 0;
@@ -222,7 +242,7 @@ int rd_rc_connect(struct rd_rc *rc, const struct rd_rc_endpoint *local,
 	a.retry_cnt = opts->retry_cnt;
 	a.rnr_retry = opts->rnr_retry;
 	a.sq_psn = local->psn;
-	a.max_rd_atomic = 1;
+	a.max_rd_atomic = rc->rd_atomic ? rc->rd_atomic : 1;
 	if (ibv_modify_qp(rc->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 			  IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
 		return errno ? -errno : -EIO;
@@ -275,6 +295,38 @@ int rd_rc_post_send_batch(struct rd_rc *rc, unsigned int slot, uint32_t len, uin
 
 	if (len > rc->slot_size)
 		return -EMSGSIZE;
+	ret = ibv_post_send(rc->qp, &wr, &bad);
+	return ret ? -ret : 0;
+}
+
+int rd_rc_post_op(struct rd_rc *rc, enum ibv_wr_opcode op, void *local, uint32_t len,
+		  uint64_t raddr, uint32_t rkey, uint32_t imm, uint64_t add_or_compare, uint64_t swap,
+		  unsigned int covers, unsigned int tag)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)local, .length = len, .lkey = rc->mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = RD_WR_SEND | ((uint64_t)(tag & 0xff) << 48) | ((uint64_t)(covers & 0xffff) << 32),
+		.sg_list = &sge,
+		.num_sge = len ? 1 : 0,
+		.opcode = op,
+		.send_flags = covers ? IBV_SEND_SIGNALED : 0,
+	};
+	struct ibv_send_wr *bad;
+	int ret;
+
+	if ((op == IBV_WR_RDMA_WRITE || op == IBV_WR_RDMA_WRITE_WITH_IMM) && len && len <= rc->max_inline)
+		wr.send_flags |= IBV_SEND_INLINE;
+	if (op == IBV_WR_ATOMIC_FETCH_AND_ADD || op == IBV_WR_ATOMIC_CMP_AND_SWP) {
+		wr.wr.atomic.remote_addr = raddr;
+		wr.wr.atomic.rkey = rkey;
+		wr.wr.atomic.compare_add = add_or_compare;
+		wr.wr.atomic.swap = swap;
+	} else {
+		wr.wr.rdma.remote_addr = raddr;
+		wr.wr.rdma.rkey = rkey;
+	}
+	if (op == IBV_WR_RDMA_WRITE_WITH_IMM)
+		wr.imm_data = htobe32(imm);
 	ret = ibv_post_send(rc->qp, &wr, &bad);
 	return ret ? -ret : 0;
 }

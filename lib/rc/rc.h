@@ -48,6 +48,10 @@ struct rd_rc {
 	unsigned int nrecv, nsend;	/* slots [0, nrecv) receive, then nsend send slots */
 	uint8_t port;
 	bool own_qp;			/* false when rdma_cm created it */
+	/* Past the slots: extra bytes for one-sided operations (rd_rc_alloc_ex). */
+	uint8_t *extra;
+	size_t extra_len;
+	uint8_t rd_atomic;		/* outstanding RDMA READs/atomics per direction */
 	/* The first error completion: every later one is a consequence. */
 	bool has_error;
 	struct ibv_wc first_error;
@@ -57,6 +61,8 @@ struct rd_rc {
 #define RD_WR_RECV (1ull << 62)
 #define RD_WR_SEND (1ull << 61)
 #define RD_WR_SLOT(id) ((unsigned int)((id) & 0xffffffffu))
+/* The operation a send-side work request carried (rd_rc_post_op), for its completion's diagnosis. */
+#define RD_WR_OP(id) ((unsigned int)(((id) >> 48) & 0xffu))
 
 /*
  * PD, CQ (depth nrecv + nsend) and one MR of (nrecv + nsend) * slot_size.
@@ -64,6 +70,16 @@ struct rd_rc {
  */
 int rd_rc_alloc(struct rd_rc *rc, struct ibv_context *ctx, uint8_t port, size_t slot_size,
 		unsigned int nrecv, unsigned int nsend);
+/*
+ * The same with extra bytes after the slots (rc->extra, for RDMA WRITE, READ
+ * and atomics) and the MR registered with access (IBV_ACCESS_* flags; local
+ * write is always added).
+ */
+int rd_rc_alloc_ex(struct rd_rc *rc, struct ibv_context *ctx, uint8_t port, size_t slot_size,
+		   unsigned int nrecv, unsigned int nsend, size_t extra, int access);
+/* The remote access every QP grants (the MR decides what is allowed). */
+#define RD_RC_REMOTE_ACCESS \
+	(IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
 /*
  * The QP attributes for those resources, asking for RD_RC_INLINE bytes of
  * inline data (small sends copied into the work request, as ib_send_lat does)
@@ -94,6 +110,16 @@ int rd_rc_post_send(struct rd_rc *rc, unsigned int slot, uint32_t len, uint32_t 
 int rd_rc_post_send_batch(struct rd_rc *rc, unsigned int slot, uint32_t len, uint32_t imm,
 			  unsigned int covers);
 #define RD_WR_COVERS(id) ((unsigned int)(((id) >> 32) & 0xffffu))
+
+/*
+ * A one-sided work request (RDMA WRITE [with immediate], READ, atomic) from
+ * len bytes at local (inside the MR) to raddr/rkey; imm for WRITE_WITH_IMM,
+ * add_or_compare and swap for the atomics.  Signaled when covers > 0, as
+ * rd_rc_post_send_batch; tag goes into RD_WR_OP of the wr_id.
+ */
+int rd_rc_post_op(struct rd_rc *rc, enum ibv_wr_opcode op, void *local, uint32_t len,
+		  uint64_t raddr, uint32_t rkey, uint32_t imm, uint64_t add_or_compare, uint64_t swap,
+		  unsigned int covers, unsigned int tag);
 
 /*
  * Poll up to n completions; wait until at least one or deadline (CLOCK_MONOTONIC

@@ -57,7 +57,7 @@ static void client_cm(const struct rd_st_config *cfg, const struct rd_st_params 
 	rd_st_stage_add(run, h, "connect", true, info.connect_ms, NULL,
 			"QPN 0x%x -> 0x%x, PSN 0x%06x/0x%06x, path MTU %s", info.qpn, info.peer_qpn,
 			info.sq_psn, info.rq_psn, rd_st_mtu_str(info.path_mtu));
-	run->ok = rd_st_run_stages(cfg, &c.rc, h, run);
+	run->ok = rd_st_run_stages(cfg, &c.rc, &info.target, h, run);
 	rd_cm_close(&c);
 }
 
@@ -87,11 +87,12 @@ static void client_verbs(const struct rd_st_config *cfg, const struct rd_sysroot
 	struct rd_rc rc = { 0 };
 	struct rd_rc_endpoint me, them;
 	struct rd_oob_msg m;
+	struct rd_st_target tgt;
 	struct rd_st_error perr;
 	struct ibv_context *ctx = NULL;
 	uint8_t buf[RD_OOB_LEN];
 	unsigned int nrecv, nsend;
-	size_t slot;
+	size_t slot, len = 0;
 	char why[256] = "";
 	enum ibv_mtu mtu;
 	uint64_t t0;
@@ -122,7 +123,8 @@ static void client_verbs(const struct rd_st_config *cfg, const struct rd_sysroot
 		return;
 	}
 	rd_st_slots(prm, &nrecv, &nsend, &slot);
-	if ((ret = rd_rc_alloc(&rc, ctx, lp.port, slot, nrecv, nsend)) || (ret = rd_rc_create_qp(&rc)) ||
+	if ((ret = rd_rc_alloc_ex(&rc, ctx, lp.port, slot, nrecv, nsend, rd_st_target_len(slot), 0)) ||
+	    (ret = rd_rc_create_qp(&rc)) ||
 	    (ret = rd_rc_local(&rc, lp.ib ? -1 : lp.gid_index, &me))) {
 		rd_st_stage_add(run, h, "connect", false, 0, NULL, "cannot create the queue pair: %s",
 				strerror(-ret));
@@ -136,16 +138,31 @@ static void client_verbs(const struct rd_st_config *cfg, const struct rd_sysroot
 		goto out;
 	}
 	rd_st_hello(&m, RD_OOB_HELLO, &me, &lp, prm);
-	rd_oob_encode(&m, buf);
-	ret = rd_tcp_send_all(fd, buf, sizeof(buf), deadline(cfg));
+	len = rd_oob_encode(&m, buf);
+	ret = rd_tcp_send_all(fd, buf, len, deadline(cfg));
 	if (!ret)
-		ret = rd_tcp_recv_all(fd, buf, sizeof(buf), deadline(cfg));
+		ret = rd_oob_recv(fd, buf, &len, deadline(cfg));
 	if (ret) {
 		rd_st_stage_add(run, h, "exchange", false, ms_since(t0), NULL,
 				"no answer from the server's TCP exchange: %s", strerror(-ret));
 		goto out;
 	}
-	ret = rd_oob_decode(buf, sizeof(buf), &m, why, sizeof(why));
+	ret = rd_oob_decode(buf, len, &m, why, sizeof(why));
+	if (!ret && m.version != RD_OOB_VERSION) {
+		/* An old server: its REJECT of our HELLO. */
+		rd_st_stage_add(run, h, "exchange", false, ms_since(t0), NULL,
+				"the server speaks exchange version %u (an older rdma-selftest), this "
+				"side speaks %d: run the same version on both sides%s%s",
+				(unsigned int)m.version, RD_OOB_VERSION,
+				m.type == RD_OOB_REJECT ? "; it said: " : "",
+				m.type == RD_OOB_REJECT ? m.reason : "");
+		goto out;
+	}
+	if (ret == -EPROTONOSUPPORT) {
+		rd_st_stage_add(run, h, "exchange", false, ms_since(t0), NULL, "the server %s",
+				why + strlen("peer "));
+		goto out;
+	}
 	if (ret) {
 		rd_st_stage_add(run, h, "exchange", false, 0, NULL, "bad answer from the server: %s", why);
 		goto out;
@@ -160,6 +177,9 @@ static void client_verbs(const struct rd_st_config *cfg, const struct rd_sysroot
 			lp.gid_index, rd_st_kind_name(rd_st_gid_kind(&lp)), rd_st_kind_name(m.gid_kind),
 			me.qpn, m.qpn);
 	rd_st_endpoint_from(&m, &them);
+	tgt.addr = m.addr;
+	tgt.rkey = m.rkey;
+	tgt.len = m.area_len;
 	if (m.mtu != me.mtu)
 		rd_st_note(h, "MTU differs: local %s, peer %s; the path uses the smaller",
 			   rd_st_mtu_str(me.mtu), rd_st_mtu_str((enum ibv_mtu)m.mtu));
@@ -176,7 +196,7 @@ static void client_verbs(const struct rd_st_config *cfg, const struct rd_sysroot
 	rd_st_stage_add(run, h, "connect", true, ms_since(t0), NULL,
 			"RESET->INIT->RTR->RTS, PSN 0x%06x/0x%06x, path MTU %s", me.psn, them.psn,
 			rd_st_mtu_str(mtu));
-	run->ok = rd_st_run_stages(cfg, &rc, h, run);
+	run->ok = rd_st_run_stages(cfg, &rc, &tgt, h, run);
 out:
 	if (fd >= 0)
 		close(fd);

@@ -35,11 +35,56 @@ int rd_cm_params_decode(const void *buf, size_t len, struct rd_st_params *p)
 	memcpy(v, buf, sizeof(v));
 	if (be32toh(v[0]) != RD_OOB_MAGIC)
 		return -EPROTO;
-	if (be32toh(v[1]) != RD_OOB_VERSION)
+	/* Version 1 asked for the same test: its client only sends. */
+	if (be32toh(v[1]) != RD_OOB_VERSION && be32toh(v[1]) != 1)
 		return -EPROTONOSUPPORT;
 	p->max_size = be32toh(v[2]);
 	p->window = be32toh(v[3]);
 	p->iters = be32toh(v[4]);
+	return 0;
+}
+
+uint32_t rd_cm_priv_version(const void *buf, size_t len)
+{
+	uint32_t v[2];
+
+	if (!buf || len < sizeof(v))
+		return 0;
+	memcpy(v, buf, sizeof(v));
+	return be32toh(v[0]) == RD_OOB_MAGIC ? be32toh(v[1]) : 0;
+}
+
+void rd_cm_target_encode(const struct rd_st_target *t, uint8_t buf[RD_CM_REP_LEN])
+{
+	uint32_t v[4] = { htobe32(RD_OOB_MAGIC), htobe32(RD_OOB_VERSION), htobe32(t->rkey),
+			  htobe32(t->len) };
+	uint64_t a = htobe64(t->addr);
+
+	memcpy(buf, v, sizeof(v));
+	memcpy(buf + sizeof(v), &a, sizeof(a));
+}
+
+int rd_cm_target_decode(const void *buf, size_t len, struct rd_st_target *t)
+{
+	uint32_t v[4];
+	uint64_t a;
+
+	memset(t, 0, sizeof(*t));
+	if (!buf || len < RD_CM_REP_LEN)
+		return -EPROTO;
+	memcpy(v, buf, sizeof(v));
+	memcpy(&a, (const uint8_t *)buf + sizeof(v), sizeof(a));
+	if (be32toh(v[0]) != RD_OOB_MAGIC)
+		return -EPROTO;
+	if (be32toh(v[1]) != RD_OOB_VERSION)
+		return -EPROTONOSUPPORT;
+	t->rkey = be32toh(v[2]);
+	t->len = be32toh(v[3]);
+	t->addr = be64toh(a);
+	if (t->len > RD_OOB_MAX_AREA || t->addr > UINT64_MAX - 2ull * t->len - 64) {
+		memset(t, 0, sizeof(*t));
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -160,7 +205,7 @@ static const char *ev_name(enum rdma_cm_event_type t)
 }
 
 static int create_conn_qp(struct rd_cm_conn *c, struct rdma_cm_id *id,
-			  const struct rd_st_params *params)
+			  const struct rd_st_params *params, int access)
 {
 	unsigned int nrecv, nsend;
 	size_t slot;
@@ -168,7 +213,8 @@ static int create_conn_qp(struct rd_cm_conn *c, struct rdma_cm_id *id,
 	int ret;
 
 	rd_st_slots(params, &nrecv, &nsend, &slot);
-	ret = rd_rc_alloc(&c->rc, id->verbs, id->port_num, slot, nrecv, nsend);
+	ret = rd_rc_alloc_ex(&c->rc, id->verbs, id->port_num, slot, nrecv, nsend,
+			     rd_st_target_len(slot), access);
 	if (ret)
 		return ret;
 	c->have_rc = true;
@@ -277,7 +323,7 @@ int rd_cm_connect(const char *peer, uint16_t port, const char *bind_addr, int ti
 	}
 
 	/* 3. QP, receives, connect */
-	ret = create_conn_qp(c, c->id, params);
+	ret = create_conn_qp(c, c->id, params, 0);
 	if (ret) {
 		cm_err(err, "connect", NULL, -ret, "cannot create the QP: %s", strerror(-ret));
 		return ret;
@@ -294,8 +340,8 @@ int rd_cm_connect(const char *peer, uint16_t port, const char *bind_addr, int ti
 	cp.private_data_len = sizeof(priv);
 	cp.retry_count = qp->retry_cnt;
 	cp.rnr_retry_count = qp->rnr_retry;
-	cp.responder_resources = 1;
-	cp.initiator_depth = 1;
+	cp.responder_resources = c->rc.rd_atomic;
+	cp.initiator_depth = c->rc.rd_atomic;
 	t = rd_now_ns();
 	if (rdma_connect(c->id, &cp)) {
 		ret = -errno;
@@ -330,7 +376,12 @@ int rd_cm_connect(const char *peer, uint16_t port, const char *bind_addr, int ti
 						*p = '?';
 			}
 		}
-		if (ev->event == RDMA_CM_EVENT_REJECTED && reason[0])
+		if (ev->event == RDMA_CM_EVENT_REJECTED && strcmp(reason, RD_CM_V1_MISMATCH) == 0)
+			cm_err(err, "connect", "REJECTED", ev->status,
+			       "the server on %s port %u speaks protocol version 1 (an older "
+			       "rdma-selftest), this side speaks %d: run the same version on both sides",
+			       peer, port, RD_OOB_VERSION);
+		else if (ev->event == RDMA_CM_EVENT_REJECTED && reason[0])
 			cm_err(err, "connect", "REJECTED", ev->status,
 			       "the server on %s port %u refused the test: %s", peer, port, reason);
 		else if (ev->event == RDMA_CM_EVENT_REJECTED)
@@ -347,6 +398,9 @@ int rd_cm_connect(const char *peer, uint16_t port, const char *bind_addr, int ti
 		rdma_ack_cm_event(ev);
 		return -ECONNREFUSED;
 	}
+	/* The server's target area travels in its REP. */
+	(void)rd_cm_target_decode(ev->param.conn.private_data, ev->param.conn.private_data_len,
+				  &info->target);
 	rdma_ack_cm_event(ev);
 	info->connect_ms = (double)(rd_now_ns() - t) / 1e6;
 	conn_facts(c->id, info);
@@ -430,12 +484,14 @@ static void reject(struct rdma_cm_id *id, const char *why)
 	rdma_reject(id, buf, (uint8_t)(n + 5));
 }
 
-int rd_cm_accept(struct rd_cm_listener *l, uint64_t deadline, int timeout_ms,
+int rd_cm_accept(struct rd_cm_listener *l, uint64_t deadline, int timeout_ms, unsigned int deny,
 		 struct rd_cm_conn *c, struct rd_cm_info *info, struct rd_st_params *params,
 		 struct rd_cm_error *err)
 {
 	struct rdma_cm_event *ev;
 	struct rdma_conn_param cp = { 0 };
+	struct rd_st_target tgt;
+	uint8_t rep[RD_CM_REP_LEN];
 	char why[128];
 	int ret;
 
@@ -456,10 +512,20 @@ int rd_cm_accept(struct rd_cm_listener *l, uint64_t deadline, int timeout_ms,
 	c->id = ev->id;
 	ret = rd_cm_params_decode(ev->param.conn.private_data, ev->param.conn.private_data_len, params);
 	if (ret) {
-		cm_err(err, "accept", "CONNECT_REQUEST", 0,
-		       ret == -EPROTONOSUPPORT ? "client speaks another protocol version; rejected" :
-						 "not an rdma-selftest client (no parameters); rejected");
-		reject(c->id, ret == -EPROTONOSUPPORT ? "protocol version mismatch" : "not rdma-selftest");
+		uint32_t v = rd_cm_priv_version(ev->param.conn.private_data,
+						ev->param.conn.private_data_len);
+
+		if (ret == -EPROTONOSUPPORT) {
+			cm_err(err, "accept", "CONNECT_REQUEST", 0,
+			       "client speaks protocol version %u, this server %d; rejected", v,
+			       RD_OOB_VERSION);
+			snprintf(why, sizeof(why), "server speaks protocol version %d, client %u: run the "
+				 "same rdma-selftest version on both sides", RD_OOB_VERSION, v);
+		} else {
+			cm_err(err, "accept", "CONNECT_REQUEST", 0,
+			       "not an rdma-selftest client (no parameters); rejected");
+		}
+		reject(c->id, ret == -EPROTONOSUPPORT ? why : "not rdma-selftest");
 		rdma_ack_cm_event(ev);
 		rdma_destroy_id(c->id);
 		c->id = NULL;
@@ -474,7 +540,7 @@ int rd_cm_accept(struct rd_cm_listener *l, uint64_t deadline, int timeout_ms,
 		return -EINVAL;
 	}
 	rdma_ack_cm_event(ev);
-	ret = create_conn_qp(c, c->id, params);
+	ret = create_conn_qp(c, c->id, params, rd_st_target_access(deny));
 	if (ret) {
 		cm_err(err, "accept", NULL, -ret, "cannot create the QP: %s", strerror(-ret));
 		reject(c->id, "server cannot create a QP");
@@ -488,8 +554,12 @@ int rd_cm_accept(struct rd_cm_listener *l, uint64_t deadline, int timeout_ms,
 			goto fail;
 		}
 	}
-	cp.responder_resources = 1;
-	cp.initiator_depth = 1;
+	rd_st_target_init(&c->rc, &tgt);
+	rd_cm_target_encode(&tgt, rep);
+	cp.private_data = rep;
+	cp.private_data_len = sizeof(rep);
+	cp.responder_resources = c->rc.rd_atomic;
+	cp.initiator_depth = c->rc.rd_atomic;
 	cp.rnr_retry_count = 7;
 	if (rdma_accept(c->id, &cp)) {
 		ret = -errno;

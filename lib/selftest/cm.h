@@ -23,6 +23,7 @@ struct rd_cm_info {
 	uint32_t qpn, peer_qpn, sq_psn, rq_psn;
 	enum ibv_mtu path_mtu;
 	double addr_ms, route_ms, connect_ms;
+	struct rd_st_target target;	/* client: the server's, from its REP (zero if none) */
 };
 
 /* Why a stage failed: a cause and what to do, in plain words. */
@@ -64,14 +65,28 @@ int rd_cm_listener_fd(const struct rd_cm_listener *l);
  * client's params, reject with a reason, or accept and wait for ESTABLISHED.
  * 0 with c ready to serve; -EAGAIN nothing pending; -errno with err.
  */
-int rd_cm_accept(struct rd_cm_listener *l, uint64_t deadline, int timeout_ms,
+int rd_cm_accept(struct rd_cm_listener *l, uint64_t deadline, int timeout_ms, unsigned int deny,
 		 struct rd_cm_conn *c, struct rd_cm_info *info, struct rd_st_params *params,
 		 struct rd_cm_error *err);
 void rd_cm_listener_close(struct rd_cm_listener *l);
 
-/* Private data: our magic and the test parameters (fits the 56 bytes of a REQ). */
+/*
+ * Private data, versioned as the --verbs exchange (RD_OOB_VERSION).  REQ: our
+ * magic, the version and the test parameters (fits the 56 bytes of a REQ).
+ * REP (version 2): magic, version, the server's target area.  Decoding:
+ * -EPROTO (no magic), -EPROTONOSUPPORT (another version: rd_cm_priv_version
+ * says which).  A server still takes a version 1 REQ (same layout; that
+ * client only sends and ignores the REP's data).
+ */
 #define RD_CM_PRIV_LEN 20
+#define RD_CM_REP_LEN 24
 void rd_cm_params_encode(const struct rd_st_params *p, uint8_t buf[RD_CM_PRIV_LEN]);
 int rd_cm_params_decode(const void *buf, size_t len, struct rd_st_params *p);
+/* The version a REQ's private data speaks (0: not ours). */
+uint32_t rd_cm_priv_version(const void *buf, size_t len);
+void rd_cm_target_encode(const struct rd_st_target *t, uint8_t buf[RD_CM_REP_LEN]);
+int rd_cm_target_decode(const void *buf, size_t len, struct rd_st_target *t);
+/* What a version 1 server answers to a newer client. */
+#define RD_CM_V1_MISMATCH "protocol version mismatch"
 
 #endif

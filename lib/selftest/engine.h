@@ -21,10 +21,12 @@
 #define RD_ST_SERVICE_PORT 18515
 #define RD_ST_MAX_SIZES 32
 /*
- * Every stage a run can have: address, route, exchange, connect, pingpong,
- * a latency and a bandwidth stage per size, two expects, close, server.
+ * Every stage a run can have: address, route, exchange, connect, then per
+ * operation a verified stage and a latency and a bandwidth stage per size,
+ * two expects, close, server.
  */
-#define RD_ST_MAX_STAGES (10 + 2 * RD_ST_MAX_SIZES)
+#define RD_ST_MAX_STAGES (10 + RD_ST_NOPS * (1 + 2 * RD_ST_MAX_SIZES))
+#define RD_ST_MAX_FIGURES (RD_ST_NOPS * RD_ST_MAX_SIZES)
 
 /* What to run: every choice of the command line. */
 struct rd_st_config {
@@ -35,6 +37,8 @@ struct rd_st_config {
 	bool once;			/* server: exit after one client */
 	unsigned int max_clients;	/* server: stop after this many clients (0: no limit) */
 	bool quick, lat_only, bw_only;	/* stage selection */
+	unsigned int ops;		/* 1 << enum rd_st_op, run in that order; 0: send */
+	unsigned int deny;		/* server (and loopback's serving QP): ops its MR refuses (testing) */
 	int gid_index;			/* -1: the best GID (rdma-gids --best) */
 	uint32_t iters, pings, window, duration_s;
 	uint32_t sizes[RD_ST_MAX_SIZES];
@@ -73,9 +77,9 @@ struct rd_st_run {
 	struct rd_st_stage stages[RD_ST_MAX_STAGES];
 	unsigned int nstages;
 	bool figures;			/* the measuring part was reached: latency/bandwidth are reported */
-	struct rd_st_latency lat[RD_ST_MAX_SIZES];
+	struct rd_st_latency lat[RD_ST_MAX_FIGURES];
 	unsigned int nlat;
-	struct rd_st_bandwidth bw[RD_ST_MAX_SIZES];
+	struct rd_st_bandwidth bw[RD_ST_MAX_FIGURES];
 	unsigned int nbw;
 	bool failed;			/* a stage failed: */
 	char fail_stage[16];		/* the first one */

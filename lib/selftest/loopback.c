@@ -50,6 +50,7 @@ int rd_st_loopback(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
 				    .iters = cfg->iters };
 	struct rd_st_error perr;
 	struct rd_st_local lp;
+	struct rd_st_target tgt;
 	struct ibv_context *ctx;
 	unsigned int nrecv, nsend;
 	size_t slot;
@@ -77,8 +78,9 @@ int rd_st_loopback(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
 	}
 	run->figures = true;
 	rd_st_slots(&prm, &nrecv, &nsend, &slot);
-	if ((ret = rd_rc_alloc(&srv, ctx, lp.port, slot, nrecv, nsend)) ||
-	    (ret = rd_rc_alloc(&cli, ctx, lp.port, slot, nrecv, nsend)) ||
+	if ((ret = rd_rc_alloc_ex(&srv, ctx, lp.port, slot, nrecv, nsend, rd_st_target_len(slot),
+				  rd_st_target_access(cfg->deny))) ||
+	    (ret = rd_rc_alloc_ex(&cli, ctx, lp.port, slot, nrecv, nsend, rd_st_target_len(slot), 0)) ||
 	    (ret = rd_rc_create_qp(&srv)) || (ret = rd_rc_create_qp(&cli)) ||
 	    (ret = rd_rc_local(&srv, lp.ib ? -1 : lp.gid_index, &es)) ||
 	    (ret = rd_rc_local(&cli, lp.ib ? -1 : lp.gid_index, &ec))) {
@@ -109,7 +111,8 @@ int rd_st_loopback(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
 			rd_st_stage_add(run, h, "pingpong", false, 0, NULL, "cannot start the server thread");
 			goto free;
 		}
-		ok = rd_st_run_stages(cfg, &cli, h, run);
+		rd_st_target_init(&srv, &tgt);
+		ok = rd_st_run_stages(cfg, &cli, &tgt, h, run);
 		if (!ok)
 			halt = 1;	/* no goodbye is coming: give up at once */
 		pthread_join(th, NULL);

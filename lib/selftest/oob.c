@@ -19,14 +19,22 @@
 #include "base/base.h"
 
 /* Layout: magic 0, version 4, type 6, qpn 8, psn 12, lid 16, mtu 18, gid_kind 19,
- * gid 20, max_size 36, window 40, iters 44, reason 48..112. */
+ * gid 20, max_size 36, window 40, iters 44, reason 48..112; version 2: rkey 112,
+ * area_len 116, addr 120..128. */
 
 static void put16(uint8_t *p, uint16_t v) { v = htobe16(v); memcpy(p, &v, 2); }
 static void put32(uint8_t *p, uint32_t v) { v = htobe32(v); memcpy(p, &v, 4); }
 static uint16_t get16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return be16toh(v); }
 static uint32_t get32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return be32toh(v); }
+static void put64(uint8_t *p, uint64_t v) { v = htobe64(v); memcpy(p, &v, 8); }
+static uint64_t get64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return be64toh(v); }
 
-void rd_oob_encode(const struct rd_oob_msg *m, uint8_t buf[RD_OOB_LEN])
+size_t rd_oob_msg_len(const uint8_t *hdr)
+{
+	return get32(hdr) == RD_OOB_MAGIC && get16(hdr + 4) == 1 ? RD_OOB_LEN_V1 : RD_OOB_LEN;
+}
+
+size_t rd_oob_encode(const struct rd_oob_msg *m, uint8_t buf[RD_OOB_LEN])
 {
 	memset(buf, 0, RD_OOB_LEN);
 	put32(buf, RD_OOB_MAGIC);
@@ -43,13 +51,19 @@ void rd_oob_encode(const struct rd_oob_msg *m, uint8_t buf[RD_OOB_LEN])
 	put32(buf + 44, m->iters);
 	memcpy(buf + 48, m->reason, sizeof(m->reason));
 	buf[48 + sizeof(m->reason) - 1] = '\0';
+	if (m->version == 1)
+		return RD_OOB_LEN_V1;
+	put32(buf + 112, m->rkey);
+	put32(buf + 116, m->area_len);
+	put64(buf + 120, m->addr);
+	return RD_OOB_LEN;
 }
 
 int rd_oob_decode(const uint8_t *buf, size_t len, struct rd_oob_msg *m, char *why, size_t why_len)
 {
 	memset(m, 0, sizeof(*m));
 	why[0] = '\0';
-	if (len != RD_OOB_LEN) {
+	if (len != RD_OOB_LEN && len != RD_OOB_LEN_V1) {
 		snprintf(why, why_len, "message of %zu bytes, expected %d", len, RD_OOB_LEN);
 		return -EINVAL;
 	}
@@ -58,10 +72,16 @@ int rd_oob_decode(const uint8_t *buf, size_t len, struct rd_oob_msg *m, char *wh
 		return -EPROTO;
 	}
 	m->version = get16(buf + 4);
-	if (m->version != RD_OOB_VERSION) {
-		snprintf(why, why_len, "protocol version %u, this side speaks %u",
-			 (unsigned int)m->version, (unsigned int)RD_OOB_VERSION);
+	if (m->version != 1 && m->version != RD_OOB_VERSION) {
+		snprintf(why, why_len, "peer speaks exchange version %u, this side speaks %u (run the "
+			 "same rdma-selftest version on both sides)", (unsigned int)m->version,
+			 (unsigned int)RD_OOB_VERSION);
 		return -EPROTONOSUPPORT;
+	}
+	if (len != (m->version == 1 ? RD_OOB_LEN_V1 : RD_OOB_LEN)) {
+		snprintf(why, why_len, "message of %zu bytes, version %u has %d", len,
+			 (unsigned int)m->version, m->version == 1 ? RD_OOB_LEN_V1 : RD_OOB_LEN);
+		return -EINVAL;
 	}
 	m->type = get16(buf + 6);
 	m->qpn = get32(buf + 8);
@@ -74,6 +94,11 @@ int rd_oob_decode(const uint8_t *buf, size_t len, struct rd_oob_msg *m, char *wh
 	m->window = get32(buf + 40);
 	m->iters = get32(buf + 44);
 	memcpy(m->reason, buf + 48, sizeof(m->reason));
+	if (m->version >= 2) {
+		m->rkey = get32(buf + 112);
+		m->area_len = get32(buf + 116);
+		m->addr = get64(buf + 120);
+	}
 	if (m->type < RD_OOB_HELLO || m->type > RD_OOB_REJECT) {
 		snprintf(why, why_len, "unknown message type %u", m->type);
 		return -EINVAL;
@@ -102,7 +127,23 @@ int rd_oob_decode(const uint8_t *buf, size_t len, struct rd_oob_msg *m, char *wh
 		snprintf(why, why_len, "GID kind %u unknown", m->gid_kind);
 		return -EINVAL;
 	}
+	if (m->type == RD_OOB_ACCEPT && m->area_len && (m->area_len > RD_OOB_MAX_AREA ||
+							  m->addr > UINT64_MAX - 2ull * m->area_len - 64)) {
+		snprintf(why, why_len, "target area of %u bytes at 0x%llx out of range", m->area_len,
+			 (unsigned long long)m->addr);
+		return -EINVAL;
+	}
 	return 0;
+}
+
+int rd_oob_recv(int fd, uint8_t buf[RD_OOB_LEN], size_t *len, uint64_t deadline)
+{
+	int ret = rd_tcp_recv_all(fd, buf, RD_OOB_HDR_LEN, deadline);
+
+	if (ret)
+		return ret;
+	*len = rd_oob_msg_len(buf);
+	return rd_tcp_recv_all(fd, buf + RD_OOB_HDR_LEN, *len - RD_OOB_HDR_LEN, deadline);
 }
 
 static int wait_fd(int fd, short events, uint64_t deadline)

@@ -12,8 +12,18 @@
 #include <stdint.h>
 
 #define RD_OOB_MAGIC 0x52445354u	/* "RDST" */
-#define RD_OOB_VERSION 1
-#define RD_OOB_LEN 112
+/*
+ * Version 2 added the server's target memory (rkey, address, length) for
+ * RDMA WRITE, READ and atomics.  A version 1 message is 112 bytes.  A server
+ * still serves a version 1 client (it can only send) in that layout; a
+ * client needs a version 2 server and says so when the answer is version 1
+ * (an old server's REJECT).
+ */
+#define RD_OOB_VERSION 2
+#define RD_OOB_LEN 128
+#define RD_OOB_LEN_V1 112
+#define RD_OOB_HDR_LEN 8
+#define RD_OOB_MAX_AREA (8u << 20)	/* RD_ST_MAX_SIZE */		/* magic, version, type: enough to know the length */
 
 enum rd_oob_type {
 	RD_OOB_HELLO = 1,	/* client -> server: my endpoint and the test */
@@ -41,14 +51,25 @@ struct rd_oob_msg {
 	uint32_t window;	/* outstanding sends in the bandwidth stage */
 	uint32_t iters;
 	char reason[64];	/* REJECT: NUL-terminated text */
+	/* version 2: ACCEPT: the server's target area for one-sided operations */
+	uint32_t rkey;
+	uint32_t area_len;	/* bytes of each of its write and read areas */
+	uint64_t addr;
 };
 
-/* To and from the wire (big-endian, RD_OOB_LEN bytes). */
-void rd_oob_encode(const struct rd_oob_msg *m, uint8_t buf[RD_OOB_LEN]);
 /*
- * Decode and validate: magic, version, type, 24-bit QPN/PSN, MTU, GID kind,
- * a NUL-terminated printable reason.  -EPROTO (bad magic), -EPROTONOSUPPORT
- * (version), -EINVAL (a field out of range), with why[] naming the field.
+ * To the wire (big-endian): RD_OOB_LEN bytes, or RD_OOB_LEN_V1 when
+ * m->version is 1 (a REJECT for an old peer).  Returns the length.
+ */
+size_t rd_oob_encode(const struct rd_oob_msg *m, uint8_t buf[RD_OOB_LEN]);
+/* How many bytes a message whose first RD_OOB_HDR_LEN bytes are hdr has. */
+size_t rd_oob_msg_len(const uint8_t *hdr);
+/*
+ * Decode and validate: magic, version (1 or ours: m->version says which),
+ * type, 24-bit QPN/PSN, MTU, GID kind, a NUL-terminated printable reason, the
+ * target area.  -EPROTO (bad magic), -EPROTONOSUPPORT (another version:
+ * why[] says "peer speaks exchange version N"), -EINVAL (a field out of range,
+ * or a length not its version's), with why[] naming the field.
  */
 int rd_oob_decode(const uint8_t *buf, size_t len, struct rd_oob_msg *m, char *why, size_t why_len);
 
@@ -60,5 +81,7 @@ int rd_tcp_accept(int lfd, uint64_t deadline, char *peer, size_t peer_len);
 int rd_tcp_send_all(int fd, const void *buf, size_t len, uint64_t deadline);
 /* -ECONNRESET when the peer closes before len bytes. */
 int rd_tcp_recv_all(int fd, void *buf, size_t len, uint64_t deadline);
+/* One exchange message of any version (its length from its header): 0 with *len, or -errno. */
+int rd_oob_recv(int fd, uint8_t buf[RD_OOB_LEN], size_t *len, uint64_t deadline);
 
 #endif

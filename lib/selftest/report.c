@@ -14,22 +14,47 @@ void rd_st_print_stage(FILE *f, const struct rd_st_stage *st, bool color)
 
 void rd_st_print_figures(FILE *f, const struct rd_st_run *run)
 {
+	bool ops = false;	/* an operation other than send: an op column */
+
+	for (unsigned int i = 0; i < run->nlat; i++)
+		ops = ops || run->lat[i].op != RD_ST_OP_SEND;
+	for (unsigned int i = 0; i < run->nbw; i++)
+		ops = ops || run->bw[i].op != RD_ST_OP_SEND;
 	if (run->nlat)
-		fprintf(f, "\n %7s %11s %11s %11s %11s %11s %11s %11s %11s\n", "#bytes", "#iterations",
-		       "t_min[us]", "t_median", "t_avg", "t_stdev", "t_p99", "t_p99.9", "t_max");
+		fprintf(f, "\n%s %7s %11s %11s %11s %11s %11s %11s %11s %11s\n", ops ? " op        " : "",
+			"#bytes", "#iterations", "t_min[us]", "t_median", "t_avg", "t_stdev", "t_p99",
+			"t_p99.9", "t_max");
 	for (unsigned int i = 0; i < run->nlat; i++) {
 		const struct rd_st_latency *l = &run->lat[i];
 
+		if (ops)
+			fprintf(f, " %-10s", rd_st_op_name(l->op));
 		fprintf(f, " %7u %11u %11.2f %11.2f %11.2f %11.2f %11.2f %11.2f %11.2f\n", l->size, l->iters,
 		       l->min, l->median, l->avg, l->stdev, l->p99, l->p999, l->max);
 	}
 	if (run->nbw)
-		fprintf(f, "\n %7s %11s %11s %14s\n", "#bytes", "#messages", "BW[Gb/s]", "MsgRate[Mpps]");
-	for (unsigned int i = 0; i < run->nbw; i++)
-		fprintf(f, " %7u %11llu %11.3f %14.4f\n", run->bw[i].size, (unsigned long long)run->bw[i].msgs,
-		       run->bw[i].gbps, run->bw[i].mpps);
+		fprintf(f, "\n%s %7s %11s %11s %14s\n", ops ? " op        " : "", "#bytes", "#messages",
+			"BW[Gb/s]", "MsgRate[Mpps]");
+	for (unsigned int i = 0; i < run->nbw; i++) {
+		if (ops)
+			fprintf(f, " %-10s", rd_st_op_name(run->bw[i].op));
+		fprintf(f, " %7u %11llu %11.3f %14.4f\n", run->bw[i].size,
+			(unsigned long long)run->bw[i].msgs, run->bw[i].gbps, run->bw[i].mpps);
+	}
 	if (run->nlat || run->nbw)
 		fprintf(f, "\n");
+}
+
+void rd_st_ops_str(unsigned int ops, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if (!ops)
+		ops = 1u << RD_ST_OP_SEND;
+	for (unsigned int op = 0; op < RD_ST_NOPS && len; op++)
+		if (ops & (1u << op) && n < len)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "," : "", rd_st_op_name(op));
 }
 
 void rd_st_json_stages(struct rd_out *o, const struct rd_st_run *run)
@@ -57,6 +82,7 @@ void rd_st_json_stages(struct rd_out *o, const struct rd_st_run *run)
 		const struct rd_st_latency *l = &run->lat[i];
 
 		rd_out_section_begin(o, NULL, NULL);
+		rd_out_str(o, RD_JSON, "op", NULL, rd_st_op_name(l->op));
 		rd_out_u64(o, RD_JSON, "bytes", NULL, l->size);
 		rd_out_u64(o, RD_JSON, "iterations", NULL, l->iters);
 		rd_out_double(o, RD_JSON, "min_us", NULL, l->min, NULL);
@@ -74,6 +100,7 @@ void rd_st_json_stages(struct rd_out *o, const struct rd_st_run *run)
 		const struct rd_st_bandwidth *b = &run->bw[i];
 
 		rd_out_section_begin(o, NULL, NULL);
+		rd_out_str(o, RD_JSON, "op", NULL, rd_st_op_name(b->op));
 		rd_out_u64(o, RD_JSON, "bytes", NULL, b->size);
 		rd_out_u64(o, RD_JSON, "messages", NULL, b->msgs);
 		rd_out_double(o, RD_JSON, "seconds", NULL, b->seconds, NULL);

@@ -39,6 +39,10 @@ const char *rd_st_config_conflict(const struct rd_st_config *c, bool server)
 		return c->quick ? "the client chooses the stages: --quick goes without --server" :
 		       c->lat_only ? "the client chooses the stages: --latency-only goes without --server" :
 				     "the client chooses the stages: --bandwidth-only goes without --server";
+	if (server && c->ops)
+		return "the client chooses the operations: --op goes without --server";
+	if (c->deny && c->peer)
+		return "--deny is for the serving side: --server or loopback";
 	return NULL;
 }
 
@@ -137,64 +141,138 @@ static double ms_since(uint64_t t0)
 	return (double)(rd_now_ns() - t0) / 1e6;
 }
 
-bool rd_st_run_stages(const struct rd_st_config *cfg, struct rd_rc *rc, const struct rd_st_hooks *h,
-		      struct rd_st_run *run)
+/* A stage name for op: send keeps its own ("pingpong", "latency", "bandwidth"). */
+static const char *stage_name(enum rd_st_op op, const char *kind, char *buf, size_t len)
+{
+	if (op == RD_ST_OP_SEND)
+		return strcmp(kind, "verify") == 0 ? "pingpong" : kind;
+	if (strcmp(kind, "verify") == 0)
+		return rd_st_op_name(op);
+	snprintf(buf, len, "%s-%s", rd_st_op_name(op), strcmp(kind, "latency") == 0 ? "lat" : "bw");
+	return buf;
+}
+
+/* The verified stage of op.  False when it failed (the QP is then unusable). */
+static bool verify_stage(const struct rd_st_config *cfg, struct rd_rc *rc, enum rd_st_op op,
+			 const struct rd_st_target *t, struct rd_st_words *w,
+			 const struct rd_st_hooks *h, struct rd_st_run *run)
 {
 	struct rd_st_error err = { 0 };
 	struct rd_st_pingpong pp;
-	uint32_t ping_size = cfg->nsizes ? cfg->sizes[0] : 64;
+	uint32_t size = cfg->nsizes ? cfg->sizes[0] : 64;
+	bool atomic = op == RD_ST_OP_FADD || op == RD_ST_OP_CSWAP;
+	const char *name = stage_name(op, "verify", NULL, 0);
+	int ret;
+
+	if (op == RD_ST_OP_SEND)
+		ret = rd_st_pingpong(rc, cfg->pings, size, cfg->timeout_ms, cfg->stop, &pp, &err);
+	else
+		ret = rd_st_op_verify(rc, op, t, cfg->pings, size, cfg->timeout_ms, cfg->stop, w, &pp,
+				      &err);
+	if (ret) {
+		rd_st_stage_add(run, h, name, false, (double)pp.ns / 1e6, &err,
+				"after %u good %s: %s", pp.msgs,
+				op == RD_ST_OP_SEND ? "messages" : "operations", err.what);
+		return false;
+	}
+	if (op == RD_ST_OP_SEND)
+		rd_st_stage_add(run, h, name, true, (double)pp.ns / 1e6, NULL,
+				"%u messages of %u B verified both ways", pp.msgs, size);
+	else if (atomic)
+		rd_st_stage_add(run, h, name, true, (double)pp.ns / 1e6, NULL,
+				"%u %s on the peer's word, every returned value as expected%s", pp.msgs,
+				op == RD_ST_OP_FADD ? "adds" : "compares (1 in 4 meant to miss)",
+				op == RD_ST_OP_FADD ? ", the sum checked" : ", the word checked");
+	else
+		rd_st_stage_add(run, h, name, true, (double)pp.ns / 1e6, NULL,
+				"%u x %u B verified %s", pp.msgs, size,
+				op == RD_ST_OP_READ ? "as read from the peer's memory" :
+						      "in the peer's memory by the peer");
+	return true;
+}
+
+bool rd_st_run_stages(const struct rd_st_config *cfg, struct rd_rc *rc, const struct rd_st_target *t,
+		      const struct rd_st_hooks *h, struct rd_st_run *run)
+{
+	struct rd_st_error err = { 0 };
+	struct rd_st_words words = { 0, 0 };
+	unsigned int ops = cfg->ops ? cfg->ops : 1u << RD_ST_OP_SEND;
 	unsigned int nsz = cfg->nsizes ? cfg->nsizes : 1;
 	bool broken = false;	/* the QP failed: no goodbye possible */
+	char nb[16];
 	int ret;
 
 	run->figures = true;
-	ret = rd_st_pingpong(rc, cfg->pings, ping_size, cfg->timeout_ms, cfg->stop, &pp, &err);
-	if (ret) {
-		rd_st_stage_add(run, h, "pingpong", false, 0, &err, "after %u good messages: %s", pp.msgs,
-				err.what);
-		return false;
+	for (unsigned int op = 0; op < RD_ST_NOPS; op++) {
+		if (!(ops & (1u << op)))
+			continue;
+		if (!verify_stage(cfg, rc, (enum rd_st_op)op, t, &words, h, run))
+			return false;
 	}
 	if (cfg->quick && (cfg->expect_gbps > 0 || cfg->expect_lat_us > 0))
 		rd_st_note(h, "--expect-* checks need the latency and bandwidth stages (not --quick)");
-	rd_st_stage_add(run, h, "pingpong", true, (double)pp.ns / 1e6, NULL,
-			"%u messages of %u B verified both ways", pp.msgs, ping_size);
 	if (cfg->quick)
 		goto bye;
 
-	for (unsigned int i = 0; i < nsz && !*cfg->stop && !cfg->bw_only; i++) {
-		uint32_t size = cfg->nsizes ? cfg->sizes[i] : 64;
-		struct rd_st_latency *lat = &run->lat[run->nlat];
-		uint64_t t0 = rd_now_ns();
+	for (unsigned int op = 0; op < RD_ST_NOPS; op++) {
+		bool atomic = op == RD_ST_OP_FADD || op == RD_ST_OP_CSWAP;
+		unsigned int n = atomic ? 1 : nsz;
 
-		ret = rd_st_latency(rc, cfg->iters, size, cfg->timeout_ms, cfg->stop, lat, &err);
-		if (ret) {
-			rd_st_stage_add(run, h, "latency", false, ms_since(t0), &err, "%u B: %s", size,
-					err.what);
-			broken = true;
-			goto figures;
-		}
-		rd_st_stage_add(run, h, "latency", true, ms_since(t0), NULL,
-				"%u x %u B: median %.2f us, p99 %.2f us (half round trip)", cfg->iters,
-				size, lat->median, lat->p99);
-		run->nlat++;
-	}
-	for (unsigned int i = 0; i < nsz && !*cfg->stop && !cfg->lat_only; i++) {
-		uint32_t size = cfg->nsizes ? cfg->sizes[i] : 65536;
-		struct rd_st_bandwidth *bw = &run->bw[run->nbw];
-		uint64_t t0 = rd_now_ns();
+		if (!(ops & (1u << op)))
+			continue;
+		for (unsigned int i = 0; i < n && !*cfg->stop && !cfg->bw_only; i++) {
+			uint32_t size = cfg->nsizes ? cfg->sizes[i] : 64;
+			struct rd_st_latency *lat = &run->lat[run->nlat];
+			const char *name = stage_name(op, "latency", nb, sizeof(nb));
+			uint64_t t0 = rd_now_ns();
 
-		ret = rd_st_bandwidth(rc, size, cfg->window, cfg->duration_s ? 0 : cfg->iters,
-				      cfg->duration_s * 1000, cfg->timeout_ms, cfg->stop, bw, &err);
-		if (ret) {
-			rd_st_stage_add(run, h, "bandwidth", false, ms_since(t0), &err, "%u B: %s", size,
-					err.what);
-			broken = true;
-			goto figures;
+			if (op == RD_ST_OP_SEND)
+				ret = rd_st_latency(rc, cfg->iters, size, cfg->timeout_ms, cfg->stop, lat,
+						    &err);
+			else
+				ret = rd_st_op_latency(rc, op, t, cfg->iters, size, cfg->timeout_ms,
+						       cfg->stop, &words, lat, &err);
+			if (ret) {
+				rd_st_stage_add(run, h, name, false, ms_since(t0), &err, "%u B: %s",
+						lat->size ? lat->size : size, err.what);
+				broken = true;
+				goto figures;
+			}
+			rd_st_stage_add(run, h, name, true, ms_since(t0), NULL,
+					"%u x %u B: median %.2f us, p99 %.2f us (half round trip)",
+					cfg->iters, lat->size, lat->median, lat->p99);
+			run->nlat++;
 		}
-		rd_st_stage_add(run, h, "bandwidth", true, ms_since(t0), NULL,
-				"%llu x %u B: %.3f Gb/s, %.4f Mpps", (unsigned long long)bw->msgs, size,
-				bw->gbps, bw->mpps);
-		run->nbw++;
+		for (unsigned int i = 0; i < n && !*cfg->stop && !cfg->lat_only; i++) {
+			uint32_t size = cfg->nsizes ? cfg->sizes[i] : 65536;
+			struct rd_st_bandwidth *bw = &run->bw[run->nbw];
+			const char *name = stage_name(op, "bandwidth", nb, sizeof(nb));
+			uint64_t t0 = rd_now_ns();
+
+			if (op == RD_ST_OP_SEND)
+				ret = rd_st_bandwidth(rc, size, cfg->window,
+						      cfg->duration_s ? 0 : cfg->iters,
+						      cfg->duration_s * 1000, cfg->timeout_ms, cfg->stop,
+						      bw, &err);
+			else
+				ret = rd_st_op_bandwidth(rc, op, t, size, cfg->window,
+							 cfg->duration_s ? 0 : cfg->iters,
+							 cfg->duration_s * 1000, cfg->timeout_ms,
+							 cfg->stop, &words, bw, &err);
+			if (ret) {
+				rd_st_stage_add(run, h, name, false, ms_since(t0), &err, "%u B: %s",
+						bw->size ? bw->size : size, err.what);
+				broken = true;
+				goto figures;
+			}
+			rd_st_stage_add(run, h, name, true, ms_since(t0), NULL,
+					"%llu x %u B: %.3f Gb/s, %.4f Mpps%s",
+					(unsigned long long)bw->msgs, bw->size, bw->gbps, bw->mpps,
+					op == RD_ST_OP_SEND ? "" : op == RD_ST_OP_READ ?
+					", the last data read verified" : atomic ?
+					", the word verified" : ", the last data verified by the peer");
+			run->nbw++;
+		}
 	}
 	if (cfg->expect_lat_us > 0 && run->nlat && run->lat[0].median > cfg->expect_lat_us)
 		rd_st_stage_add(run, h, "expect", false, 0, NULL,

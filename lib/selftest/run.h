@@ -19,11 +19,13 @@ void rd_st_log(const struct rd_st_hooks *h, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /*
- * On a connected client QP: ping-pong, then latency and bandwidth for each
- * size, the --expect-* checks and the goodbye.  True when every stage passed.
+ * On a connected client QP, for each operation of cfg->ops: its verified
+ * stage (send: ping-pong), then latency and bandwidth for each size; the
+ * --expect-* checks and the goodbye.  t is the peer's target area (one-sided
+ * operations).  True when every stage passed.
  */
-bool rd_st_run_stages(const struct rd_st_config *cfg, struct rd_rc *rc, const struct rd_st_hooks *h,
-		      struct rd_st_run *run);
+bool rd_st_run_stages(const struct rd_st_config *cfg, struct rd_rc *rc, const struct rd_st_target *t,
+		      const struct rd_st_hooks *h, struct rd_st_run *run);
 
 /* The largest message of the run's sizes (at least 64 B; 64 KiB without sizes). */
 uint32_t rd_st_max_size(const struct rd_st_config *cfg);

@@ -36,7 +36,8 @@ static int serve_cm(const struct rd_st_config *cfg, struct rd_cm_listener *l,
 	uint64_t msgs;
 	int ret;
 
-	ret = rd_cm_accept(l, rd_now_ns() + 10000000ull, cfg->timeout_ms, &c, &info, &prm, &err);
+	ret = rd_cm_accept(l, rd_now_ns() + 10000000ull, cfg->timeout_ms, cfg->deny, &c, &info, &prm,
+			   &err);
 	if (ret == -EAGAIN)
 		return 0;
 	if (ret) {
@@ -57,14 +58,16 @@ static int serve_cm(const struct rd_st_config *cfg, struct rd_cm_listener *l,
 	return ret ? 1 : 0;
 }
 
-static void oob_reject(int fd, const char *why)
+/* A REJECT in the client's version when we can write it (1 or ours), so that it can show why. */
+static void oob_reject(int fd, const char *why, uint16_t version)
 {
-	struct rd_oob_msg m = { .version = RD_OOB_VERSION, .type = RD_OOB_REJECT };
+	struct rd_oob_msg m = { .version = version == 1 ? 1 : RD_OOB_VERSION, .type = RD_OOB_REJECT };
 	uint8_t buf[RD_OOB_LEN];
+	size_t len;
 
 	rd_strlcpy(m.reason, why, sizeof(m.reason));
-	rd_oob_encode(&m, buf);
-	(void)rd_tcp_send_all(fd, buf, sizeof(buf), rd_now_ns() + 1000000000ull);
+	len = rd_oob_encode(&m, buf);
+	(void)rd_tcp_send_all(fd, buf, len, rd_now_ns() + 1000000000ull);
 }
 
 /* One pending --verbs client: 0 served or nothing pending, 1 failed. */
@@ -74,6 +77,7 @@ static int serve_verbs(const struct rd_st_config *cfg, int lfd, const struct rd_
 	struct sockaddr_storage local = { 0 };
 	socklen_t sl = sizeof(local);
 	struct rd_oob_msg m, reply;
+	struct rd_st_target tgt;
 	struct rd_st_params prm;
 	struct rd_st_local lp;
 	struct rd_rc rc = { 0 };
@@ -83,7 +87,7 @@ static int serve_verbs(const struct rd_st_config *cfg, int lfd, const struct rd_
 	uint8_t buf[RD_OOB_LEN];
 	char peer[64] = "?", why[200] = "";
 	unsigned int nrecv, nsend;
-	size_t slot;
+	size_t slot, len = 0;
 	uint64_t msgs;
 	int fd, ret, status = 1;
 
@@ -93,7 +97,7 @@ static int serve_verbs(const struct rd_st_config *cfg, int lfd, const struct rd_
 	if (fd < 0)
 		return 1;
 	/* A half-open or silent client gets --timeout, then the next one is served. */
-	ret = rd_tcp_recv_all(fd, buf, sizeof(buf), deadline(cfg));
+	ret = rd_oob_recv(fd, buf, &len, deadline(cfg));
 	if (ret) {
 		rd_st_log(h, "verbs client %s: %s", peer,
 			  ret == -ETIMEDOUT ? "incomplete exchange message (timed out); dropped" :
@@ -101,19 +105,27 @@ static int serve_verbs(const struct rd_st_config *cfg, int lfd, const struct rd_
 					       strerror(-ret));
 		goto out;
 	}
-	ret = rd_oob_decode(buf, sizeof(buf), &m, why, sizeof(why));
+	ret = rd_oob_decode(buf, len, &m, why, sizeof(why));
 	if (ret || m.type != RD_OOB_HELLO) {
 		rd_st_log(h, "verbs client %s: rejected: %s", peer, ret ? why : "not a HELLO");
-		if (ret == -EPROTONOSUPPORT)
-			oob_reject(fd, "protocol version mismatch");
+		if (ret == -EPROTONOSUPPORT) {
+			char r[64];
+
+			snprintf(r, sizeof(r), "server speaks exchange version %d, client %u",
+				 RD_OOB_VERSION, (unsigned int)m.version);
+			oob_reject(fd, r, RD_OOB_VERSION);
+		}
 		goto out;
 	}
+	if (m.version != RD_OOB_VERSION)
+		rd_st_log(h, "verbs client %s: speaks exchange version %u (an older rdma-selftest: "
+			  "send only); answered in its version", peer, (unsigned int)m.version);
 	prm.max_size = m.max_size;
 	prm.window = m.window;
 	prm.iters = m.iters;
 	if (rd_st_params_check(&prm, why, sizeof(why))) {
 		rd_st_log(h, "verbs client %s: rejected: %s", peer, why);
-		oob_reject(fd, why);
+		oob_reject(fd, why, m.version);
 		goto out;
 	}
 	/* The port that owns the address the client reached us on, unless -d/-x say. */
@@ -125,34 +137,42 @@ static int serve_verbs(const struct rd_st_config *cfg, int lfd, const struct rd_
 		ret = rd_st_port_for_addr(&local, list, sr, &lp);
 	if (ret) {
 		rd_st_log(h, "verbs client %s: no local RDMA port owns the address it connected to", peer);
-		oob_reject(fd, "server: no RDMA port owns this address");
+		oob_reject(fd, "server: no RDMA port owns this address", m.version);
 		goto out;
 	}
 	if (m.gid_kind != rd_st_gid_kind(&lp)) {
 		snprintf(why, sizeof(why), "GID type mismatch: client %s, server %s",
 			 rd_st_kind_name(m.gid_kind), rd_st_kind_name(rd_st_gid_kind(&lp)));
 		rd_st_log(h, "verbs client %s: rejected: %s", peer, why);
-		oob_reject(fd, why);
+		oob_reject(fd, why, m.version);
 		goto out;
 	}
 	ctx = rd_st_open_device(lp.dev, why, sizeof(why));
 	rd_st_slots(&prm, &nrecv, &nsend, &slot);
-	if (!ctx || rd_rc_alloc(&rc, ctx, lp.port, slot, nrecv, nsend) || rd_rc_create_qp(&rc) ||
+	if (!ctx ||
+	    rd_rc_alloc_ex(&rc, ctx, lp.port, slot, nrecv, nsend, rd_st_target_len(slot),
+			   rd_st_target_access(cfg->deny)) ||
+	    rd_rc_create_qp(&rc) ||
 	    rd_rc_local(&rc, lp.gid_index, &me)) {
 		rd_st_log(h, "verbs client %s: cannot set up a QP: %s", peer, why[0] ? why : strerror(errno));
-		oob_reject(fd, "server cannot create a QP");
+		oob_reject(fd, "server cannot create a QP", m.version);
 		goto out;
 	}
 	rd_st_endpoint_from(&m, &them);
 	/* Ready (RTS, receives posted) before the client may send. */
 	if (rd_rc_connect(&rc, &me, &them, &cfg->rc, NULL) || rd_st_post_receives(&rc, &serr)) {
 		rd_st_log(h, "verbs client %s: QP bring-up failed", peer);
-		oob_reject(fd, "server QP bring-up failed");
+		oob_reject(fd, "server QP bring-up failed", m.version);
 		goto out;
 	}
 	rd_st_hello(&reply, RD_OOB_ACCEPT, &me, &lp, &prm);
-	rd_oob_encode(&reply, buf);
-	if (rd_tcp_send_all(fd, buf, sizeof(buf), deadline(cfg))) {
+	rd_st_target_init(&rc, &tgt);
+	reply.rkey = tgt.rkey;
+	reply.addr = tgt.addr;
+	reply.area_len = tgt.len;
+	reply.version = m.version;	/* a version 1 client reads 112 bytes */
+	len = rd_oob_encode(&reply, buf);
+	if (rd_tcp_send_all(fd, buf, len, deadline(cfg))) {
 		rd_st_log(h, "verbs client %s: gone before the reply", peer);
 		goto out;
 	}

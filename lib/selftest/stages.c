@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define MS(x) ((uint64_t)(x) * 1000000ull)
 
@@ -77,23 +78,64 @@ long rd_st_check(const uint8_t *buf, uint32_t len, uint32_t seq)
 	return -1;
 }
 
-static void set_wc_error(struct rd_rc *rc, const struct ibv_wc *wc, struct rd_st_error *err)
+void rd_st_wc_error(struct rd_rc *rc, const struct ibv_wc *wc, struct rd_st_error *err)
 {
 	/* A flush is a consequence: report the first error instead. */
 	const struct ibv_wc *first = rc->has_error ? &rc->first_error : wc;
+	unsigned int tag = (first->wr_id & RD_WR_RECV) ? 0 : RD_WR_OP(first->wr_id);
+	const char *d = rd_st_op_diagnosis(tag, first->status);
 
 	err->wc = true;
 	err->status = first->status;
 	err->vendor_err = first->vendor_err;
-	snprintf(err->what, sizeof(err->what), "%s %s (%s, vendor error 0x%x): %s",
-		 (first->wr_id & RD_WR_RECV) ? "receive" : "send", "failed",
-		 ibv_wc_status_str(first->status), first->vendor_err,
-		 rd_wc_diagnosis(first->status));
+	snprintf(err->what, sizeof(err->what), "%s %s (%s, vendor error 0x%x): %s%s",
+		 (first->wr_id & RD_WR_RECV) ? "receive" :
+		 tag == RD_ST_TAG(RD_ST_OP_WRITE) ? "RDMA WRITE" :
+		 tag == RD_ST_TAG(RD_ST_OP_WRITE_IMM) ? "RDMA WRITE with immediate" :
+		 tag == RD_ST_TAG(RD_ST_OP_READ) ? "RDMA READ" :
+		 tag == RD_ST_TAG(RD_ST_OP_FADD) ? "fetch-and-add" :
+		 tag == RD_ST_TAG(RD_ST_OP_CSWAP) ? "compare-and-swap" : "send",
+		 "failed", ibv_wc_status_str(first->status), first->vendor_err,
+		 d ? d : rd_wc_diagnosis(first->status),
+		 first->status == IBV_WC_WR_FLUSH_ERR ?
+			 " (no error of ours came before it: the peer's request put the queue pair "
+			 "in error, e.g. an access its memory region does not allow)" : "");
 }
 
-static void set_error(struct rd_st_error *err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void set_error(struct rd_st_error *err, const char *fmt, ...)
+const char *rd_st_op_diagnosis(unsigned int tag, enum ibv_wc_status st)
+{
+	if (st == IBV_WC_REM_ACCESS_ERR) {
+		switch (tag) {
+		case RD_ST_TAG(RD_ST_OP_WRITE):
+		case RD_ST_TAG(RD_ST_OP_WRITE_IMM):
+			return "the peer refused the write: its memory region lacks remote write "
+			       "access (IBV_ACCESS_REMOTE_WRITE), or the rkey/address is wrong";
+		case RD_ST_TAG(RD_ST_OP_READ):
+			return "the peer refused the read: its memory region lacks remote read "
+			       "access (IBV_ACCESS_REMOTE_READ), or the rkey/address is wrong";
+		case RD_ST_TAG(RD_ST_OP_FADD):
+		case RD_ST_TAG(RD_ST_OP_CSWAP):
+			return "the peer refused the atomic: its memory region lacks remote atomic "
+			       "access (IBV_ACCESS_REMOTE_ATOMIC), or the rkey/address is wrong";
+		default:
+			return NULL;
+		}
+	}
+	if (st == IBV_WC_REM_INV_REQ_ERR &&
+	    (tag == RD_ST_TAG(RD_ST_OP_FADD) || tag == RD_ST_TAG(RD_ST_OP_CSWAP)))
+		return "the peer rejected the atomic: its device does not support atomics "
+		       "(ibv_devinfo -v: atomic_cap), or the address is not 8-byte aligned";
+	if (st == IBV_WC_REM_INV_REQ_ERR &&
+	    (tag == RD_ST_TAG(RD_ST_OP_READ) || tag == RD_ST_TAG(RD_ST_OP_WRITE)))
+		return "the peer rejected the request: beyond its memory region, or its queue "
+		       "pair does not allow the operation (QP access flags)";
+	if (st == IBV_WC_RNR_RETRY_EXC_ERR && tag == RD_ST_TAG(RD_ST_OP_WRITE_IMM))
+		return "receiver not ready: a write with immediate consumes a receive and the peer "
+		       "had none posted in time";
+	return NULL;
+}
+
+void rd_st_error_set(struct rd_st_error *err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -103,15 +145,15 @@ static void set_error(struct rd_st_error *err, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int poll_error(int ret, int timeout_ms, const char *waiting_for, struct rd_st_error *err)
+int rd_st_poll_error(int ret, int timeout_ms, const char *waiting_for, struct rd_st_error *err)
 {
 	if (ret == -ETIMEDOUT)
-		set_error(err, "no %s within %d ms: the peer stopped answering (crashed, killed, "
-			       "or packets are lost without an error yet)", waiting_for, timeout_ms);
+		rd_st_error_set(err, "no %s within %d ms: the peer stopped answering (crashed, killed, "
+				     "or packets are lost without an error yet)", waiting_for, timeout_ms);
 	else if (ret == -EINTR)
-		set_error(err, "interrupted");
+		rd_st_error_set(err, "interrupted");
 	else
-		set_error(err, "polling the completion queue failed: %s", strerror(-ret));
+		rd_st_error_set(err, "polling the completion queue failed: %s", strerror(-ret));
 	return ret;
 }
 
@@ -130,7 +172,7 @@ int rd_st_serve(struct rd_rc *rc, int idle_ms, const volatile int *stop, struct 
 		int n = rd_rc_poll(rc, wc, 16, rd_now_ns() + MS(idle_ms), stop);
 
 		if (n < 0)
-			return poll_error(n, idle_ms, "message from the client", err);
+			return rd_st_poll_error(n, idle_ms, "message from the client", err);
 		for (int i = 0; i < n; i++) {
 			uint32_t imm, type, seq, len;
 			unsigned int slot = RD_WR_SLOT(wc[i].wr_id);
@@ -138,7 +180,7 @@ int rd_st_serve(struct rd_rc *rc, int idle_ms, const volatile int *stop, struct 
 			uint8_t *rbuf;
 
 			if (wc[i].status != IBV_WC_SUCCESS) {
-				set_wc_error(rc, &wc[i], err);
+				rd_st_wc_error(rc, &wc[i], err);
 				return -EIO;
 			}
 			if (wc[i].wr_id & RD_WR_SEND) {
@@ -147,7 +189,7 @@ int rd_st_serve(struct rd_rc *rc, int idle_ms, const volatile int *stop, struct 
 				continue;
 			}
 			if (!(wc[i].wc_flags & IBV_WC_WITH_IMM) || slot >= rc->nrecv) {
-				set_error(err, "protocol error: a message without a type");
+				rd_st_error_set(err, "protocol error: a message without a type");
 				return -EPROTO;
 			}
 			imm = be32toh(wc[i].imm_data);
@@ -156,6 +198,8 @@ int rd_st_serve(struct rd_rc *rc, int idle_ms, const volatile int *stop, struct 
 			seq = RD_ST_SEQ(imm);
 			len = wc[i].byte_len;
 			rbuf = rd_rc_slot(rc, slot);
+			/* A write with immediate: the data is in the write area, not in rbuf. */
+			bool wimm = wc[i].opcode == IBV_WC_RECV_RDMA_WITH_IMM;
 			(*msgs)++;
 			switch (type) {
 			case RD_ST_PING:
@@ -165,7 +209,7 @@ int rd_st_serve(struct rd_rc *rc, int idle_ms, const volatile int *stop, struct 
 				break;
 			case RD_ST_LAT:
 				reply = RD_ST_IMM(RD_ST_LATR, seq);
-				reply_len = len;
+				reply_len = wimm ? 0 : len;
 				/* The client times our answers: no sleeping until it stops. */
 				rc->spin_ns = RD_RC_SPIN_FOREVER;
 				break;
@@ -193,25 +237,54 @@ int rd_st_serve(struct rd_rc *rc, int idle_ms, const volatile int *stop, struct 
 				bw_msgs = bw_bytes = lost = reordered = expect_bw = 0;
 				break;
 			}
+			case RD_ST_VERIFY:
+			case RD_ST_WPING: {
+				uint32_t v[2] = { 0, 0 };
+				uint64_t bad;
+
+				if (type == RD_ST_VERIFY && len == sizeof(v)) {
+					memcpy(v, rbuf, sizeof(v));
+					v[0] = be32toh(v[0]);
+					v[1] = be32toh(v[1]);
+				} else if (type == RD_ST_WPING && wimm) {
+					v[0] = len;
+					v[1] = seq;
+				} else {
+					rd_st_error_set(err, "protocol error: a malformed verify request");
+					return -EPROTO;
+				}
+				if (!rc->extra || v[0] > rc->slot_size) {
+					rd_st_error_set(err, "protocol error: verify of %u bytes beyond the "
+							     "write area", v[0]);
+					return -EPROTO;
+				}
+				long off = rd_st_check(rc->extra, v[0], v[1]);
+
+				bad = htobe64(off < 0 ? ~0ull : (uint64_t)off);
+				reply = RD_ST_IMM(RD_ST_VERIFYR, seq);
+				reply_len = sizeof(bad);
+				memcpy(rd_rc_slot(rc, rc->nrecv + next_send), &bad, sizeof(bad));
+				break;
+			}
 			case RD_ST_BYE:
 				return 0;
 			default:
-				set_error(err, "protocol error: unknown message type %u", type);
+				rd_st_error_set(err, "protocol error: unknown message type %u", type);
 				return -EPROTO;
 			}
 			if (reply) {
 				if (inflight >= rc->nsend) {
-					set_error(err, "protocol error: the client does not wait for replies");
+					rd_st_error_set(err, "protocol error: the client does not wait for replies");
 					return -EPROTO;
 				}
-				if (type == RD_ST_PING || type == RD_ST_LAT) {
+				if ((type == RD_ST_PING || type == RD_ST_LAT) && !wimm) {
 					if (reply_len > rc->slot_size)
 						reply_len = (uint32_t)rc->slot_size;
 					memcpy(rd_rc_slot(rc, rc->nrecv + next_send), rbuf, reply_len);
 				}
 				ret = rd_rc_post_send(rc, rc->nrecv + next_send, reply_len, reply);
 				if (ret) {
-					set_error(err, "cannot post a reply: %s", strerror(-ret));
+					rd_st_error_set(err, "cannot post a reply: %s", strerror(-ret));
 					return ret;
 				}
 				inflight++;
@@ -219,7 +292,7 @@ int rd_st_serve(struct rd_rc *rc, int idle_ms, const volatile int *stop, struct 
 			}
 			ret = rd_rc_post_recv(rc, slot);
 			if (ret) {
-				set_error(err, "cannot repost a receive: %s", strerror(-ret));
+				rd_st_error_set(err, "cannot repost a receive: %s", strerror(-ret));
 				return ret;
 			}
 		}
@@ -234,7 +307,7 @@ int rd_st_post_receives(struct rd_rc *rc, struct rd_st_error *err)
 		int ret = rd_rc_post_recv(rc, i);
 
 		if (ret) {
-			set_error(err, "cannot post receives: %s", strerror(-ret));
+			rd_st_error_set(err, "cannot post receives: %s", strerror(-ret));
 			return ret;
 		}
 	}
@@ -257,17 +330,17 @@ static int round_trip(struct rd_rc *rc, uint32_t len, uint32_t imm, uint32_t wan
 
 	ret = rd_rc_post_send(rc, rc->nrecv, len, imm);
 	if (ret) {
-		set_error(err, "cannot post a send: %s", strerror(-ret));
+		rd_st_error_set(err, "cannot post a send: %s", strerror(-ret));
 		return ret;
 	}
 	while (!sent || !got) {
 		int n = rd_rc_poll(rc, wc, 4, deadline, stop);
 
 		if (n < 0)
-			return poll_error(n, timeout_ms, sent ? "reply" : "send completion", err);
+			return rd_st_poll_error(n, timeout_ms, sent ? "reply" : "send completion", err);
 		for (int i = 0; i < n; i++) {
 			if (wc[i].status != IBV_WC_SUCCESS) {
-				set_wc_error(rc, &wc[i], err);
+				rd_st_wc_error(rc, &wc[i], err);
 				return -EIO;
 			}
 			if (wc[i].wr_id & RD_WR_SEND) {
@@ -277,12 +350,12 @@ static int round_trip(struct rd_rc *rc, uint32_t len, uint32_t imm, uint32_t wan
 			uint32_t rimm = be32toh(wc[i].imm_data);
 
 			if (!(wc[i].wc_flags & IBV_WC_WITH_IMM) || RD_ST_TYPE(rimm) != want_type) {
-				set_error(err, "protocol error: expected reply type %u, got %u", want_type,
+				rd_st_error_set(err, "protocol error: expected reply type %u, got %u", want_type,
 					  RD_ST_TYPE(rimm));
 				return -EPROTO;
 			}
 			if (RD_ST_SEQ(rimm) != (want_seq & 0x0fffffff)) {
-				set_error(err, "%s: expected message %u, got %u",
+				rd_st_error_set(err, "%s: expected message %u, got %u",
 					  RD_ST_SEQ(rimm) < want_seq ? "duplicate or reordered reply" :
 								      "reply lost (skipped ahead)",
 					  want_seq, RD_ST_SEQ(rimm));
@@ -303,7 +376,7 @@ int rd_st_pingpong(struct rd_rc *rc, uint32_t n, uint32_t size, int timeout_ms,
 
 	memset(res, 0, sizeof(*res));
 	if (size > rc->slot_size) {
-		set_error(err, "size %u larger than the buffers (%zu)", size, rc->slot_size);
+		rd_st_error_set(err, "size %u larger than the buffers (%zu)", size, rc->slot_size);
 		return -EMSGSIZE;
 	}
 	for (uint32_t seq = 1; seq <= n; seq++) {
@@ -318,18 +391,18 @@ int rd_st_pingpong(struct rd_rc *rc, uint32_t n, uint32_t size, int timeout_ms,
 			return ret;
 		slot = RD_WR_SLOT(reply.wr_id);
 		if (reply.byte_len != size) {
-			set_error(err, "message %u came back with %u bytes, sent %u (truncated)", seq,
+			rd_st_error_set(err, "message %u came back with %u bytes, sent %u (truncated)", seq,
 				  reply.byte_len, size);
 			return -EBADMSG;
 		}
 		bad = rd_st_check(rd_rc_slot(rc, slot), size, seq);
 		if (bad >= 0) {
-			set_error(err, "message %u corrupted: first wrong byte at offset %ld", seq, bad);
+			rd_st_error_set(err, "message %u corrupted: first wrong byte at offset %ld", seq, bad);
 			return -EBADMSG;
 		}
 		ret = rd_rc_post_recv(rc, slot);
 		if (ret) {
-			set_error(err, "cannot repost a receive: %s", strerror(-ret));
+			rd_st_error_set(err, "cannot repost a receive: %s", strerror(-ret));
 			return ret;
 		}
 		res->msgs++;
@@ -392,12 +465,12 @@ int rd_st_latency(struct rd_rc *rc, uint32_t n, uint32_t size, int timeout_ms,
 	if (!n)
 		return 0;
 	if (size > rc->slot_size) {
-		set_error(err, "size %u larger than the buffers (%zu)", size, rc->slot_size);
+		rd_st_error_set(err, "size %u larger than the buffers (%zu)", size, rc->slot_size);
 		return -EMSGSIZE;
 	}
 	rtt = calloc(n, sizeof(*rtt));
 	if (!rtt) {
-		set_error(err, "out of memory for %u samples", n);
+		rd_st_error_set(err, "out of memory for %u samples", n);
 		return -ENOMEM;
 	}
 	/* Busy-poll while timing, as ib_send_lat does: a wake-up is not latency. */
@@ -412,7 +485,7 @@ int rd_st_latency(struct rd_rc *rc, uint32_t n, uint32_t size, int timeout_ms,
 		rtt[i] = rd_now_ns() - t0;
 		ret = rd_rc_post_recv(rc, RD_WR_SLOT(reply.wr_id));
 		if (ret) {
-			set_error(err, "cannot repost a receive: %s", strerror(-ret));
+			rd_st_error_set(err, "cannot repost a receive: %s", strerror(-ret));
 			goto out;
 		}
 	}
@@ -437,7 +510,7 @@ int rd_st_bandwidth(struct rd_rc *rc, uint32_t size, uint32_t window, uint64_t n
 	memset(res, 0, sizeof(*res));
 	res->size = size;
 	if (size > rc->slot_size) {
-		set_error(err, "size %u larger than the buffers (%zu)", size, rc->slot_size);
+		rd_st_error_set(err, "size %u larger than the buffers (%zu)", size, rc->slot_size);
 		return -EMSGSIZE;
 	}
 	if (window > rc->nsend - 1)
@@ -464,7 +537,7 @@ int rd_st_bandwidth(struct rd_rc *rc, uint32_t size, uint32_t window, uint64_t n
 						    RD_ST_IMM(RD_ST_BW, sent - 1),
 						    unsignaled >= sig || last ? unsignaled : 0);
 			if (ret) {
-				set_error(err, "cannot post a send: %s", strerror(-ret));
+				rd_st_error_set(err, "cannot post a send: %s", strerror(-ret));
 				return ret;
 			}
 			if (unsignaled >= sig || last)
@@ -477,10 +550,10 @@ int rd_st_bandwidth(struct rd_rc *rc, uint32_t size, uint32_t window, uint64_t n
 		int got = rd_rc_poll(rc, wc, 32, rd_now_ns() + MS(timeout_ms), stop);
 
 		if (got < 0)
-			return poll_error(got, timeout_ms, "send completion", err);
+			return rd_st_poll_error(got, timeout_ms, "send completion", err);
 		for (int i = 0; i < got; i++) {
 			if (wc[i].status != IBV_WC_SUCCESS) {
-				set_wc_error(rc, &wc[i], err);
+				rd_st_wc_error(rc, &wc[i], err);
 				return -EIO;
 			}
 			if (wc[i].wr_id & RD_WR_SEND) {
@@ -489,7 +562,7 @@ int rd_st_bandwidth(struct rd_rc *rc, uint32_t size, uint32_t window, uint64_t n
 				inflight -= c <= inflight ? c : inflight;
 				done += c;
 			} else {
-				set_error(err, "protocol error: unexpected message during the bandwidth stage");
+				rd_st_error_set(err, "protocol error: unexpected message during the bandwidth stage");
 				return -EPROTO;
 			}
 		}
@@ -500,13 +573,13 @@ int rd_st_bandwidth(struct rd_rc *rc, uint32_t size, uint32_t window, uint64_t n
 	if (ret)
 		return ret;
 	if (reply.byte_len != sizeof(rep)) {
-		set_error(err, "protocol error: bandwidth report of %u bytes", reply.byte_len);
+		rd_st_error_set(err, "protocol error: bandwidth report of %u bytes", reply.byte_len);
 		return -EPROTO;
 	}
 	memcpy(rep, rd_rc_slot(rc, RD_WR_SLOT(reply.wr_id)), sizeof(rep));
 	ret = rd_rc_post_recv(rc, RD_WR_SLOT(reply.wr_id));
 	if (ret) {
-		set_error(err, "cannot repost a receive: %s", strerror(-ret));
+		rd_st_error_set(err, "cannot repost a receive: %s", strerror(-ret));
 		return ret;
 	}
 	res->msgs = be64toh(rep[0]);
@@ -519,7 +592,7 @@ int rd_st_bandwidth(struct rd_rc *rc, uint32_t size, uint32_t window, uint64_t n
 		res->mpps = (double)res->msgs / res->seconds / 1e6;
 	}
 	if (res->msgs != done || res->lost || res->reordered) {
-		set_error(err, "the receiver counted %llu of %llu messages (%llu lost, %llu out of order)",
+		rd_st_error_set(err, "the receiver counted %llu of %llu messages (%llu lost, %llu out of order)",
 			  (unsigned long long)res->msgs, (unsigned long long)done,
 			  (unsigned long long)res->lost, (unsigned long long)res->reordered);
 		return -EBADMSG;
@@ -534,21 +607,114 @@ int rd_st_bye(struct rd_rc *rc, int timeout_ms, struct rd_st_error *err)
 	int ret = rd_rc_post_send(rc, rc->nrecv, 0, RD_ST_IMM(RD_ST_BYE, 0));
 
 	if (ret) {
-		set_error(err, "cannot post a send: %s", strerror(-ret));
+		rd_st_error_set(err, "cannot post a send: %s", strerror(-ret));
 		return ret;
 	}
 	for (;;) {
 		int n = rd_rc_poll(rc, wc, 4, deadline, NULL);
 
 		if (n < 0)
-			return poll_error(n, timeout_ms, "send completion", err);
+			return rd_st_poll_error(n, timeout_ms, "send completion", err);
 		for (int i = 0; i < n; i++) {
 			if (wc[i].status != IBV_WC_SUCCESS) {
-				set_wc_error(rc, &wc[i], err);
+				rd_st_wc_error(rc, &wc[i], err);
 				return -EIO;
 			}
 			if (wc[i].wr_id & RD_WR_SEND)
 				return 0;
 		}
 	}
+}
+
+/* ---- operations ---- */
+
+static const char *const op_names[RD_ST_NOPS] = { "send", "write", "write-imm", "read", "fetch-add",
+						   "cmp-swap" };
+
+const char *rd_st_op_name(unsigned int op)
+{
+	return op < RD_ST_NOPS ? op_names[op] : "?";
+}
+
+static int words_parse(const char *s, bool deny, unsigned int *mask, char *why, size_t why_len)
+{
+	static const struct {
+		const char *word;
+		unsigned int mask;
+		bool deny;	/* also a --deny word */
+	} w[] = {
+		{ "send", 1u << RD_ST_OP_SEND, false },
+		{ "write", (1u << RD_ST_OP_WRITE) | (1u << RD_ST_OP_WRITE_IMM), true },
+		{ "read", 1u << RD_ST_OP_READ, true },
+		{ "atomic", (1u << RD_ST_OP_FADD) | (1u << RD_ST_OP_CSWAP), true },
+		{ "all", RD_ST_OPS_ALL, false },
+	};
+	const char *p = s;
+
+	*mask = 0;
+	for (;;) {
+		size_t n = strcspn(p, ",");
+		bool found = false;
+
+		for (unsigned int i = 0; i < sizeof(w) / sizeof(w[0]) && n; i++) {
+			if ((!deny || w[i].deny) && strlen(w[i].word) == n &&
+			    strncasecmp(p, w[i].word, n) == 0) {
+				*mask |= w[i].mask;
+				found = true;
+			}
+		}
+		if (!n) {
+			snprintf(why, why_len, "an empty word (a comma list, like %s)",
+				 deny ? "read,atomic" : "write,read");
+			return -EINVAL;
+		}
+		if (!found) {
+			snprintf(why, why_len, "'%.*s' is not one of %s", (int)(n > 32 ? 32 : n), p,
+				 deny ? "write, read, atomic" : "send, write, read, atomic, all");
+			return -EINVAL;
+		}
+		if (!p[n])
+			return 0;
+		p += n + 1;
+	}
+}
+
+int rd_st_ops_parse(const char *s, unsigned int *mask, char *why, size_t why_len)
+{
+	return words_parse(s, false, mask, why, why_len);
+}
+
+int rd_st_deny_parse(const char *s, unsigned int *mask, char *why, size_t why_len)
+{
+	return words_parse(s, true, mask, why, why_len);
+}
+
+int rd_st_target_access(unsigned int deny)
+{
+	int a = RD_RC_REMOTE_ACCESS;
+
+	if (deny & ((1u << RD_ST_OP_WRITE) | (1u << RD_ST_OP_WRITE_IMM)))
+		a &= ~IBV_ACCESS_REMOTE_WRITE;
+	if (deny & (1u << RD_ST_OP_READ))
+		a &= ~IBV_ACCESS_REMOTE_READ;
+	if (deny & ((1u << RD_ST_OP_FADD) | (1u << RD_ST_OP_CSWAP)))
+		a &= ~IBV_ACCESS_REMOTE_ATOMIC;
+	return a;
+}
+
+size_t rd_st_target_len(size_t slot_size)
+{
+	return 2 * slot_size + 64;
+}
+
+void rd_st_target_init(struct rd_rc *rc, struct rd_st_target *t)
+{
+	memset(t, 0, sizeof(*t));
+	if (!rc->extra || rc->extra_len < rd_st_target_len(rc->slot_size))
+		return;
+	memset(rc->extra, 0, rc->extra_len);
+	rd_st_fill(rc->extra + rc->slot_size, (uint32_t)rc->slot_size, RD_ST_READ_SEQ);
+	t->addr = (uint64_t)(uintptr_t)rc->extra;
+	t->rkey = rc->mr->rkey;
+	t->len = (uint32_t)rc->slot_size;
 }

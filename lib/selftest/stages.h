@@ -22,7 +22,52 @@ enum rd_st_type {
 	RD_ST_BWEND,		/* seq = messages sent; answered with a report */
 	RD_ST_BWREP,
 	RD_ST_BYE,
+	RD_ST_VERIFY,		/* payload: length, seq (be32 each): check the write area */
+	RD_ST_VERIFYR,		/* payload: be64 offset of the first wrong byte, ~0 if intact */
+	RD_ST_WPING,		/* RDMA WRITE with immediate: check the write area, answer VERIFYR */
 };
+
+/*
+ * The transfer types (--op).  Everything but SEND works on the server's
+ * target area, whose address and rkey travel in the exchange.
+ */
+enum rd_st_op {
+	RD_ST_OP_SEND,
+	RD_ST_OP_WRITE,
+	RD_ST_OP_WRITE_IMM,
+	RD_ST_OP_READ,
+	RD_ST_OP_FADD,
+	RD_ST_OP_CSWAP,
+	RD_ST_NOPS
+};
+#define RD_ST_OPS_ALL ((1u << RD_ST_NOPS) - 1)
+/* "send", "write", "write-imm", "read", "fetch-add", "cmp-swap" ("?" out of range). */
+const char *rd_st_op_name(unsigned int op);
+/*
+ * --op: a comma list of send, write (with and without immediate), read,
+ * atomic (fetch-add and compare-and-swap), all.  0 with *mask, or -EINVAL
+ * with the bad word in why[].
+ */
+int rd_st_ops_parse(const char *s, unsigned int *mask, char *why, size_t why_len);
+/* --deny: write, read or atomic (comma list): the ops mask whose remote access the MR lacks. */
+int rd_st_deny_parse(const char *s, unsigned int *mask, char *why, size_t why_len);
+/* The MR access flags for a target area that denies those ops. */
+int rd_st_target_access(unsigned int deny);
+
+/*
+ * The server's target area (rc->extra): [0, len) written by the client,
+ * [len, 2 len) read by it (pattern RD_ST_READ_SEQ), then the fetch-add word
+ * and the compare-and-swap word (both start at 0).
+ */
+struct rd_st_target {
+	uint64_t addr;
+	uint32_t rkey;
+	uint32_t len;
+};
+#define RD_ST_READ_SEQ 0x52454144u
+size_t rd_st_target_len(size_t slot_size);
+/* Fill the read area, zero the rest, and describe it for the peer. */
+void rd_st_target_init(struct rd_rc *rc, struct rd_st_target *t);
 
 #define RD_ST_IMM(type, seq) (((uint32_t)(type) << 28) | ((uint32_t)(seq) & 0x0fffffffu))
 #define RD_ST_TYPE(imm) ((imm) >> 28)
@@ -60,6 +105,20 @@ struct rd_st_error {
 };
 
 /*
+ * Inside the layer: how a stage words its failure — a completion error (the
+ * first one of the QP: a flush is never the cause) with its diagnosis per
+ * operation, a timeout or interruption, a protocol error.
+ */
+void rd_st_wc_error(struct rd_rc *rc, const struct ibv_wc *wc, struct rd_st_error *err);
+void rd_st_error_set(struct rd_st_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int rd_st_poll_error(int ret, int timeout_ms, const char *waiting_for, struct rd_st_error *err);
+/* The wr_id tag of an operation's work requests (RD_WR_OP): op + 1; 0 for the protocol's sends. */
+#define RD_ST_TAG(op) ((unsigned int)(op) + 1)
+/* What a completion status means for the operation of tag (NULL: rd_wc_diagnosis's words). */
+const char *rd_st_op_diagnosis(unsigned int tag, enum ibv_wc_status st);
+
+/*
  * Post every receive slot.  Both sides do it once, before the peer may send
  * (rdma_cm: before connect/accept; verbs: before the exchange's last message).
  */
@@ -80,6 +139,7 @@ int rd_st_pingpong(struct rd_rc *rc, uint32_t n, uint32_t size, int timeout_ms,
 		   const volatile int *stop, struct rd_st_pingpong *res, struct rd_st_error *err);
 
 struct rd_st_latency {
+	uint8_t op;		/* enum rd_st_op */
 	uint32_t iters;
 	uint32_t size;
 	/* half round trip, microseconds */
@@ -89,6 +149,7 @@ int rd_st_latency(struct rd_rc *rc, uint32_t n, uint32_t size, int timeout_ms,
 		  const volatile int *stop, struct rd_st_latency *res, struct rd_st_error *err);
 
 struct rd_st_bandwidth {
+	uint8_t op;		/* enum rd_st_op */
 	uint32_t size;
 	uint64_t msgs, bytes;		/* as the receiver counted them */
 	uint64_t lost, reordered;
@@ -98,6 +159,27 @@ struct rd_st_bandwidth {
 int rd_st_bandwidth(struct rd_rc *rc, uint32_t size, uint32_t window, uint64_t n,
 		    uint32_t duration_ms, int timeout_ms, const volatile int *stop,
 		    struct rd_st_bandwidth *res, struct rd_st_error *err);
+
+/*
+ * The one-sided transfers on the peer's target area t: a verified stage
+ * (WRITE/WRITE_IMM: the peer checks the pattern; READ: we check it; atomics:
+ * every returned value), latency (half of a signaled round trip) and
+ * bandwidth.  The atomics' words are tracked in *words (fetch-add, cmp-swap:
+ * both 0 on a fresh connection).
+ */
+struct rd_st_words {
+	uint64_t fadd, cswap;
+};
+int rd_st_op_verify(struct rd_rc *rc, enum rd_st_op op, const struct rd_st_target *t, uint32_t n,
+		    uint32_t size, int timeout_ms, const volatile int *stop, struct rd_st_words *words,
+		    struct rd_st_pingpong *res, struct rd_st_error *err);
+int rd_st_op_latency(struct rd_rc *rc, enum rd_st_op op, const struct rd_st_target *t, uint32_t n,
+		     uint32_t size, int timeout_ms, const volatile int *stop, struct rd_st_words *words,
+		     struct rd_st_latency *res, struct rd_st_error *err);
+int rd_st_op_bandwidth(struct rd_rc *rc, enum rd_st_op op, const struct rd_st_target *t,
+		       uint32_t size, uint32_t window, uint64_t n, uint32_t duration_ms, int timeout_ms,
+		       const volatile int *stop, struct rd_st_words *words, struct rd_st_bandwidth *res,
+		       struct rd_st_error *err);
 
 int rd_st_bye(struct rd_rc *rc, int timeout_ms, struct rd_st_error *err);
 

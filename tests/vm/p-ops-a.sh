@@ -1,0 +1,49 @@
+#!/bin/bash
+# Two hosts, VM a (10.10.0.1): rdma-selftest --op clients against the
+# servers on VM b, over rdma_cm and --verbs: every operation passes and
+# verifies its data; --op read against the server that denies remote read
+# fails with the access diagnosis.  Peer: p-ops-b.sh.
+# shellcheck source=tests/vm/lib.sh
+. "$RD_ROOT/tests/vm/lib.sh"
+set -u
+S=$RD_ROOT/build/rdma-selftest
+Q=(--timeout 30 -n 50 --pings 20)
+
+vm_wait ops-srv-ready 120 || vm_fail "servers on $PEER_IP never got ready"
+for mode in cm verbs; do
+	M=(); [ "$mode" = verbs ] && M=(--verbs)
+	for op in send write read atomic; do
+		out=$(timeout 180 "$S" "$PEER_IP" "${M[@]}" "${Q[@]}" --op "$op" 2>&1); rc=$?
+		echo "$out" > "/tmp/$mode-$op.txt"
+		vm_check_eq "$mode --op $op exits 0" 0 "$rc"
+		vm_check_output "$mode --op $op: PASS" "^rdma-selftest: PASS\$" cat "/tmp/$mode-$op.txt"
+	done
+	vm_check_output "$mode: write verified by the peer" "PASS  write +[0-9.]+ ms  20 x 64 B verified in the peer's memory by the peer" cat "/tmp/$mode-write.txt"
+	vm_check_output "$mode: write with immediate verified by the peer" "PASS  write-imm +[0-9.]+ ms  20 x 64 B verified" cat "/tmp/$mode-write.txt"
+	vm_check_output "$mode: read verified" "PASS  read +[0-9.]+ ms  20 x 64 B verified as read" cat "/tmp/$mode-read.txt"
+	vm_check_output "$mode: read bandwidth" "PASS  read-bw .*50 x 65536 B: [0-9.]+ Gb/s.*the last data read verified" cat "/tmp/$mode-read.txt"
+	vm_check_output "$mode: atomics checked" "PASS  cmp-swap .*20 compares" cat "/tmp/$mode-atomic.txt"
+
+	out=$(timeout 300 "$S" "$PEER_IP" "${M[@]}" "${Q[@]}" --op all --sizes 1,65536 -j); rc=$?
+	echo "$out" > "/tmp/$mode-all.json"
+	vm_check_eq "$mode --op all -j exits 0" 0 "$rc"
+	vm_check_eq "$mode --op all: every stage passed" \
+		"pingpong write write-imm read fetch-add cmp-swap latency latency bandwidth bandwidth write-lat write-lat write-bw write-bw write-imm-lat write-imm-lat write-imm-bw write-imm-bw read-lat read-lat read-bw read-bw fetch-add-lat fetch-add-bw cmp-swap-lat cmp-swap-bw" \
+		"$(jq -r '[.stages[] | select(.result == "pass" and (.stage | test("^(address|route|connect|exchange)$") | not)) | .stage] | join(" ")' "/tmp/$mode-all.json")"
+	vm_check "$mode --op all: every figure measured" \
+		jq -e '([.latency[] | .median_us > 0] | all) and ([.bandwidth[] | .gbps > 0 and .messages == 50] | all) and (.bandwidth | length) == 10' "/tmp/$mode-all.json"
+
+	out=$(timeout 120 "$S" "$PEER_IP" -P 18600 "${M[@]}" "${Q[@]}" --op read -j); rc=$?
+	echo "$out" > "/tmp/$mode-deny.json"
+	vm_check_eq "$mode --op read vs --deny read: exit 1" 1 "$rc"
+	vm_check_eq "$mode --op read vs --deny read: fails at read" "read" "$(jq -r .failed_stage "/tmp/$mode-deny.json")"
+	vm_check_eq "$mode --op read vs --deny read: the completion status" "remote access error" \
+		"$(jq -r '.stages[] | select(.stage == "read") | .wc_status' "/tmp/$mode-deny.json")"
+	vm_check_output "$mode --op read vs --deny read: the diagnosis" \
+		"RDMA READ failed \(remote access error, vendor error 0x[0-9a-f]+\): the peer refused the read: its memory region lacks remote read access" \
+		jq -r '.stages[] | select(.stage == "read") | .diagnosis' "/tmp/$mode-deny.json"
+	vm_check_output "$mode: write and atomics against that server pass" "^rdma-selftest: PASS\$" \
+		timeout 180 "$S" "$PEER_IP" -P 18600 "${M[@]}" "${Q[@]}" --op write,atomic
+done
+vm_signal ops-done
+if [ "${VM_SHOW:-0}" = 1 ]; then cat /tmp/cm-*.txt /tmp/verbs-read.txt; jq . /tmp/cm-deny.json; fi

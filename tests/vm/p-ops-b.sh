@@ -1,0 +1,26 @@
+#!/bin/bash
+# Two hosts, VM b (10.10.0.2): two rdma-selftest servers — an ordinary one,
+# and one whose target memory lacks remote read (the hidden test flag
+# --deny read).  Peer: p-ops-a.sh (the clients).
+# shellcheck source=tests/vm/lib.sh
+. "$RD_ROOT/tests/vm/lib.sh"
+set -u
+S=$RD_ROOT/build/rdma-selftest
+
+vm_bg srv timeout 900 "$S" --server --timeout 10
+vm_bg deny timeout 900 "$S" --server --timeout 10 -P 18600 --deny read
+vm_wait_listen 18515 30 && vm_wait_listen 18600 30 && vm_signal ops-srv-ready
+vm_wait ops-done 900
+vm_bg_kill srv
+vm_bg_kill deny
+vm_bg_wait srv > /tmp/srv.log 2>&1
+vm_bg_wait deny > /tmp/deny.log 2>&1
+vm_check_output "server: rdma_cm sessions done" "rdma_cm client .*: done, [0-9]+ messages" cat /tmp/srv.log
+vm_check_output "server: verbs sessions done" "verbs client .*: done, [0-9]+ messages" cat /tmp/srv.log
+vm_check_eq "server: no session failed" "" "$(grep 'session failed' /tmp/srv.log)"
+# The client's READ broke the connection: the server sees its QP flushed and
+# says that no error of its own came first.
+vm_check_output "--deny read server: the session ends with the peer's access error named" \
+	"session failed .*Flushed.*no error of ours came before it: the peer's request put the queue pair in error" cat /tmp/deny.log
+vm_check_output "--deny read server: write and atomics from the same server still done" "done, [0-9]+ messages" cat /tmp/deny.log
+if [ "${VM_SHOW:-0}" = 1 ]; then cat /tmp/srv.log /tmp/deny.log; fi

@@ -1,0 +1,129 @@
+#!/bin/bash
+# VM scenario (one host): rdma-selftest --op in loopback on the real rxe0:
+# every transfer type passes and verifies its data, --op all on one
+# connection, the JSON fields, and a serving MR that denies an access (the
+# hidden test flag --deny) failing with that access's diagnosis.
+# shellcheck source=tests/vm/lib.sh
+. "$RD_ROOT/tests/vm/lib.sh"
+set -u
+S=$RD_ROOT/build/rdma-selftest
+DEV=${VM_RDMA_DEV:-rxe0}
+Q=(--timeout 30 -n 50 --pings 20)
+
+for op in send write read atomic; do
+	out=$(timeout 180 "$S" "${Q[@]}" --op "$op" 2>&1); rc=$?
+	echo "$out" > "/tmp/ops-$op.txt"
+	vm_check_eq "loopback --op $op exits 0" 0 "$rc"
+	vm_check_output "loopback --op $op PASS on $DEV" "^$DEV port 1: PASS\$" cat "/tmp/ops-$op.txt"
+done
+vm_check_output "write: verified in the peer's memory by the peer" \
+	"PASS  write +[0-9.]+ ms  20 x 64 B verified in the peer's memory by the peer" cat /tmp/ops-write.txt
+vm_check_output "write with immediate: verified too" \
+	"PASS  write-imm +[0-9.]+ ms  20 x 64 B verified in the peer's memory" cat /tmp/ops-write.txt
+vm_check_output "read: verified as read" "PASS  read +[0-9.]+ ms  20 x 64 B verified as read" cat /tmp/ops-read.txt
+vm_check_output "fetch-and-add: every returned value checked" \
+	"PASS  fetch-add .*20 adds on the peer's word, every returned value as expected, the sum checked" \
+	cat /tmp/ops-atomic.txt
+vm_check_output "compare-and-swap: misses included" \
+	"PASS  cmp-swap .*20 compares \(1 in 4 meant to miss\)" cat /tmp/ops-atomic.txt
+vm_check_output "the figures table has an op column" "^ read +64 +50 " cat /tmp/ops-read.txt
+
+out=$(timeout 300 "$S" "${Q[@]}" --op all -j); rc=$?
+echo "$out" > /tmp/ops-all.json
+vm_check_eq "--op all -j exits 0" 0 "$rc"
+vm_check_eq "--op all: ops field" "send,write,write-imm,read,fetch-add,cmp-swap" "$(jq -r .ops /tmp/ops-all.json)"
+vm_check_eq "--op all: every stage, in order, on one connection" \
+	"connect pingpong write write-imm read fetch-add cmp-swap latency bandwidth write-lat write-bw write-imm-lat write-imm-bw read-lat read-bw fetch-add-lat fetch-add-bw cmp-swap-lat cmp-swap-bw" \
+	"$(jq -r '[.ports[0].stages[] | select(.result == "pass") | .stage] | join(" ")' /tmp/ops-all.json)"
+vm_check_eq "--op all: latency per op" "send write write-imm read fetch-add cmp-swap" \
+	"$(jq -r '[.ports[0].latency[].op] | join(" ")' /tmp/ops-all.json)"
+vm_check "--op all: ordered latency figures" \
+	jq -e '[.ports[0].latency[] | .min_us > 0 and .min_us <= .median_us and .median_us <= .max_us] | all' /tmp/ops-all.json
+vm_check "--op all: bandwidth of 50 per op, atomics 8 B" \
+	jq -e '[.ports[0].bandwidth[] | .messages == 50 and .gbps > 0 and ((.op | test("fetch|cmp")) == (.bytes == 8))] | all' /tmp/ops-all.json
+
+out=$(timeout 120 "$S" "${Q[@]}" --op write --sizes 1,4096,65536 -j); rc=$?
+vm_check_eq "--op write with sizes exits 0" 0 "$rc"
+vm_check_eq "--op write: a latency and a bandwidth stage per size and per write kind" \
+	"write:1 write:4096 write:65536 write-imm:1 write-imm:4096 write-imm:65536" \
+	"$(jq -r '[.ports[0].bandwidth[] | "\(.op):\(.bytes)"] | join(" ")' <<<"$out")"
+out=$(timeout 120 "$S" --timeout 30 --pings 10 --op read,atomic --quick -j)
+vm_check_eq "--quick: only the verified stages" "connect read fetch-add cmp-swap" \
+	"$(jq -r '[.ports[0].stages[].stage] | join(" ")' <<<"$out")"
+
+# The serving QP's MR without remote read: READ fails with that diagnosis.
+out=$(timeout 120 "$S" "${Q[@]}" --op read --deny read -j); rc=$?
+echo "$out" > /tmp/deny-read.json
+vm_check_eq "--deny read: --op read exits 1" 1 "$rc"
+vm_check_eq "--deny read: fails at the read stage" "read" "$(jq -r .ports[0].failed_stage /tmp/deny-read.json)"
+vm_check_eq "--deny read: the completion status" "remote access error" \
+	"$(jq -r '.ports[0].stages[] | select(.stage == "read") | .wc_status' /tmp/deny-read.json)"
+vm_check_output "--deny read: the diagnosis names remote read" \
+	"RDMA READ failed .*memory region lacks remote read access" \
+	jq -r '.ports[0].stages[] | select(.stage == "read") | .diagnosis' /tmp/deny-read.json
+out=$(timeout 120 "$S" "${Q[@]}" --op write --deny write 2>&1); rc=$?
+vm_check_eq "--deny write: --op write exits 1" 1 "$rc"
+vm_check_output "--deny write: the diagnosis names remote write" \
+	"FAIL  write .*RDMA WRITE failed \(remote access error.*lacks remote write access" echo "$out"
+out=$(timeout 120 "$S" "${Q[@]}" --op atomic --deny atomic 2>&1); rc=$?
+vm_check_eq "--deny atomic: --op atomic exits 1" 1 "$rc"
+vm_check_output "--deny atomic: the diagnosis names remote atomic" \
+	"FAIL  fetch-add .*fetch-and-add failed .*lacks remote atomic access" echo "$out"
+out=$(timeout 120 "$S" "${Q[@]}" --op write,atomic --deny read 2>&1); rc=$?
+vm_check_eq "--deny read does not hinder write and atomics" 0 "$rc"
+vm_check_output "--deny read: a send-only run still passes" "^$DEV port 1: PASS\$" \
+	timeout 120 "$S" "${Q[@]}" --deny read,write,atomic
+
+# The exchange is versioned (2 carries the server's rkey and address).
+# An old (version 1) --verbs client is still served, in its own layout: a
+# HELLO as rdma-selftest 1 wrote it (112 bytes) gets a 112-byte ACCEPT.
+timeout 300 "$S" --server -P 18700 --timeout 3 > /tmp/srv.log 2>&1 &
+srv=$!
+vm_wait_listen 18700 30
+# A HELLO as rdma-selftest VERSION writes it: QPN 0x11, PSN 1, MTU 1024, RoCE v2 GID of
+# our address, 64 B, window 8, 10 iterations (112 bytes; 128 past version 1).
+hello() {
+	python3 -c 'import ipaddress, struct, sys
+v = int(sys.argv[1]); gid = ipaddress.IPv6Address("::ffff:" + sys.argv[2]).packed
+m = b"RDST" + struct.pack(">HHIIHBB", v, 1, 0x11, 1, 0, 3, 3) + gid + struct.pack(">III", 64, 8, 10) + bytes(64)
+sys.stdout.buffer.write(m + (bytes(16) if v > 1 else b""))' "$1" "$VM_IP"
+}
+hello 1 > /tmp/hello1
+exec 3<>"/dev/tcp/$VM_IP/18700"; cat /tmp/hello1 >&3; timeout 10 cat <&3 > /tmp/reply1; exec 3>&-
+vm_check_eq "version 1 HELLO: a 112-byte answer" 112 "$(stat -c %s /tmp/reply1)"
+vm_check_eq "version 1 HELLO: answered as version 1 ACCEPT" "5244535400010002" "$(head -c 8 /tmp/reply1 | od -An -tx1 | tr -d ' \n')"
+# A newer client than we know: refused, saying which version each side speaks.
+hello 3 > /tmp/hello3
+exec 3<>"/dev/tcp/$VM_IP/18700"; cat /tmp/hello3 >&3; timeout 10 cat <&3 > /tmp/reply3; exec 3>&-
+tr -d '\000' < /tmp/reply3 > /tmp/reply3.txt
+vm_check_output "version 3 HELLO: a REJECT naming both versions" "server speaks exchange version 2, client 3" cat /tmp/reply3.txt
+vm_check_output "a current --verbs client still PASSes --op all" "^rdma-selftest: PASS\$" \
+	timeout 200 "$S" "$VM_IP" -P 18700 --verbs "${Q[@]}" --op all
+kill -TERM "$srv"; wait "$srv"
+vm_check_output "server logged the version 1 client" "speaks exchange version 1 \(an older rdma-selftest: send only\); answered in its version" cat /tmp/srv.log
+vm_check_output "server logged the version 3 client" "rejected: peer speaks exchange version 3, this side speaks 2" cat /tmp/srv.log
+
+# An old (version 1) server: it read 112 bytes of our HELLO and rejected the
+# version in its own layout, as rdma-selftest 1 did.
+python3 - > /tmp/oldsrv.log 2>&1 <<'PY' &
+import socket, struct
+s = socket.socket(socket.AF_INET6); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("::", 18701)); s.listen(1); s.settimeout(60)
+c, _ = s.accept(); c.settimeout(30)
+got = b""
+while len(got) < 112:
+    got += c.recv(112 - len(got))
+print("client version", struct.unpack(">H", got[4:6])[0])
+c.sendall(b"RDST" + struct.pack(">HH", 1, 3) + bytes(40) + b"protocol version mismatch".ljust(64, b"\0"))
+c.close()
+PY
+old=$!
+vm_wait_listen 18701 30
+out=$(timeout 60 "$S" "$VM_IP" -P 18701 --verbs --timeout 10 --op read 2>&1); rc=$?
+wait "$old"
+vm_check_eq "against a version 1 server: exit 1" 1 "$rc"
+vm_check_output "against a version 1 server: the diagnosis" \
+	"FAIL  exchange .*the server speaks exchange version 1 \(an older rdma-selftest\), this side speaks 2: run the same version on both sides; it said: protocol version mismatch" \
+	echo "$out"
+vm_check_output "the old server saw our version" "client version 2" cat /tmp/oldsrv.log
+if [ "${VM_SHOW:-0}" = 1 ]; then cat /tmp/ops-*.txt /tmp/srv.log; jq . /tmp/deny-read.json; echo "$out"; fi
