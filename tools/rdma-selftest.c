@@ -19,35 +19,8 @@
 #include "output/output.h"
 #include "selftest/selftest.h"
 #include "rdma-selftest/stmesh.h"
+#include "rdma-selftest/stopts.h"
 
-enum {
-	OPT_SERVER = RD_OPT_TOOL_BASE,
-	OPT_BIND,
-	OPT_VERBS,
-	OPT_WINDOW,
-	OPT_SIZES,
-	OPT_QUICK,
-	OPT_TIMEOUT,
-	OPT_EXPECT_GBPS,
-	OPT_EXPECT_LAT,
-	OPT_PINGS,
-	OPT_QP_TIMEOUT,
-	OPT_RETRY,
-	OPT_RNR_RETRY,
-	OPT_MIN_RNR,
-	OPT_MTU,
-	OPT_ONCE,
-	OPT_LAT_ONLY,
-	OPT_BW_ONLY,
-	OPT_MESH,
-	OPT_HOSTS,
-	OPT_HOSTFILE,
-	OPT_PAIRS,
-	OPT_SELF,
-	OPT_MESH_WAIT,
-	OPT_OP,
-	OPT_DENY,
-};
 
 static volatile int stop;
 
@@ -226,101 +199,6 @@ static bool client(const struct rd_cli *cli, const struct rd_st_config *cfg,
 	return run->ok;
 }
 
-/* ---- options ---- */
-
-static int parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *v)
-{
-	uint64_t x;
-
-	if (rd_parse_u64(s, &x) || x < lo || x > hi)
-		return -EINVAL;
-	*v = (uint32_t)x;
-	return 0;
-}
-
-/* BYTES[k|M], at most the server's largest message. */
-static int parse_size(const char *s, uint32_t *v)
-{
-	uint64_t x;
-	int ret = rd_parse_size(s, RD_ST_MAX_SIZE, &x);
-
-	*v = (uint32_t)x;
-	return ret;
-}
-
-static int parse_sizes(const char *s, struct rd_st_config *c)
-{
-	char *copy = strdup(s), *save = NULL, *tok;
-	int ret = copy ? 0 : -ENOMEM;
-
-	c->nsizes = 0;
-	for (tok = copy ? strtok_r(copy, ",", &save) : NULL; tok && !ret; tok = strtok_r(NULL, ",", &save))
-		ret = c->nsizes == RD_ST_MAX_SIZES ? -EINVAL : parse_size(tok, &c->sizes[c->nsizes++]);
-	free(copy);
-	return ret ? ret : c->nsizes ? 0 : -EINVAL;
-}
-
-/* A number above 0 (NaN and junk refused). */
-static int parse_positive(const char *s, double *v)
-{
-	char *end;
-
-	*v = strtod(s, &end);
-	return *end || !(*v > 0) ? -EINVAL : 0;
-}
-
-/* One tool option into cfg: 0, or -EINVAL for a bad value (why[] says more, or is empty). */
-static int tool_opt(int opt, const char *arg, struct rd_st_config *c, bool *server, bool *all_sizes,
-		    bool *mesh, struct rd_stmesh_opts *mo, char why[96])
-{
-	uint32_t v = 0;
-	double d = 0;
-	int ret = 0;
-
-	switch (opt) {
-	case OPT_SERVER: *server = true; break;
-	case OPT_ONCE: c->once = true; break;
-	case OPT_BIND: c->bind = arg; break;
-	case OPT_VERBS: c->verbs = true; break;
-	case 'a': *all_sizes = true; break;
-	case OPT_QUICK: c->quick = true; break;
-	case OPT_LAT_ONLY: c->lat_only = true; break;
-	case OPT_BW_ONLY: c->bw_only = true; break;
-	case 'P': ret = parse_u32(arg, 1, 65535, &v); c->service_port = (uint16_t)v; break;
-	case 'x': ret = parse_u32(arg, 0, 0xffffff, &v); c->gid_index = (int)v; break;
-	case 'n': ret = parse_u32(arg, 1, RD_ST_MAX_ITERS, &c->iters); break;
-	case OPT_PINGS: ret = parse_u32(arg, 1, RD_ST_MAX_ITERS, &c->pings); break;
-	case OPT_WINDOW: ret = parse_u32(arg, 1, RD_ST_MAX_WINDOW, &c->window); break;
-	case 'D': ret = parse_u32(arg, 1, 86400, &c->duration_s); break;
-	case 's': ret = parse_size(arg, &c->sizes[0]); c->nsizes = 1; break;
-	case OPT_SIZES: ret = parse_sizes(arg, c); break;
-	case OPT_TIMEOUT:
-		ret = parse_positive(arg, &d) || d < 0.001 || d > 3600 ? -EINVAL : 0;
-		c->timeout_ms = (int)(d * 1000);
-		break;
-	case OPT_EXPECT_GBPS: ret = parse_positive(arg, &c->expect_gbps); break;
-	case OPT_EXPECT_LAT: ret = parse_positive(arg, &c->expect_lat_us); break;
-	case OPT_QP_TIMEOUT: ret = parse_u32(arg, 0, 31, &v); c->rc.timeout = (uint8_t)v; break;
-	case OPT_RETRY: ret = parse_u32(arg, 0, 7, &v); c->rc.retry_cnt = (uint8_t)v; break;
-	case OPT_RNR_RETRY: ret = parse_u32(arg, 0, 7, &v); c->rc.rnr_retry = (uint8_t)v; break;
-	case OPT_MIN_RNR: ret = parse_u32(arg, 0, 31, &v); c->rc.min_rnr_timer = (uint8_t)v; break;
-	case OPT_OP: ret = rd_st_ops_parse(arg, &c->ops, why, 96); break;
-	case OPT_DENY: ret = rd_st_deny_parse(arg, &c->deny, why, 96); break;	/* testing */
-	case OPT_MTU: ret = parse_u32(arg, 256, 4096, &v) || rd_mtu_from_bytes(v, &c->rc.mtu); break;
-	case OPT_MESH: *mesh = true; break;
-	case OPT_HOSTS: mo->hosts = arg; break;
-	case OPT_HOSTFILE: mo->hostfile = arg; break;
-	case OPT_SELF: ret = *arg ? 0 : -EINVAL; mo->self = arg; break;
-	case OPT_PAIRS:
-		ret = strcmp(arg, "ring") != 0 && strcmp(arg, "all") != 0 ? -EINVAL : 0;
-		mo->ring = strcmp(arg, "ring") == 0;
-		break;
-	case OPT_MESH_WAIT: ret = parse_u32(arg, 1, 3600, &v); mo->wait_ms = (int)v * 1000; break;
-	default: return -ENOENT;
-	}
-	return ret;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -367,8 +245,8 @@ int main(int argc, char **argv)
 	struct rd_st_run *run = NULL;
 	struct rd_cli cli;
 	struct sigaction sa = { .sa_handler = on_signal };
-	struct rd_stmesh_opts mo = { .wait_ms = 60000 };
-	bool server = false, all_sizes = false, mesh = false, ok;
+	struct rd_st_choices ch = { .mesh_opts = { .wait_ms = 60000 } };
+	bool ok;
 	const char *why;
 	char opnames[96];
 	int opt, ret;
@@ -382,7 +260,7 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		opnames[0] = '\0';
-		ret = tool_opt(opt, optarg, &cfg, &server, &all_sizes, &mesh, &mo, opnames);
+		ret = rd_st_opt_apply(opt, optarg, &cfg, &ch, opnames);
 		if (ret == -ENOENT) {
 			ret = rd_cli_getopt_error(&cli, opt, argv);
 			goto out;
@@ -398,12 +276,12 @@ int main(int argc, char **argv)
 		goto out;
 	if (optind < argc)
 		cfg.peer = argv[optind++];
-	why = rd_st_config_conflict(&cfg, server);
-	if (!why && mesh && (server || cfg.peer || cfg.verbs))
+	why = rd_st_config_conflict(&cfg, ch.server);
+	if (!why && ch.mesh && (ch.server || cfg.peer || cfg.verbs))
 		why = "--mesh tests the hosts of its list over rdma_cm: no PEER, --server or --verbs";
-	if (!why && !mesh && (mo.hosts || mo.hostfile || mo.self))
+	if (!why && !ch.mesh && (ch.mesh_opts.hosts || ch.mesh_opts.hostfile || ch.mesh_opts.self))
 		why = "--hosts, --hostfile and --self go with --mesh";
-	if (!why && mo.hosts && mo.hostfile)
+	if (!why && ch.mesh_opts.hosts && ch.mesh_opts.hostfile)
 		why = "choose one of --hosts and --hostfile";
 	if (!why && cli.sysroot_dir)
 		why = "--sysroot: a self-test needs the live system";
@@ -411,7 +289,7 @@ int main(int argc, char **argv)
 		ret = rd_cli_usage_error(&cli, "%s", why);
 		goto out;
 	}
-	if (all_sizes) {
+	if (ch.all_sizes) {
 		cfg.nsizes = 0;
 		for (uint32_t sz = 2; sz <= (1u << 20); sz <<= 1)
 			cfg.sizes[cfg.nsizes++] = sz;
@@ -425,14 +303,14 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	(void)signal(SIGPIPE, SIG_IGN);	/* a valid signal: cannot fail */
 
-	if (mesh) {
-		ret = rd_stmesh_main(&cli, &cfg, &mo, &pr.o);
+	if (ch.mesh) {
+		ret = rd_stmesh_main(&cli, &cfg, &ch.mesh_opts, &pr.o);
 		goto out;
 	}
 	/* The client side of rdma_cm picks its device by route; others scan. */
 	if (!(cfg.peer && !cfg.verbs) && (ret = rd_cli_scan_devices(&cli, &list)))
 		goto out;
-	if (server) {
+	if (ch.server) {
 		char err[256] = "";
 
 		rd_cli_flush_warnings(&cli);
