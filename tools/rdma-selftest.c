@@ -73,6 +73,8 @@ static void usage(const char *prog)
 	       "                        TCP), default 5\n"
 	       "      --expect-gbps X   fail when the bandwidth is below X Gb/s\n"
 	       "      --expect-lat-us Y fail when the median latency is above Y us\n"
+	       "      --no-counters     no counters stage (the port's retransmit, congestion\n"
+	       "                        and drop counters before and after the run)\n"
 	       "      --qp-timeout N --retry-cnt N --rnr-retry N --min-rnr-timer N --mtu BYTES\n"
 	       "                        RC QP attributes (defaults 14, 7, 7, 12, the port's)\n"
 	       "  -j, --json            one JSON document\n"
@@ -143,6 +145,7 @@ static bool loopback_all(struct rd_cli *cli, const struct rd_st_config *cfg,
 			 struct printer *pr, struct rd_st_run *run)
 {
 	unsigned int tested = 0;
+	char verdict[128];
 	bool all = true;
 
 	rd_out_list_begin(pr->o, "ports");
@@ -165,10 +168,9 @@ static bool loopback_all(struct rd_cli *cli, const struct rd_st_config *cfg,
 			rd_st_json_stages(pr->o, run);
 			rd_out_str(pr->o, RD_JSON, "result", NULL, run->ok ? "pass" : "fail");
 			rd_out_section_end(pr->o);
+			rd_st_verdict(run, verdict, sizeof(verdict));
 			if (!pr->json)
-				printf("%s port %u: %s%s%s\n\n", list->v[i].name, p->num,
-				       run->ok ? "PASS" : "FAIL", run->failed ? " at " : "",
-				       run->failed ? run->fail_stage : "");
+				printf("%s port %u: %s\n\n", list->v[i].name, p->num, verdict);
 			all = run->ok && all;
 		}
 	}
@@ -193,9 +195,12 @@ static bool client(const struct rd_cli *cli, const struct rd_st_config *cfg,
 	rd_out_str(pr->o, RD_JSON, "result", NULL, run->ok ? "pass" : "fail");
 	if (run->failed && !run->figures)
 		rd_out_str(pr->o, RD_JSON, "failed_stage", NULL, run->fail_stage);
-	if (!pr->json)
-		printf("rdma-selftest: %s%s%s\n", run->ok ? "PASS" : "FAIL", run->failed ? " at " : "",
-		       run->failed ? run->fail_stage : "");
+	if (!pr->json) {
+		char verdict[128];
+
+		rd_st_verdict(run, verdict, sizeof(verdict));
+		printf("rdma-selftest: %s\n", verdict);
+	}
 	return run->ok;
 }
 
@@ -234,6 +239,7 @@ int main(int argc, char **argv)
 		{ "mesh-wait", required_argument, NULL, OPT_MESH_WAIT },
 		{ "op", required_argument, NULL, OPT_OP },
 		{ "deny", required_argument, NULL, OPT_DENY },
+		{ "no-counters", no_argument, NULL, OPT_NO_COUNTERS },
 		RD_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};

@@ -23,7 +23,8 @@ static uint64_t deadline(const struct rd_st_config *cfg)
 	return rd_now_ns() + (uint64_t)cfg->timeout_ms * 1000000;
 }
 
-static void client_cm(const struct rd_st_config *cfg, const struct rd_st_params *prm,
+static void client_cm(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
+		      const struct rd_st_params *prm,
 		      const struct rd_st_hooks *h, struct rd_st_run *run)
 {
 	struct rd_cm_conn c;
@@ -57,7 +58,7 @@ static void client_cm(const struct rd_st_config *cfg, const struct rd_st_params 
 	rd_st_stage_add(run, h, "connect", true, info.connect_ms, NULL,
 			"QPN 0x%x -> 0x%x, PSN 0x%06x/0x%06x, path MTU %s", info.qpn, info.peer_qpn,
 			info.sq_psn, info.rq_psn, rd_st_mtu_str(info.path_mtu));
-	run->ok = rd_st_run_stages(cfg, &c.rc, &info.target, h, run);
+	run->ok = rd_st_run_stages(cfg, sr, &c.rc, &info.target, h, run);
 	rd_cm_close(&c);
 }
 
@@ -196,7 +197,7 @@ static void client_verbs(const struct rd_st_config *cfg, const struct rd_sysroot
 	rd_st_stage_add(run, h, "connect", true, ms_since(t0), NULL,
 			"RESET->INIT->RTR->RTS, PSN 0x%06x/0x%06x, path MTU %s", me.psn, them.psn,
 			rd_st_mtu_str(mtu));
-	run->ok = rd_st_run_stages(cfg, &rc, &tgt, h, run);
+	run->ok = rd_st_run_stages(cfg, sr, &rc, &tgt, h, run);
 out:
 	if (fd >= 0)
 		close(fd);
@@ -216,7 +217,7 @@ int rd_st_client(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
 	if (cfg->verbs)
 		client_verbs(cfg, sr, list, ib_port, &prm, h, run);
 	else
-		client_cm(cfg, &prm, h, run);
+		client_cm(cfg, sr, &prm, h, run);
 	run->ok = run->ok && !run->failed;
 	return 0;
 }

@@ -16,6 +16,7 @@
 #include "stages.h"
 #include "model/model.h"
 #include "rc/rc.h"
+#include "stats/stats.h"
 #include "sysroot/sysroot.h"
 
 #define RD_ST_SERVICE_PORT 18515
@@ -45,6 +46,7 @@ struct rd_st_config {
 	unsigned int nsizes;		/* 0: 64 B latency, 64 KiB bandwidth */
 	int timeout_ms;			/* longest wait for any answer */
 	double expect_gbps, expect_lat_us;
+	bool no_counters;		/* no counter snapshots around the run */
 	struct rd_rc_opts rc;
 	const volatile int *stop;	/* set from a signal handler: give up at once */
 };
@@ -59,11 +61,36 @@ void rd_st_config_finish(struct rd_st_config *c);
 struct rd_st_stage {
 	char name[16];			/* "connect", "pingpong", "latency", ... */
 	bool ok;
+	bool warn;			/* passed, with something to look at (counters that moved) */
 	double ms;
 	char detail[512];		/* PASS: what was verified; FAIL: the diagnosis */
 	bool wc;			/* the failure came from a work completion: */
 	enum ibv_wc_status status;
 	uint32_t vendor_err;
+};
+
+/* A counter of the run's port that moved and signals trouble. */
+struct rd_st_ctrmove {
+	char name[48];
+	uint8_t src;			/* enum rd_ctr_src */
+	uint8_t trouble;		/* enum rd_ctr_trouble */
+	uint64_t delta;
+};
+#define RD_ST_MAX_MOVES 24
+
+/*
+ * The port's counters before and after the transfers: port-wide, so other
+ * traffic on the port counts too (and both QPs of a loopback run).
+ */
+struct rd_st_ctr_report {
+	bool read;			/* both snapshots were taken */
+	unsigned int ncounters;		/* counters read both times */
+	unsigned int nunknown;		/* reset, saturated or unreadable: no delta */
+	uint64_t sum[RD_TROUBLE_COUNT];	/* per enum rd_ctr_trouble */
+	uint64_t tx_pkts, rx_pkts;	/* the port's packets, when it counts them */
+	bool have_pkts;
+	struct rd_st_ctrmove moves[RD_ST_MAX_MOVES];	/* troubled, largest first */
+	unsigned int nmoves;		/* how many troubled counters moved (may exceed the array) */
 };
 
 /* Everything one run found. */
@@ -81,6 +108,8 @@ struct rd_st_run {
 	unsigned int nlat;
 	struct rd_st_bandwidth bw[RD_ST_MAX_FIGURES];
 	unsigned int nbw;
+	struct rd_st_ctr_report ctr;
+	bool warned;			/* a stage passed with a warning */
 	bool failed;			/* a stage failed: */
 	char fail_stage[16];		/* the first one */
 	bool ok;			/* the verdict */

@@ -112,7 +112,7 @@ int rd_st_loopback(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
 			goto free;
 		}
 		rd_st_target_init(&srv, &tgt);
-		ok = rd_st_run_stages(cfg, &cli, &tgt, h, run);
+		ok = rd_st_run_stages(cfg, sr, &cli, &tgt, h, run);
 		if (!ok)
 			halt = 1;	/* no goodbye is coming: give up at once */
 		pthread_join(th, NULL);

@@ -7,9 +7,56 @@
 
 void rd_st_print_stage(FILE *f, const struct rd_st_stage *st, bool color)
 {
-	fprintf(f, "  %s%s%s  %-10s %10.2f ms  %s\n", color ? (st->ok ? "\033[32m" : "\033[31m") : "",
-		st->ok ? "PASS" : "FAIL", color ? "\033[0m" : "", st->name, st->ms, st->detail);
+	const char *word = !st->ok ? "FAIL" : st->warn ? "WARN" : "PASS";
+	const char *on = !st->ok ? "\033[31m" : st->warn ? "\033[33m" : "\033[32m";
+
+	fprintf(f, "  %s%s%s  %-10s %10.2f ms  %s\n", color ? on : "", word, color ? "\033[0m" : "",
+		st->name, st->ms, st->detail);
 	fflush(f);
+}
+
+void rd_st_verdict(const struct rd_st_run *run, char *buf, size_t len)
+{
+	size_t n;
+
+	if (!run->ok) {
+		snprintf(buf, len, "FAIL%s%s", run->failed ? " at " : "",
+			 run->failed ? run->fail_stage : "");
+		return;
+	}
+	n = (size_t)snprintf(buf, len, "PASS");
+	for (unsigned int i = 0, k = 0; i < run->nstages && n < len; i++)
+		if (run->stages[i].warn)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", k++ ? ", " : ", with a warning at ",
+					      run->stages[i].name);
+}
+
+static void json_counters(struct rd_out *o, const struct rd_st_ctr_report *r)
+{
+	unsigned int shown = r->nmoves < RD_ST_MAX_MOVES ? r->nmoves : RD_ST_MAX_MOVES;
+
+	rd_out_section_begin(o, "counters", NULL);
+	rd_out_u64(o, RD_JSON, "read", NULL, r->ncounters);
+	rd_out_u64(o, RD_JSON, "without_delta", NULL, r->nunknown);
+	for (unsigned int t = RD_TROUBLE_RETRANS; t < RD_TROUBLE_COUNT; t++)
+		rd_out_u64(o, RD_JSON, rd_ctr_trouble_name((enum rd_ctr_trouble)t), NULL, r->sum[t]);
+	if (r->have_pkts) {
+		rd_out_u64(o, RD_JSON, "tx_packets", NULL, r->tx_pkts);
+		rd_out_u64(o, RD_JSON, "rx_packets", NULL, r->rx_pkts);
+	}
+	rd_out_list_begin(o, "moved");
+	for (unsigned int i = 0; i < shown; i++) {
+		const struct rd_st_ctrmove *m = &r->moves[i];
+
+		rd_out_section_begin(o, NULL, NULL);
+		rd_out_str(o, RD_JSON, "name", NULL, m->name);
+		rd_out_str(o, RD_JSON, "source", NULL, rd_ctr_src_dir((enum rd_ctr_src)m->src));
+		rd_out_str(o, RD_JSON, "class", NULL, rd_ctr_trouble_name((enum rd_ctr_trouble)m->trouble));
+		rd_out_u64(o, RD_JSON, "delta", NULL, m->delta);
+		rd_out_section_end(o);
+	}
+	rd_out_list_end(o);
+	rd_out_section_end(o);
 }
 
 void rd_st_print_figures(FILE *f, const struct rd_st_run *run)
@@ -65,7 +112,7 @@ void rd_st_json_stages(struct rd_out *o, const struct rd_st_run *run)
 
 		rd_out_section_begin(o, NULL, NULL);
 		rd_out_str(o, RD_JSON, "stage", NULL, st->name);
-		rd_out_str(o, RD_JSON, "result", NULL, st->ok ? "pass" : "fail");
+		rd_out_str(o, RD_JSON, "result", NULL, !st->ok ? "fail" : st->warn ? "warn" : "pass");
 		rd_out_double(o, RD_JSON, "ms", NULL, round(st->ms * 1000) / 1000, NULL);
 		rd_out_str(o, RD_JSON, st->ok ? "detail" : "diagnosis", NULL, st->detail);
 		if (st->wc) {
@@ -75,6 +122,8 @@ void rd_st_json_stages(struct rd_out *o, const struct rd_st_run *run)
 		rd_out_section_end(o);
 	}
 	rd_out_list_end(o);
+	if (run->ctr.ncounters)
+		json_counters(o, &run->ctr);
 	if (!run->figures)
 		return;
 	rd_out_list_begin(o, "latency");

@@ -16,12 +16,14 @@
 
 /* "  PASS  latency      103.84 ms  1000 x 64 B: ..." */
 void rd_st_print_stage(FILE *f, const struct rd_st_stage *st, bool color);
+/* The run's verdict: "PASS", "PASS, with a warning at counters", "FAIL at read". */
+void rd_st_verdict(const struct rd_st_run *run, char *buf, size_t len);
 /* The latency and bandwidth tables (nothing when there are no figures). */
 void rd_st_print_figures(FILE *f, const struct rd_st_run *run);
 
 /* "send,write,read" for an ops mask (0: send). */
 void rd_st_ops_str(unsigned int ops, char *buf, size_t len);
-/* "stages" [, "latency", "bandwidth", "failed_stage" once the measuring part was reached]. */
+/* "stages" [, "counters"] [, "latency", "bandwidth", "failed_stage" once the measuring part was reached]. */
 void rd_st_json_stages(struct rd_out *o, const struct rd_st_run *run);
 /* "dev", "port", "gid_index", "gid_type", when known. */
 void rd_st_json_where(struct rd_out *o, const struct rd_st_run *run);

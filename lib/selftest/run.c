@@ -3,11 +3,13 @@
 #define _GNU_SOURCE
 #include "run.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "base/base.h"
+#include "ctrs.h"
 
 void rd_st_config_default(struct rd_st_config *c)
 {
@@ -78,20 +80,29 @@ const char *rd_st_mtu_str(enum ibv_mtu m)
 	return m >= 1 && m <= 5 ? s[m] : "?";
 }
 
-void rd_st_stage_add(struct rd_st_run *run, const struct rd_st_hooks *h, const char *name, bool ok,
-		     double ms, const struct rd_st_error *err, const char *fmt, ...)
+static struct rd_st_stage *stage_new(struct rd_st_run *run, const char *name, bool ok, double ms,
+				     const char *fmt, va_list ap)
 {
 	/* Sized for every stage a run can have; were it ever full, the last slot is reused. */
 	struct rd_st_stage *st =
 		&run->stages[run->nstages < RD_ST_MAX_STAGES ? run->nstages++ : RD_ST_MAX_STAGES - 1];
-	va_list ap;
 
 	memset(st, 0, sizeof(*st));
 	rd_strlcpy(st->name, name, sizeof(st->name));
 	st->ok = ok;
 	st->ms = ms;
-	va_start(ap, fmt);
 	(void)vsnprintf(st->detail, sizeof(st->detail), fmt, ap);	/* truncation is fine */
+	return st;
+}
+
+void rd_st_stage_add(struct rd_st_run *run, const struct rd_st_hooks *h, const char *name, bool ok,
+		     double ms, const struct rd_st_error *err, const char *fmt, ...)
+{
+	struct rd_st_stage *st;
+	va_list ap;
+
+	va_start(ap, fmt);
+	st = stage_new(run, name, ok, ms, fmt, ap);
 	va_end(ap);
 	if (!ok && err && err->wc) {
 		st->wc = true;
@@ -102,6 +113,21 @@ void rd_st_stage_add(struct rd_st_run *run, const struct rd_st_hooks *h, const c
 		run->failed = true;
 		rd_strlcpy(run->fail_stage, name, sizeof(run->fail_stage));
 	}
+	if (h && h->stage)
+		h->stage(h->ctx, run, st);
+}
+
+void rd_st_stage_warn(struct rd_st_run *run, const struct rd_st_hooks *h, const char *name,
+		      const char *fmt, ...)
+{
+	struct rd_st_stage *st;
+	va_list ap;
+
+	va_start(ap, fmt);
+	st = stage_new(run, name, true, 0, fmt, ap);
+	va_end(ap);
+	st->warn = true;
+	run->warned = true;
 	if (h && h->stage)
 		h->stage(h->ctx, run, st);
 }
@@ -191,8 +217,8 @@ static bool verify_stage(const struct rd_st_config *cfg, struct rd_rc *rc, enum 
 	return true;
 }
 
-bool rd_st_run_stages(const struct rd_st_config *cfg, struct rd_rc *rc, const struct rd_st_target *t,
-		      const struct rd_st_hooks *h, struct rd_st_run *run)
+static bool stages(const struct rd_st_config *cfg, struct rd_rc *rc, const struct rd_st_target *t,
+		   const struct rd_st_hooks *h, struct rd_st_run *run)
 {
 	struct rd_st_error err = { 0 };
 	struct rd_st_words words = { 0, 0 };
@@ -297,4 +323,20 @@ bye:
 	if (rd_st_bye(rc, cfg->timeout_ms, &err))
 		rd_st_stage_add(run, h, "close", false, 0, NULL, "%s", err.what);
 	return !run->failed;
+}
+
+bool rd_st_run_stages(const struct rd_st_config *cfg, const struct rd_sysroot *sr, struct rd_rc *rc,
+		      const struct rd_st_target *t, const struct rd_st_hooks *h, struct rd_st_run *run)
+{
+	struct rd_st_ctrs c = { .open = false };
+	bool ok;
+	int ret;
+
+	if (!cfg->no_counters && sr && run->dev[0] && run->port &&
+	    (ret = rd_st_ctrs_start(&c, sr, run->dev, run->port)))
+		rd_st_note(h, "%s port %u: %s: no counters stage", run->dev, run->port,
+			   ret == -ENOENT ? "no counters to read" : strerror(-ret));
+	ok = stages(cfg, rc, t, h, run);
+	rd_st_ctrs_finish(&c, h, run);
+	return ok && !run->failed;
 }

@@ -13,6 +13,9 @@
 void rd_st_stage_add(struct rd_st_run *run, const struct rd_st_hooks *h, const char *name, bool ok,
 		     double ms, const struct rd_st_error *err, const char *fmt, ...)
 	__attribute__((format(printf, 7, 8)));
+/* Record a stage that passed with a warning (run->warned) and report it. */
+void rd_st_stage_warn(struct rd_st_run *run, const struct rd_st_hooks *h, const char *name,
+		      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void rd_st_note(const struct rd_st_hooks *h, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void rd_st_log(const struct rd_st_hooks *h, const char *fmt, ...)
@@ -22,10 +25,12 @@ void rd_st_log(const struct rd_st_hooks *h, const char *fmt, ...)
  * On a connected client QP, for each operation of cfg->ops: its verified
  * stage (send: ping-pong), then latency and bandwidth for each size; the
  * --expect-* checks and the goodbye.  t is the peer's target area (one-sided
- * operations).  True when every stage passed.
+ * operations).  Around them, unless cfg->no_counters, the counters of the
+ * run's port (run->dev, run->port, read under sr): the counters stage.
+ * True when every stage passed.
  */
-bool rd_st_run_stages(const struct rd_st_config *cfg, struct rd_rc *rc, const struct rd_st_target *t,
-		      const struct rd_st_hooks *h, struct rd_st_run *run);
+bool rd_st_run_stages(const struct rd_st_config *cfg, const struct rd_sysroot *sr, struct rd_rc *rc,
+		      const struct rd_st_target *t, const struct rd_st_hooks *h, struct rd_st_run *run);
 
 /* The largest message of the run's sizes (at least 64 B; 64 KiB without sizes). */
 uint32_t rd_st_max_size(const struct rd_st_config *cfg);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cm.h"
+#include "ctrs.h"
 #include "engine.h"
 #include "local.h"
 #include "oob.h"
@@ -25,9 +26,11 @@ static uint64_t deadline(const struct rd_st_config *cfg)
 }
 
 /* One pending rdma_cm client: 0 served or nothing pending, 1 failed. */
-static int serve_cm(const struct rd_st_config *cfg, struct rd_cm_listener *l,
-		    const struct rd_st_hooks *h)
+static int serve_cm(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
+		    struct rd_cm_listener *l, const struct rd_st_hooks *h)
 {
+	struct rd_st_ctrs ctr = { .open = false };
+	char who[96];
 	struct rd_cm_conn c;
 	struct rd_cm_info info;
 	struct rd_st_params prm;
@@ -47,6 +50,8 @@ static int serve_cm(const struct rd_st_config *cfg, struct rd_cm_listener *l,
 	rd_st_log(h, "rdma_cm client %s: connected on %s port %u GID %d, QPN 0x%x, size <= %u, window %u",
 		  info.peer_addr, info.dev, info.port, info.gid_index, info.qpn, prm.max_size,
 		  prm.window);
+	if (!cfg->no_counters)
+		(void)rd_st_ctrs_start(&ctr, sr, info.dev, info.port);	/* none: no counters line */
 	ret = rd_st_serve(&c.rc, cfg->timeout_ms, cfg->stop, &serr, &msgs);
 	if (ret)
 		rd_st_log(h, "rdma_cm client %s: session failed after %llu messages: %s", info.peer_addr,
@@ -54,6 +59,8 @@ static int serve_cm(const struct rd_st_config *cfg, struct rd_cm_listener *l,
 	else
 		rd_st_log(h, "rdma_cm client %s: done, %llu messages", info.peer_addr,
 			  (unsigned long long)msgs);
+	snprintf(who, sizeof(who), "rdma_cm client %s", info.peer_addr);
+	rd_st_ctrs_log(&ctr, h, who, info.dev, info.port);
 	rd_cm_close(&c);
 	return ret ? 1 : 0;
 }
@@ -74,6 +81,7 @@ static void oob_reject(int fd, const char *why, uint16_t version)
 static int serve_verbs(const struct rd_st_config *cfg, int lfd, const struct rd_sysroot *sr,
 		       const struct rd_device_list *list, const struct rd_st_hooks *h)
 {
+	struct rd_st_ctrs ctr = { .open = false };
 	struct sockaddr_storage local = { 0 };
 	socklen_t sl = sizeof(local);
 	struct rd_oob_msg m, reply;
@@ -178,12 +186,16 @@ static int serve_verbs(const struct rd_st_config *cfg, int lfd, const struct rd_
 	}
 	rd_st_log(h, "verbs client %s: %s port %u GID %d (%s), QPN 0x%x <-> 0x%x", peer, lp.dev, lp.port,
 		  lp.gid_index, rd_st_kind_name(rd_st_gid_kind(&lp)), me.qpn, them.qpn);
+	if (!cfg->no_counters)
+		(void)rd_st_ctrs_start(&ctr, sr, lp.dev, lp.port);	/* none: no counters line */
 	ret = rd_st_serve(&rc, cfg->timeout_ms, cfg->stop, &serr, &msgs);
 	if (ret)
 		rd_st_log(h, "verbs client %s: session failed after %llu messages: %s", peer,
 			  (unsigned long long)msgs, serr.what);
 	else
 		rd_st_log(h, "verbs client %s: done, %llu messages", peer, (unsigned long long)msgs);
+	snprintf(why, sizeof(why), "verbs client %s", peer);
+	rd_st_ctrs_log(&ctr, h, why, lp.dev, lp.port);
 	status = ret ? 1 : 0;
 out:
 	close(fd);
@@ -222,7 +234,7 @@ int rd_st_server(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
 		if (n <= 0)
 			continue;
 		if (p[0].revents)
-			r = serve_cm(cfg, &l, h);
+			r = serve_cm(cfg, sr, &l, h);
 		if (p[1].revents)
 			r = serve_verbs(cfg, lfd, sr, list, h);
 		if (cfg->once && r >= 0) {

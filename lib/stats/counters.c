@@ -130,6 +130,75 @@ static bool hw_is_error(const char *name)
 	return has_word(name, "err") || has_word(name, "discard") || has_word(name, "drop");
 }
 
+/*
+ * The counters whose moving during a transfer signals trouble on the path.
+ * mlx5 (its hw_counters and cong group), rxe (rxe_hw_counters.c), bnxt_re
+ * and irdma; anything else counted as an error (error above) is a drop.
+ */
+static const struct trouble_def {
+	const char *name;
+	unsigned char trouble;
+} trouble_defs[] = {
+	/* mlx5: the requester timed out, got RNR or sequence NAKs; the responder saw repeats */
+	{ "local_ack_timeout_err", RD_TROUBLE_RETRANS },
+	{ "rnr_nak_retry_err", RD_TROUBLE_RETRANS },
+	{ "packet_seq_err", RD_TROUBLE_RETRANS },
+	{ "implied_nak_seq_err", RD_TROUBLE_RETRANS },
+	{ "out_of_sequence", RD_TROUBLE_RETRANS },
+	{ "duplicate_request", RD_TROUBLE_RETRANS },	/* mlx5 and rxe */
+	{ "roce_adp_retrans", RD_TROUBLE_RETRANS },
+	{ "roce_adp_retrans_to", RD_TROUBLE_RETRANS },
+	{ "roce_slow_restart", RD_TROUBLE_RETRANS },
+	{ "roce_slow_restart_trans", RD_TROUBLE_RETRANS },
+	/* rxe */
+	{ "out_of_seq_request", RD_TROUBLE_RETRANS },
+	{ "rcvd_rnr_err", RD_TROUBLE_RETRANS },
+	{ "send_rnr_err", RD_TROUBLE_RETRANS },
+	{ "rcvd_seq_err", RD_TROUBLE_RETRANS },
+	{ "retry_exceeded_err", RD_TROUBLE_RETRANS },
+	{ "retry_rnr_exceeded_err", RD_TROUBLE_RETRANS },
+	{ "completer_retry_err", RD_TROUBLE_RETRANS },
+	/* bnxt_re */
+	{ "to_retransmits", RD_TROUBLE_RETRANS },
+	{ "seq_err_naks_rcvd", RD_TROUBLE_RETRANS },
+	{ "rnr_naks_rcvd", RD_TROUBLE_RETRANS },
+	{ "max_retry_exceeded", RD_TROUBLE_RETRANS },
+	{ "dup_req", RD_TROUBLE_RETRANS },
+	/* congestion: notification point and reaction point */
+	{ "np_cnp_sent", RD_TROUBLE_CONGESTION },
+	{ "np_ecn_marked_roce_packets", RD_TROUBLE_CONGESTION },
+	{ "rp_cnp_handled", RD_TROUBLE_CONGESTION },
+	{ "rp_cnp_ignored", RD_TROUBLE_CONGESTION },
+	{ "roce_slow_restart_cnps", RD_TROUBLE_CONGESTION },
+	{ "cc_rx_cnp_pkts", RD_TROUBLE_CONGESTION },
+	{ "cc_rx_ce_pkts", RD_TROUBLE_CONGESTION },
+	{ "cc_tx_cnp_pkts", RD_TROUBLE_CONGESTION },
+	{ "rx_cnp_pkts", RD_TROUBLE_CONGESTION },
+	{ "tx_cnp_pkts", RD_TROUBLE_CONGESTION },
+	{ "rx_ecn_marked_pkts", RD_TROUBLE_CONGESTION },
+	{ "cnpHandled", RD_TROUBLE_CONGESTION },
+	{ "cnpIgnored", RD_TROUBLE_CONGESTION },
+	{ "cnpSent", RD_TROUBLE_CONGESTION },
+	{ "RxECNMrkd", RD_TROUBLE_CONGESTION },
+	/* subnet management traffic, not the transfer's */
+	{ "VL15_dropped", RD_TROUBLE_NONE },
+};
+
+const char *rd_ctr_trouble_name(enum rd_ctr_trouble t)
+{
+	static const char *const names[] = { "", "retransmits", "congestion", "drops" };
+
+	return (unsigned int)t < RD_ARRAY_SIZE(names) ? names[t] : "";
+}
+
+static enum rd_ctr_trouble trouble_of(const char *name, bool error)
+{
+	for (size_t i = 0; i < RD_ARRAY_SIZE(trouble_defs); i++)
+		if (strcmp(name, trouble_defs[i].name) == 0)
+			return (enum rd_ctr_trouble)trouble_defs[i].trouble;
+	return error ? RD_TROUBLE_DROP : RD_TROUBLE_NONE;
+}
+
 void rd_ctr_classify(enum rd_ctr_src src, const char *name, struct rd_ctr_info *info)
 {
 	memset(info, 0, sizeof(*info));
@@ -145,6 +214,7 @@ void rd_ctr_classify(enum rd_ctr_src src, const char *name, struct rd_ctr_info *
 			info->role = pma_defs[i].role;
 			break;
 		}
+		info->trouble = trouble_of(name, info->error);
 		/* PortXmitData/PortRcvData: "divided by 4" in the IB spec. */
 		if (strcmp(name, "port_xmit_data") == 0 || strcmp(name, "port_rcv_data") == 0)
 			info->scale = 4;
@@ -158,6 +228,7 @@ void rd_ctr_classify(enum rd_ctr_src src, const char *name, struct rd_ctr_info *
 			break;
 		}
 	}
+	info->trouble = trouble_of(name, info->error);
 }
 
 enum rd_delta_kind rd_ctr_update(const struct rd_ctr_info *info, struct rd_ctr_state *st, int err,

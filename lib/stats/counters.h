@@ -43,6 +43,21 @@ enum rd_sum {
 	RD_SUM_NONE = -1,
 };
 
+/*
+ * What a counter that moved during a transfer says about the path
+ * (rdma-selftest's counters stage): the named counters of mlx5, rxe, bnxt_re
+ * and irdma, and the PMA error counters.  Counters of traffic say nothing.
+ */
+enum rd_ctr_trouble {
+	RD_TROUBLE_NONE = 0,
+	RD_TROUBLE_RETRANS,	/* retransmits, timeouts, RNR and sequence NAKs */
+	RD_TROUBLE_CONGESTION,	/* CNPs sent or handled, ECN-marked packets */
+	RD_TROUBLE_DROP,	/* packets dropped or received in error; other error counters */
+	RD_TROUBLE_COUNT,
+};
+/* "retransmits", "congestion", "drops" ("" for none). */
+const char *rd_ctr_trouble_name(enum rd_ctr_trouble t);
+
 struct rd_ctr_info {
 	/*
 	 * PMA: bits after which the counter saturates (4..64).  The data and
@@ -55,6 +70,7 @@ struct rd_ctr_info {
 	bool error;		/* counts errors (part of RD_SUM_ERRORS) */
 	int role;		/* enum rd_sum for the traffic/congestion roles, RD_SUM_NONE */
 	int prio;		/* among candidates for one role, lower wins */
+	enum rd_ctr_trouble trouble;	/* what its moving during a transfer signals */
 };
 
 /* Everything rdma-top knows about a counter name. */

@@ -9,12 +9,25 @@ S=$RD_ROOT/build/rdma-selftest
 
 vm_bg srv timeout 900 "$S" --server --timeout 10
 vm_bg deny timeout 900 "$S" --server --timeout 10 -P 18600 --deny read
-vm_wait_listen 18515 30 && vm_wait_listen 18600 30 && vm_signal ops-srv-ready
+vm_bg paused timeout 900 "$S" --server --timeout 30 -P 18700
+vm_wait_listen 18515 30 && vm_wait_listen 18600 30 && vm_wait_listen 18700 30 && vm_signal ops-srv-ready
+# Twice (rdma_cm, then --verbs) the client asks: this server stops for 2 s
+# in the middle of its bandwidth stage, its receive queue runs dry, and the
+# client's sends meet RNR NAKs until it runs again.
+for mode in cm verbs; do
+	vm_wait "ctr-pause-$mode" 300 || vm_fail "no pause request ($mode)"
+	pkill -STOP -f -- "--server --timeout 30 -P 18700"
+	sleep 2
+	pkill -CONT -f -- "--server --timeout 30 -P 18700"
+	vm_signal "ctr-resumed-$mode"
+done
 vm_wait ops-done 900
 vm_bg_kill srv
 vm_bg_kill deny
+vm_bg_kill paused
 vm_bg_wait srv > /tmp/srv.log 2>&1
 vm_bg_wait deny > /tmp/deny.log 2>&1
+vm_bg_wait paused > /tmp/paused.log 2>&1
 vm_check_output "server: rdma_cm sessions done" "rdma_cm client .*: done, [0-9]+ messages" cat /tmp/srv.log
 vm_check_output "server: verbs sessions done" "verbs client .*: done, [0-9]+ messages" cat /tmp/srv.log
 vm_check_eq "server: no session failed" "" "$(grep 'session failed' /tmp/srv.log)"
@@ -23,4 +36,7 @@ vm_check_eq "server: no session failed" "" "$(grep 'session failed' /tmp/srv.log
 vm_check_output "--deny read server: the session ends with the peer's access error named" \
 	"session failed .*Flushed.*no error of ours came before it: the peer's request put the queue pair in error" cat /tmp/deny.log
 vm_check_output "--deny read server: write and atomics from the same server still done" "done, [0-9]+ messages" cat /tmp/deny.log
-if [ "${VM_SHOW:-0}" = 1 ]; then cat /tmp/srv.log /tmp/deny.log; fi
+vm_check_output "paused server: its sessions done" "verbs client .*: done, [0-9]+ messages" cat /tmp/paused.log
+vm_check_output "paused server: its RNR NAKs in the session's counters line" \
+	"client .*: counters: retransmits: .*send_rnr_err \+[0-9]+.* on ${VM_RDMA_DEV:-rxe0} port 1 during the run" cat /tmp/paused.log
+if [ "${VM_SHOW:-0}" = 1 ]; then cat /tmp/srv.log /tmp/deny.log /tmp/paused.log; fi

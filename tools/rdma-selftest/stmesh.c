@@ -30,11 +30,19 @@ static const struct rd_st_stage *failed_stage(const struct rd_st_run *run)
 	return NULL;
 }
 
+static const struct rd_st_stage *warn_stage(const struct rd_st_run *run)
+{
+	for (unsigned int i = 0; i < run->nstages; i++)
+		if (run->stages[i].ok && run->stages[i].warn)
+			return &run->stages[i];
+	return NULL;
+}
+
 static void pair_done(void *ctx, const struct rd_st_pair *p)
 {
 	const struct pair_printer *pp = ctx;
 	const struct rd_st_run *run = p->run;
-	const struct rd_st_stage *bad = failed_stage(run);
+	const struct rd_st_stage *bad = failed_stage(run), *warn = warn_stage(run);
 
 	if (!pp->o) {
 		printf("%s -> %s", p->src, p->dst);
@@ -46,6 +54,9 @@ static void pair_done(void *ctx, const struct rd_st_pair *p)
 				printf("  latency %.1f us", run->lat[0].median);
 			if (run->nbw)
 				printf("  bandwidth %.3f Gb/s", run->bw[0].gbps);
+			if (warn)
+				printf("  %s %s: %s", pp->color ? "\033[33mWARN\033[0m" : "WARN",
+				       warn->name, warn->detail);
 		} else {
 			printf("  %s at %s: %s", pp->color ? "\033[31mFAIL\033[0m" : "FAIL",
 			       run->failed ? run->fail_stage : "?", bad ? bad->detail : "no stage ran");
@@ -70,6 +81,8 @@ static void pair_done(void *ctx, const struct rd_st_pair *p)
 		rd_out_str(pp->o, RD_JSON, "failed_stage", NULL, run->fail_stage);
 		rd_out_str(pp->o, RD_JSON, "diagnosis", NULL, bad ? bad->detail : "");
 	}
+	if (warn)
+		rd_out_str(pp->o, RD_JSON, "warning", NULL, warn->detail);
 	if (run->nlat)
 		rd_out_double(pp->o, RD_JSON, "latency_us", NULL, round(run->lat[0].median * 100) / 100, NULL);
 	if (run->nbw)

@@ -89,6 +89,7 @@ int rd_st_opt_apply(int opt, const char *arg, struct rd_st_config *c, struct rd_
 	case OPT_OP: ret = rd_st_ops_parse(arg, &c->ops, why, 96); break;
 	case OPT_DENY: ret = rd_st_deny_parse(arg, &c->deny, why, 96); break;	/* testing */
 	case OPT_MTU: ret = parse_u32(arg, 256, 4096, &v) || rd_mtu_from_bytes(v, &c->rc.mtu); break;
+	case OPT_NO_COUNTERS: c->no_counters = true; break;
 	case OPT_MESH: ch->mesh = true; break;
 	case OPT_HOSTS: mo->hosts = arg; break;
 	case OPT_HOSTFILE: mo->hostfile = arg; break;

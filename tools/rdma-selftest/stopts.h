@@ -36,6 +36,7 @@ enum rd_st_opt {
 	OPT_MESH_WAIT,
 	OPT_OP,
 	OPT_DENY,
+	OPT_NO_COUNTERS,
 };
 
 /* What the options choose beyond the engine's config. */
