@@ -76,7 +76,11 @@ static void usage(const char *prog)
 	       "      --no-counters     no counters stage (the port's retransmit, congestion\n"
 	       "                        and drop counters before and after the run)\n"
 	       "      --qp-timeout N --retry-cnt N --rnr-retry N --min-rnr-timer N --mtu BYTES\n"
-	       "                        RC QP attributes (defaults 14, 7, 7, 12, the port's)\n"
+	       "                        RC QP attributes (defaults 14, 7, 7, 12, the port's;\n"
+	       "                        --mtu with a PEER needs --verbs)\n"
+	       "      --tc N            traffic class of the packets this side sends (RoCE:\n"
+	       "                        DSCP << 2; rdma_cm: the type of service), default 0\n"
+	       "      --sl N            service level (--verbs and loopback), default 0\n"
 	       "  -j, --json            one JSON document\n"
 	       "      --color[=WHEN]    colour: auto (default), always, never\n"
 	       "  -h, --help            this help\n"
@@ -145,6 +149,7 @@ static bool loopback_all(struct rd_cli *cli, const struct rd_st_config *cfg,
 			 struct printer *pr, struct rd_st_run *run)
 {
 	unsigned int tested = 0;
+	struct rd_st_next next;
 	char verdict[128];
 	bool all = true;
 
@@ -167,6 +172,12 @@ static bool loopback_all(struct rd_cli *cli, const struct rd_st_config *cfg,
 			}
 			rd_st_json_stages(pr->o, run);
 			rd_out_str(pr->o, RD_JSON, "result", NULL, run->ok ? "pass" : "fail");
+			if (run->ok) {
+				rd_st_next_cmds(cfg, run, NULL, &next);
+				rd_st_json_next(pr->o, &next);
+				if (!pr->json)
+					rd_st_print_next(stdout, &next, NULL);
+			}
 			rd_out_section_end(pr->o);
 			rd_st_verdict(run, verdict, sizeof(verdict));
 			if (!pr->json)
@@ -195,6 +206,14 @@ static bool client(const struct rd_cli *cli, const struct rd_st_config *cfg,
 	rd_out_str(pr->o, RD_JSON, "result", NULL, run->ok ? "pass" : "fail");
 	if (run->failed && !run->figures)
 		rd_out_str(pr->o, RD_JSON, "failed_stage", NULL, run->fail_stage);
+	if (run->ok) {
+		struct rd_st_next next;
+
+		rd_st_next_cmds(cfg, run, cfg->peer, &next);
+		rd_st_json_next(pr->o, &next);
+		if (!pr->json)
+			rd_st_print_next(stdout, &next, cfg->peer);
+	}
 	if (!pr->json) {
 		char verdict[128];
 
@@ -240,6 +259,8 @@ int main(int argc, char **argv)
 		{ "op", required_argument, NULL, OPT_OP },
 		{ "deny", required_argument, NULL, OPT_DENY },
 		{ "no-counters", no_argument, NULL, OPT_NO_COUNTERS },
+		{ "tc", required_argument, NULL, OPT_TC },
+		{ "sl", required_argument, NULL, OPT_SL },
 		RD_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};

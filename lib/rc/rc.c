@@ -19,6 +19,8 @@ void rd_rc_opts_default(struct rd_rc_opts *o)
 	o->rnr_retry = 7;
 	o->min_rnr_timer = 12;
 	o->mtu = 0;
+	o->tclass = -1;
+	o->sl = -1;
 }
 
 uint64_t rd_now_ns(void)
@@ -223,11 +225,12 @@ int rd_rc_connect(struct rd_rc *rc, const struct rd_rc_endpoint *local,
 	a.max_dest_rd_atomic = rc->rd_atomic ? rc->rd_atomic : 1;
 	a.min_rnr_timer = opts->min_rnr_timer;
 	a.ah_attr.dlid = remote->lid;
-	a.ah_attr.sl = 0;
+	a.ah_attr.sl = (uint8_t)(opts->sl > 0 ? opts->sl : 0);
 	a.ah_attr.port_num = rc->port;
 	if (remote->use_grh || local->use_grh) {
 		a.ah_attr.is_global = 1;
 		a.ah_attr.grh.hop_limit = 64;
+		a.ah_attr.grh.traffic_class = (uint8_t)(opts->tclass > 0 ? opts->tclass : 0);
 		a.ah_attr.grh.sgid_index = local->gid_index;
 		memcpy(a.ah_attr.grh.dgid.raw, remote->gid, 16);
 	}

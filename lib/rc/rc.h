@@ -18,6 +18,8 @@ struct rd_rc_opts {
 	uint8_t rnr_retry;	/* default 7 (= infinite) */
 	uint8_t min_rnr_timer;	/* default 12 (0.64 ms) */
 	enum ibv_mtu mtu;	/* 0: the port's active MTU */
+	int tclass;		/* GRH traffic class (RoCE: DSCP << 2 | ECN); -1: not chosen (0) */
+	int sl;			/* service level; -1: not chosen (0) */
 };
 
 void rd_rc_opts_default(struct rd_rc_opts *o);

@@ -30,6 +30,7 @@ static void client_cm(const struct rd_st_config *cfg, const struct rd_sysroot *s
 	struct rd_cm_conn c;
 	struct rd_cm_info info;
 	struct rd_cm_error err = { 0 };
+	char tcsl[48];
 	int ret;
 
 	ret = rd_cm_connect(cfg->peer, cfg->service_port, cfg->bind, cfg->timeout_ms, prm, &cfg->rc,
@@ -56,8 +57,12 @@ static void client_cm(const struct rd_st_config *cfg, const struct rd_sysroot *s
 			info.local_addr, info.peer_addr);
 	rd_st_stage_add(run, h, "route", true, info.route_ms, NULL, "resolved");
 	rd_st_stage_add(run, h, "connect", true, info.connect_ms, NULL,
-			"QPN 0x%x -> 0x%x, PSN 0x%06x/0x%06x, path MTU %s", info.qpn, info.peer_qpn,
-			info.sq_psn, info.rq_psn, rd_st_mtu_str(info.path_mtu));
+			"QPN 0x%x -> 0x%x, PSN 0x%06x/0x%06x, path MTU %s%s", info.qpn, info.peer_qpn,
+			info.sq_psn, info.rq_psn, rd_st_mtu_str(info.path_mtu),
+			rd_st_tc_sl_str(info.tclass, info.sl, tcsl, sizeof(tcsl)));
+	run->path_mtu = info.path_mtu;
+	run->tclass = info.tclass;
+	run->sl = info.sl;
 	run->ok = rd_st_run_stages(cfg, sr, &c.rc, &info.target, h, run);
 	rd_cm_close(&c);
 }
@@ -131,6 +136,9 @@ static void client_verbs(const struct rd_st_config *cfg, const struct rd_sysroot
 				strerror(-ret));
 		goto out;
 	}
+	/* --mtu: offer the smaller MTU, so both sides choose the same path MTU. */
+	if (cfg->rc.mtu && cfg->rc.mtu < me.mtu)
+		me.mtu = cfg->rc.mtu;
 	fd = rd_tcp_connect(cfg->peer, cfg->service_port, deadline(cfg), why, sizeof(why));
 	if (fd < 0) {
 		rd_st_stage_add(run, h, "exchange", false, ms_since(t0), NULL, "%s%s", why,
@@ -168,6 +176,16 @@ static void client_verbs(const struct rd_st_config *cfg, const struct rd_sysroot
 		rd_st_stage_add(run, h, "exchange", false, 0, NULL, "bad answer from the server: %s", why);
 		goto out;
 	}
+	if (m.type == RD_OOB_REJECT && strncmp(m.reason, "GID ", 4) == 0) {
+		/* Before any QP moved: the two sides' GIDs cannot talk to each other. */
+		rd_st_stage_add(run, h, "exchange", false, ms_since(t0), NULL,
+				"the server refused: %s; this side uses %s GID %d (%s, %s): choose GIDs "
+				"of one RoCE version and one address family on both sides (-x here, -x "
+				"or -d on the server; rdma-gids --best shows the usual choice)",
+				m.reason, rd_st_kind_name(rd_st_gid_kind(&lp)), lp.gid_index,
+				rd_st_gid_family(lp.raw), lp.addr);
+		goto out;
+	}
 	if (m.type == RD_OOB_REJECT) {
 		rd_st_stage_add(run, h, "exchange", false, ms_since(t0), NULL, "the server refused: %s",
 				m.reason);
@@ -182,8 +200,9 @@ static void client_verbs(const struct rd_st_config *cfg, const struct rd_sysroot
 	tgt.rkey = m.rkey;
 	tgt.len = m.area_len;
 	if (m.mtu != me.mtu)
-		rd_st_note(h, "MTU differs: local %s, peer %s; the path uses the smaller",
-			   rd_st_mtu_str(me.mtu), rd_st_mtu_str((enum ibv_mtu)m.mtu));
+		rd_st_note(h, "MTU differs: this side offers %s%s, the peer %s; the path uses the smaller",
+			   rd_st_mtu_str(me.mtu), cfg->rc.mtu && cfg->rc.mtu == me.mtu ? " (--mtu)" : "",
+			   rd_st_mtu_str((enum ibv_mtu)m.mtu));
 	t0 = rd_now_ns();
 	ret = rd_rc_connect(&rc, &me, &them, &cfg->rc, &mtu);
 	if (ret) {
@@ -194,9 +213,12 @@ static void client_verbs(const struct rd_st_config *cfg, const struct rd_sysroot
 		rd_st_stage_add(run, h, "connect", false, 0, NULL, "%s", perr.what);
 		goto out;
 	}
+	run->path_mtu = mtu;
+	run->tclass = (uint8_t)(cfg->rc.tclass > 0 ? cfg->rc.tclass : 0);
+	run->sl = (uint8_t)(cfg->rc.sl > 0 ? cfg->rc.sl : 0);
 	rd_st_stage_add(run, h, "connect", true, ms_since(t0), NULL,
-			"RESET->INIT->RTR->RTS, PSN 0x%06x/0x%06x, path MTU %s", me.psn, them.psn,
-			rd_st_mtu_str(mtu));
+			"RESET->INIT->RTR->RTS, PSN 0x%06x/0x%06x, path MTU %s%s", me.psn, them.psn,
+			rd_st_mtu_str(mtu), rd_st_tc_sl_str(run->tclass, run->sl, why, sizeof(why)));
 	run->ok = rd_st_run_stages(cfg, sr, &rc, &tgt, h, run);
 out:
 	if (fd >= 0)

@@ -175,6 +175,8 @@ static void conn_facts(struct rdma_cm_id *id, struct rd_cm_info *info)
 		info->sq_psn = a.sq_psn;
 		info->rq_psn = a.rq_psn;
 		info->path_mtu = a.path_mtu;
+		info->sl = a.ah_attr.sl;
+		info->tclass = a.ah_attr.is_global ? a.ah_attr.grh.traffic_class : 0;
 		if (a.ah_attr.is_global) {
 			char path[160];
 			FILE *f;
@@ -264,6 +266,16 @@ int rd_cm_connect(const char *peer, uint16_t port, const char *bind_addr, int ti
 	if (rdma_create_id(c->ch, &c->id, NULL, RDMA_PS_TCP)) {
 		cm_err(err, "address", NULL, errno, "rdma_create_id: %s", strerror(errno));
 		return -errno;
+	}
+	/* --tc: the type of service of the connection, before its route is resolved. */
+	if (qp->tclass >= 0) {
+		uint8_t tos = (uint8_t)qp->tclass;
+
+		if (rdma_set_option(c->id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &tos, sizeof(tos))) {
+			cm_err(err, "address", NULL, errno, "cannot set the type of service %u: %s",
+			       tos, strerror(errno));
+			return -errno;
+		}
 	}
 
 	/* 1. address: which local RDMA device and port reach PEER */
@@ -427,7 +439,7 @@ void rd_cm_close(struct rd_cm_conn *c)
 	c->ch = NULL;
 }
 
-int rd_cm_listen(const char *bind_addr, uint16_t port, struct rd_cm_listener *l,
+int rd_cm_listen(const char *bind_addr, uint16_t port, int tclass, struct rd_cm_listener *l,
 		 struct rd_cm_error *err)
 {
 	struct sockaddr_storage ss = { 0 };
@@ -452,6 +464,8 @@ int rd_cm_listen(const char *bind_addr, uint16_t port, struct rd_cm_listener *l,
 	}
 	nonblock(l->ch);
 	if (rdma_create_id(l->ch, &l->id, NULL, RDMA_PS_TCP) ||
+	    (tclass >= 0 && rdma_set_option(l->id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS,
+					    &(uint8_t){ (uint8_t)tclass }, sizeof(uint8_t))) ||
 	    rdma_bind_addr(l->id, (struct sockaddr *)&ss) || rdma_listen(l->id, 8)) {
 		int e = errno;
 

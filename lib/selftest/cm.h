@@ -22,6 +22,7 @@ struct rd_cm_info {
 	char local_addr[64], peer_addr[64];
 	uint32_t qpn, peer_qpn, sq_psn, rq_psn;
 	enum ibv_mtu path_mtu;
+	uint8_t tclass, sl;		/* of the QP's address vector */
 	double addr_ms, route_ms, connect_ms;
 	struct rd_st_target target;	/* client: the server's, from its REP (zero if none) */
 };
@@ -56,7 +57,8 @@ struct rd_cm_listener {
 	struct rdma_cm_id *id;
 };
 
-int rd_cm_listen(const char *bind_addr, uint16_t port, struct rd_cm_listener *l,
+/* Listen on bind_addr (NULL: every address); tclass >= 0: its type of service (--tc). */
+int rd_cm_listen(const char *bind_addr, uint16_t port, int tclass, struct rd_cm_listener *l,
 		 struct rd_cm_error *err);
 /* fd to poll for a connection request. */
 int rd_cm_listener_fd(const struct rd_cm_listener *l);

@@ -101,6 +101,8 @@ struct rd_st_run {
 	enum rd_gid_ver ver;		/* of that GID */
 	char gid_type[16];		/* as the mode reports it ("v2", "RoCE v2") */
 	char addr[48];			/* the GID's address */
+	enum ibv_mtu path_mtu;		/* 0 until connected */
+	uint8_t tclass, sl;		/* of the connection's address vector */
 	struct rd_st_stage stages[RD_ST_MAX_STAGES];
 	unsigned int nstages;
 	bool figures;			/* the measuring part was reached: latency/bandwidth are reported */
@@ -150,5 +152,7 @@ int rd_st_server(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
 		 size_t why_len);
 
 const char *rd_st_mtu_str(enum ibv_mtu m);	/* "1024"; "?" out of range */
+/* ", traffic class 96, SL 3" for a connect stage; "" when both are 0. */
+const char *rd_st_tc_sl_str(unsigned int tclass, unsigned int sl, char *buf, size_t len);
 
 #endif

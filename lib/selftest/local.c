@@ -46,6 +46,7 @@ int rd_st_pick_gid(const struct rd_sysroot *sr, const struct rd_device *d, const
 	if (g) {
 		lp->gid_index = (int)g->index;
 		lp->ver = g->ver;
+		memcpy(lp->raw, g->raw, sizeof(lp->raw));
 		rd_gid_address(g->raw, lp->addr, NULL);
 	}
 	rd_gid_table_free(&t);
@@ -82,6 +83,7 @@ int rd_st_port_for_addr(const struct sockaddr_storage *ss, const struct rd_devic
 				lp->port = (uint8_t)list->v[i].ports[j].num;
 				lp->gid_index = (int)best->index;
 				lp->ver = best->ver;
+				memcpy(lp->raw, best->raw, sizeof(lp->raw));
 				rd_gid_address(best->raw, lp->addr, NULL);
 				rd_gid_table_free(&t);
 				return 0;
@@ -111,6 +113,32 @@ const char *rd_st_kind_name(unsigned int kind)
 	static const char *const n[] = { "none", "IB", "RoCE v1", "RoCE v2" };
 
 	return kind < 4 ? n[kind] : "?";
+}
+
+const char *rd_st_gid_family(const uint8_t gid[16])
+{
+	static const uint8_t v4mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+	return memcmp(gid, v4mapped, sizeof(v4mapped)) == 0 ? "IPv4" : "IPv6";
+}
+
+const char *rd_st_gid_mismatch(unsigned int kind, const uint8_t gid[16], const struct rd_st_local *lp,
+			       char *buf, size_t len)
+{
+	unsigned int ours = rd_st_gid_kind(lp);
+
+	if (kind != ours) {
+		snprintf(buf, len, "GID type mismatch: client %s, server %s (GID %d)",
+			 rd_st_kind_name(kind), rd_st_kind_name(ours), lp->gid_index);
+		return buf;
+	}
+	/* RoCE v2 puts an IPv4 or an IPv6 header on the wire, by the GID's family. */
+	if (ours == RD_GK_ROCE_V2 && strcmp(rd_st_gid_family(gid), rd_st_gid_family(lp->raw)) != 0) {
+		snprintf(buf, len, "GID family mismatch: client %s, server %s (GID %d)",
+			 rd_st_gid_family(gid), rd_st_gid_family(lp->raw), lp->gid_index);
+		return buf;
+	}
+	return NULL;
 }
 
 struct ibv_context *rd_st_open_device(const char *name, char *why, size_t why_len)

@@ -20,8 +20,18 @@ struct rd_st_local {
 	enum rd_gid_ver ver;
 	bool ib;		/* InfiniBand link layer: no GID needed */
 	char addr[48];
+	uint8_t raw[16];	/* the GID */
 	char why[160];		/* why no GID qualifies */
 };
+
+/* "IPv4" for an IPv4-mapped GID (::ffff:a.b.c.d), else "IPv6". */
+const char *rd_st_gid_family(const uint8_t gid[16]);
+/*
+ * Can a client whose GID is of kind and gid talk to our GID lp?
+ * NULL if so; else why not, in at most 63 characters, for a REJECT.
+ */
+const char *rd_st_gid_mismatch(unsigned int kind, const uint8_t gid[16], const struct rd_st_local *lp,
+			       char *buf, size_t len);
 
 /* The best GID of a port (as rdma-gids --best), or index want >= 0.  -ENOENT with lp->why. */
 int rd_st_pick_gid(const struct rd_sysroot *sr, const struct rd_device *d, const struct rd_port *p,

@@ -98,9 +98,12 @@ int rd_st_loopback(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
 		rd_st_stage_add(run, h, "connect", false, 0, NULL, "%s", perr.what);
 		goto free;
 	}
+	run->path_mtu = mtu;
+	run->tclass = (uint8_t)(cfg->rc.tclass > 0 ? cfg->rc.tclass : 0);
+	run->sl = (uint8_t)(cfg->rc.sl > 0 ? cfg->rc.sl : 0);
 	rd_st_stage_add(run, h, "connect", true, (double)(rd_now_ns() - t0) / 1e6, NULL,
-			"QPN 0x%x <-> 0x%x, PSN 0x%06x/0x%06x, path MTU %s", es.qpn, ec.qpn, es.psn,
-			ec.psn, rd_st_mtu_str(mtu));
+			"QPN 0x%x <-> 0x%x, PSN 0x%06x/0x%06x, path MTU %s%s", es.qpn, ec.qpn, es.psn,
+			ec.psn, rd_st_mtu_str(mtu), rd_st_tc_sl_str(run->tclass, run->sl, why, sizeof(why)));
 	{
 		/* The server thread stops on its own at the client's goodbye, or when told to. */
 		volatile int halt = 0;

@@ -4,6 +4,7 @@
 #include "report.h"
 
 #include <math.h>
+#include <string.h>
 
 void rd_st_print_stage(FILE *f, const struct rd_st_stage *st, bool color)
 {
@@ -90,6 +91,76 @@ void rd_st_print_figures(FILE *f, const struct rd_st_run *run)
 	}
 	if (run->nlat || run->nbw)
 		fprintf(f, "\n");
+}
+
+#define PUT(buf, n, ...) \
+	do { \
+		if ((n) < sizeof(buf)) \
+			(n) += (size_t)snprintf((buf) + (n), sizeof(buf) - (n), __VA_ARGS__); \
+	} while (0)
+
+void rd_st_next_cmds(const struct rd_st_config *cfg, const struct rd_st_run *run, const char *peer,
+		     struct rd_st_next *n)
+{
+	static const char *const tools[RD_ST_NOPS] = {
+		[RD_ST_OP_SEND] = "ib_send_bw", [RD_ST_OP_WRITE] = "ib_write_bw",
+		[RD_ST_OP_WRITE_IMM] = "ib_write_bw", [RD_ST_OP_READ] = "ib_read_bw",
+		[RD_ST_OP_FADD] = "ib_atomic_bw", [RD_ST_OP_CSWAP] = "ib_atomic_bw",
+	};
+	unsigned int ops = cfg->ops ? cfg->ops : 1u << RD_ST_OP_SEND, op = 0;
+	size_t c = 0, l = 0, k = 0;
+
+	memset(n, 0, sizeof(*n));
+	while (op < RD_ST_NOPS - 1 && !(ops & (1u << op)))
+		op++;
+	snprintf(n->tool, sizeof(n->tool), "%s", tools[op]);
+	PUT(n->common, c, "--report_gbits");
+	if (op == RD_ST_OP_CSWAP)
+		PUT(n->common, c, " -A CMP_AND_SWAP");
+	if (cfg->nsizes && op != RD_ST_OP_FADD && op != RD_ST_OP_CSWAP)
+		PUT(n->common, c, " -s %u", cfg->sizes[0]);
+	if (run->path_mtu && cfg->rc.mtu)
+		PUT(n->common, c, " -m %s", rd_st_mtu_str(run->path_mtu));
+	if (run->tclass)
+		PUT(n->common, c, " --tclass=%u", run->tclass);
+	if (run->sl)
+		PUT(n->common, c, " -S %u", run->sl);
+	PUT(n->local, l, "%s -d %s -i %u", n->tool, run->dev, run->port);
+	if (run->gid_index >= 0)
+		PUT(n->local, l, " -x %d", run->gid_index);
+	PUT(n->local, l, " %s%s%s", n->common, peer ? " " : "", peer ? peer : "");
+	PUT(n->nccl, k, "NCCL_IB_HCA=%s:%u", run->dev, run->port);
+	if (run->gid_index >= 0)
+		PUT(n->nccl, k, " NCCL_IB_GID_INDEX=%d", run->gid_index);
+	if (run->tclass)
+		PUT(n->nccl, k, " NCCL_IB_TC=%u", run->tclass);
+	if (run->sl)
+		PUT(n->nccl, k, " NCCL_IB_SL=%u", run->sl);
+	if (cfg->rc.timeout != 14)
+		PUT(n->nccl, k, " NCCL_IB_TIMEOUT=%u", cfg->rc.timeout);
+	if (cfg->rc.retry_cnt != 7)
+		PUT(n->nccl, k, " NCCL_IB_RETRY_CNT=%u", cfg->rc.retry_cnt);
+}
+
+void rd_st_print_next(FILE *f, const struct rd_st_next *n, const char *peer)
+{
+	if (peer) {
+		fprintf(f, "  next: on %s:  %s %s  (with its own -d and -x: rdma-gids --best there)\n",
+			peer, n->tool, n->common);
+		fprintf(f, "        here:  %s\n", n->local);
+	} else {
+		fprintf(f, "  next: %s &  %s localhost\n", n->local, n->local);
+	}
+	fprintf(f, "        NCCL:  %s\n", n->nccl);
+}
+
+void rd_st_json_next(struct rd_out *o, const struct rd_st_next *n)
+{
+	rd_out_section_begin(o, "next", NULL);
+	rd_out_str(o, RD_JSON, "perftest", NULL, n->local);
+	rd_out_str(o, RD_JSON, "perftest_peer_options", NULL, n->common);
+	rd_out_str(o, RD_JSON, "nccl", NULL, n->nccl);
+	rd_out_section_end(o);
 }
 
 void rd_st_ops_str(unsigned int ops, char *buf, size_t len)

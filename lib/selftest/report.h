@@ -21,6 +21,24 @@ void rd_st_verdict(const struct rd_st_run *run, char *buf, size_t len);
 /* The latency and bandwidth tables (nothing when there are no figures). */
 void rd_st_print_figures(FILE *f, const struct rd_st_run *run);
 
+/*
+ * The settings a passed run used, for the tools users run next: perftest's
+ * ib_*_bw (the operation's tool, -d -i -x -m --tclass -S -s) and NCCL's
+ * environment (NCCL_IB_HCA, NCCL_IB_GID_INDEX, NCCL_IB_TC, NCCL_IB_SL,
+ * NCCL_IB_TIMEOUT, NCCL_IB_RETRY_CNT).  peer NULL: loopback.
+ */
+struct rd_st_next {
+	char tool[16];		/* "ib_write_bw" */
+	char common[160];	/* options both sides give: --report_gbits -m ... */
+	char local[256];	/* this side, complete: tool -d DEV -i N -x N common [PEER] */
+	char nccl[256];		/* NCCL_IB_HCA=dev:port NCCL_IB_GID_INDEX=N ... */
+};
+void rd_st_next_cmds(const struct rd_st_config *cfg, const struct rd_st_run *run, const char *peer,
+		     struct rd_st_next *n);
+/* The text lines ("  next: ...") and the JSON object "next". */
+void rd_st_print_next(FILE *f, const struct rd_st_next *n, const char *peer);
+void rd_st_json_next(struct rd_out *o, const struct rd_st_next *n);
+
 /* "send,write,read" for an ops mask (0: send). */
 void rd_st_ops_str(unsigned int ops, char *buf, size_t len);
 /* "stages" [, "counters"] [, "latency", "bandwidth", "failed_stage" once the measuring part was reached]. */

@@ -45,6 +45,10 @@ const char *rd_st_config_conflict(const struct rd_st_config *c, bool server)
 		return "the client chooses the operations: --op goes without --server";
 	if (c->deny && c->peer)
 		return "--deny is for the serving side: --server or loopback";
+	if (c->peer && !c->verbs && c->rc.sl >= 0)
+		return "--sl needs --verbs: rdma_cm takes the service level from the path (on RoCE from --tc)";
+	if (c->peer && !c->verbs && c->rc.mtu)
+		return "--mtu needs --verbs: rdma_cm takes the path MTU from the route";
 	return NULL;
 }
 
@@ -93,6 +97,14 @@ static struct rd_st_stage *stage_new(struct rd_st_run *run, const char *name, bo
 	st->ms = ms;
 	(void)vsnprintf(st->detail, sizeof(st->detail), fmt, ap);	/* truncation is fine */
 	return st;
+}
+
+const char *rd_st_tc_sl_str(unsigned int tclass, unsigned int sl, char *buf, size_t len)
+{
+	if (!tclass && !sl)
+		return "";
+	snprintf(buf, len, ", traffic class %u, SL %u", tclass, sl);
+	return buf;
 }
 
 void rd_st_stage_add(struct rd_st_run *run, const struct rd_st_hooks *h, const char *name, bool ok,

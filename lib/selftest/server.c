@@ -148,9 +148,7 @@ static int serve_verbs(const struct rd_st_config *cfg, int lfd, const struct rd_
 		oob_reject(fd, "server: no RDMA port owns this address", m.version);
 		goto out;
 	}
-	if (m.gid_kind != rd_st_gid_kind(&lp)) {
-		snprintf(why, sizeof(why), "GID type mismatch: client %s, server %s",
-			 rd_st_kind_name(m.gid_kind), rd_st_kind_name(rd_st_gid_kind(&lp)));
+	if (rd_st_gid_mismatch(m.gid_kind, m.gid, &lp, why, sizeof(m.reason))) {
 		rd_st_log(h, "verbs client %s: rejected: %s", peer, why);
 		oob_reject(fd, why, m.version);
 		goto out;
@@ -173,6 +171,8 @@ static int serve_verbs(const struct rd_st_config *cfg, int lfd, const struct rd_
 		oob_reject(fd, "server QP bring-up failed", m.version);
 		goto out;
 	}
+	if (cfg->rc.mtu && cfg->rc.mtu < me.mtu)
+		me.mtu = cfg->rc.mtu;	/* --mtu: offered, so both sides choose the same */
 	rd_st_hello(&reply, RD_OOB_ACCEPT, &me, &lp, &prm);
 	rd_st_target_init(&rc, &tgt);
 	reply.rkey = tgt.rkey;
@@ -214,7 +214,7 @@ int rd_st_server(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
 	unsigned int served = 0;
 	int lfd, ret, status = 0;
 
-	ret = rd_cm_listen(cfg->bind, cfg->service_port, &l, &err);
+	ret = rd_cm_listen(cfg->bind, cfg->service_port, cfg->rc.tclass, &l, &err);
 	if (ret) {
 		rd_strlcpy(why, err.what, why_len);
 		return ret < 0 ? ret : -EIO;

@@ -6,7 +6,9 @@
 #include "base/parse.h"
 #include "rc/rc.h"
 #include "selftest/engine.h"
+#include "selftest/local.h"
 #include "selftest/oob.h"
+#include "selftest/report.h"
 #include "selftest/run.h"
 #include "selftest/stages.h"
 
@@ -231,6 +233,104 @@ static void test_size_and_mtu(void **state)
 	assert_int_equal(rd_mtu_from_bytes(8192, &m), -EINVAL);
 }
 
+/* --sl and --mtu need --verbs against a peer; loopback and --verbs take them. */
+static void test_path_conflicts(void **state)
+{
+	struct rd_st_config c;
+
+	(void)state;
+	rd_st_config_default(&c);
+	assert_int_equal(c.rc.tclass, -1);
+	assert_int_equal(c.rc.sl, -1);
+	c.rc.sl = 3;
+	c.rc.mtu = IBV_MTU_1024;
+	c.rc.tclass = 96;
+	assert_null(rd_st_config_conflict(&c, false));	/* loopback */
+	c.peer = "10.0.0.1";
+	assert_non_null(strstr(rd_st_config_conflict(&c, false), "--sl needs --verbs"));
+	c.rc.sl = -1;
+	assert_non_null(strstr(rd_st_config_conflict(&c, false), "--mtu needs --verbs"));
+	c.verbs = true;
+	c.rc.sl = 3;
+	assert_null(rd_st_config_conflict(&c, false));
+	c.verbs = false;
+	c.rc.sl = -1;
+	c.rc.mtu = 0;
+	assert_null(rd_st_config_conflict(&c, false));	/* --tc goes with rdma_cm */
+}
+
+/* The commands a passed run prints for perftest and NCCL. */
+static void test_next_cmds(void **state)
+{
+	struct rd_st_config c;
+	struct rd_st_run run;
+	struct rd_st_next n;
+
+	(void)state;
+	rd_st_config_default(&c);
+	memset(&run, 0, sizeof(run));
+	strcpy(run.dev, "mlx5_0");
+	run.port = 1;
+	run.gid_index = 3;
+	run.path_mtu = IBV_MTU_4096;
+	rd_st_next_cmds(&c, &run, "10.10.0.2", &n);
+	assert_string_equal(n.tool, "ib_send_bw");
+	assert_string_equal(n.local, "ib_send_bw -d mlx5_0 -i 1 -x 3 --report_gbits 10.10.0.2");
+	assert_string_equal(n.common, "--report_gbits");
+	assert_string_equal(n.nccl, "NCCL_IB_HCA=mlx5_0:1 NCCL_IB_GID_INDEX=3");
+
+	/* RDMA WRITE with a size, a forced MTU, a traffic class, an SL, a QP timeout. */
+	c.ops = 1u << RD_ST_OP_WRITE | 1u << RD_ST_OP_READ;
+	c.nsizes = 1;
+	c.sizes[0] = 4096;
+	c.rc.mtu = IBV_MTU_1024;
+	c.rc.timeout = 18;
+	run.path_mtu = IBV_MTU_1024;
+	run.tclass = 106;
+	run.sl = 3;
+	rd_st_next_cmds(&c, &run, NULL, &n);
+	assert_string_equal(n.local, "ib_write_bw -d mlx5_0 -i 1 -x 3 --report_gbits -s 4096 -m 1024 "
+				     "--tclass=106 -S 3");
+	assert_string_equal(n.nccl, "NCCL_IB_HCA=mlx5_0:1 NCCL_IB_GID_INDEX=3 NCCL_IB_TC=106 "
+				    "NCCL_IB_SL=3 NCCL_IB_TIMEOUT=18");
+
+	/* InfiniBand without a GID; compare-and-swap has its own perftest flag, no size. */
+	c.ops = 1u << RD_ST_OP_CSWAP;
+	run.gid_index = -1;
+	run.tclass = run.sl = 0;
+	c.rc.mtu = 0;
+	c.rc.timeout = 14;
+	rd_st_next_cmds(&c, &run, "h2", &n);
+	assert_string_equal(n.local, "ib_atomic_bw -d mlx5_0 -i 1 --report_gbits -A CMP_AND_SWAP h2");
+	assert_string_equal(n.nccl, "NCCL_IB_HCA=mlx5_0:1");
+}
+
+/* What a verbs server refuses before any QP moves. */
+static void test_gid_mismatch(void **state)
+{
+	struct rd_st_local lp = { .gid_index = 3, .ver = RD_GID_VER_V2 };
+	uint8_t v4[16] = { [10] = 0xff, [11] = 0xff, [12] = 10, [13] = 10, [15] = 2 };
+	uint8_t ll[16] = { 0xfe, 0x80, [15] = 1 };
+	char why[64];
+
+	(void)state;
+	memcpy(lp.raw, v4, 16);
+	assert_string_equal(rd_st_gid_family(v4), "IPv4");
+	assert_string_equal(rd_st_gid_family(ll), "IPv6");
+	assert_null(rd_st_gid_mismatch(RD_GK_ROCE_V2, v4, &lp, why, sizeof(why)));
+	assert_string_equal(rd_st_gid_mismatch(RD_GK_ROCE_V2, ll, &lp, why, sizeof(why)),
+			    "GID family mismatch: client IPv6, server IPv4 (GID 3)");
+	assert_string_equal(rd_st_gid_mismatch(RD_GK_ROCE_V1, v4, &lp, why, sizeof(why)),
+			    "GID type mismatch: client RoCE v1, server RoCE v2 (GID 3)");
+	/* RoCE v1 has no IP header: the family does not matter. */
+	lp.ver = RD_GID_VER_V1;
+	assert_null(rd_st_gid_mismatch(RD_GK_ROCE_V1, ll, &lp, why, sizeof(why)));
+	/* The longest reason (GID tables hold at most 256 entries) fits the exchange's 64 bytes. */
+	lp.ver = RD_GID_VER_V2;
+	lp.gid_index = 255;
+	assert_true(strlen(rd_st_gid_mismatch(RD_GK_ROCE_V1, v4, &lp, why, sizeof(why))) < 63);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -241,6 +341,9 @@ int main(void)
 		cmocka_unit_test(test_lat_stats),
 		cmocka_unit_test(test_config),
 		cmocka_unit_test(test_size_and_mtu),
+		cmocka_unit_test(test_path_conflicts),
+		cmocka_unit_test(test_next_cmds),
+		cmocka_unit_test(test_gid_mismatch),
 	};
 
 	return cmocka_run_group_tests_name("selftest", tests, NULL, NULL);

@@ -90,6 +90,8 @@ int rd_st_opt_apply(int opt, const char *arg, struct rd_st_config *c, struct rd_
 	case OPT_DENY: ret = rd_st_deny_parse(arg, &c->deny, why, 96); break;	/* testing */
 	case OPT_MTU: ret = parse_u32(arg, 256, 4096, &v) || rd_mtu_from_bytes(v, &c->rc.mtu); break;
 	case OPT_NO_COUNTERS: c->no_counters = true; break;
+	case OPT_TC: ret = parse_u32(arg, 0, 255, &v); c->rc.tclass = (int)v; break;
+	case OPT_SL: ret = parse_u32(arg, 0, 15, &v); c->rc.sl = (int)v; break;
 	case OPT_MESH: ch->mesh = true; break;
 	case OPT_HOSTS: mo->hosts = arg; break;
 	case OPT_HOSTFILE: mo->hostfile = arg; break;

@@ -37,6 +37,8 @@ enum rd_st_opt {
 	OPT_OP,
 	OPT_DENY,
 	OPT_NO_COUNTERS,
+	OPT_TC,
+	OPT_SL,
 };
 
 /* What the options choose beyond the engine's config. */
