@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -269,7 +270,15 @@ int rd_cli_getopt_error(const struct rd_cli *cli, int opt, char **argv)
 {
 	if (opt == ':')
 		return rd_cli_usage_error(cli, "option '%s' needs an argument", argv[optind - 1]);
-	if (optopt)
+	/* A long option given a value it does not take: getopt sets optopt to its code. */
+	if (optopt && optind > 0 && strncmp(argv[optind - 1], "--", 2) == 0 &&
+	    strchr(argv[optind - 1], '=')) {
+		const char *a = argv[optind - 1];
+
+		return rd_cli_usage_error(cli, "option '%.*s' takes no argument",
+					  (int)(strchr(a, '=') - a), a);
+	}
+	if (optopt > 0 && optopt < 128 && isprint(optopt))
 		return rd_cli_usage_error(cli, "invalid option -- '%c'", optopt);
 	return rd_cli_usage_error(cli, "unrecognized option '%s'", argv[optind - 1]);
 }

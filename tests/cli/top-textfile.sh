@@ -13,12 +13,14 @@ dir=$(mktemp -d -p /dev/shm 2> /dev/null || mktemp -d)   # tmpfs: the disk is no
 trap 'rm -rf "$dir"' EXIT
 "$B/rdma-top" --sysroot "$fixture" --format node-exporter > "$dir/want" || exit 1
 
-# reader FILE SECONDS: reads FILE until SECONDS pass (or a STOP file appears);
+# reader FILE SECONDS [SEEN]: reads FILE until SECONDS pass (or a STOP file
+# appears; with SEEN: until the first partial read, which creates SEEN);
 # prints "READS PARTIAL"
 reader() {
-	/usr/bin/python3 - "$1" "$2" "$dir/want" "$dir/STOP" <<'PY'
+	/usr/bin/python3 - "$1" "$2" "$dir/want" "$dir/STOP" "${3:-}" <<'PY'
 import os, sys, time
 path, secs, want, stop = sys.argv[1], float(sys.argv[2]), open(sys.argv[3], "rb").read(), sys.argv[4]
+seen = sys.argv[5]
 reads = partial = 0
 end = time.monotonic() + secs
 while time.monotonic() < end and not os.path.exists(stop):
@@ -29,6 +31,9 @@ while time.monotonic() < end and not os.path.exists(stop):
         continue
     reads += 1
     partial += data != want
+    if seen and partial:
+        open(seen, "w").close()
+        break
 print(reads, partial)
 PY
 }
@@ -48,14 +53,17 @@ echo "reader during 500 rewrites: $partial partial reads, reads >= 50: $([ "$rea
 left=$(cd "$dir" && ls -A | grep -v -x -e want -e rdma.prom -e r1)
 echo "files left besides rdma.prom: ${left:-none}"
 
-# Control: the same reader against an in-place rewrite.
+# Control: the same reader against an in-place rewrite, rewritten until the
+# reader has caught one half-written (at most 60 s: a loaded machine may
+# need many rewrites before a read lands inside one).
 cp "$dir/want" "$dir/plain.prom"
-reader "$dir/plain.prom" 60 > "$dir/r2" &
+reader "$dir/plain.prom" 60 "$dir/SEEN" > "$dir/r2" &
 rp=$!
-/usr/bin/python3 - "$dir/plain.prom" "$dir/want" <<'PY'
-import sys, time
-path, data = sys.argv[1], open(sys.argv[2], "rb").read()
-for _ in range(300):
+/usr/bin/python3 - "$dir/plain.prom" "$dir/want" "$dir/SEEN" <<'PY'
+import os, sys, time
+path, data, seen = sys.argv[1], open(sys.argv[2], "rb").read(), sys.argv[3]
+end = time.monotonic() + 60
+while not os.path.exists(seen) and time.monotonic() < end:
     with open(path, "wb", buffering=0) as f:
         for i in range(0, len(data), 512):
             f.write(data[i:i + 512])
