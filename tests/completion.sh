@@ -69,6 +69,11 @@ expect rdma-selftest "rdma-selftest --op " send write read atomic all
 expect rdma-selftest "rdma-selftest --op=a" atomic all
 expect rdma-selftest "rdma-selftest --op write,re" write,read
 expect rdma-selftest "rdma-selftest --server --deny read,a" read,atomic
+# rdma-selftest --tc, --sl: their values are no PEER
+expect rdma-selftest "rdma-selftest --t" --tc --timeout
+expect rdma-selftest "rdma-selftest --tc 10" 104
+expect rdma-selftest "rdma-selftest --sl 1" 1 10 11 12 13 14 15
+expect rdma-selftest "rdma-selftest --no" --no-counters
 for f in completions/zsh/_rdma-*; do
 	if zsh -n "$f" 2>"$tmp/err" && grep -q "^#compdef $(basename "$f" | cut -c2-)\$" "$f"; then
 		pass=$((pass + 1))

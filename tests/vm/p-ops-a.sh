@@ -74,5 +74,46 @@ vm_check_output "quiet run: the counters stage line" \
 out=$(timeout 120 "$S" "$PEER_IP" --verbs "${Q[@]}" --quick --no-counters -j)
 vm_check_eq "--no-counters: no counters stage, no counters object" "pingpong false" \
 	"$(jq -r '"\([.stages[].stage] | last) \(has("counters"))"' <<<"$out")"
+
+# The path settings: GID family refused before any QP moves (-x 0 is rxe's
+# link-local fe80:: GID, the server's is IPv4), --mtu offered to the server,
+# --tc and --sl on the QP, --tc through rdma_cm (read back from the QP).
+out=$(timeout 120 "$S" "$PEER_IP" --verbs -x 0 "${Q[@]}" --quick -j); rc=$?
+echo "$out" > /tmp/gid0.json
+vm_check_eq "--verbs -x 0 (IPv6 link-local) vs an IPv4 GID: exit 1 at exchange" "1 exchange" "$rc $(jq -r .failed_stage /tmp/gid0.json)"
+vm_check_output "--verbs -x 0: both GIDs and the fix named" \
+	"^the server refused: GID family mismatch: client IPv6, server IPv4 \(GID [0-9]+\); this side uses RoCE v2 GID 0 \(IPv6, fe80::[0-9a-f:]+\): choose GIDs of one RoCE version and one address family on both sides" \
+	jq -r '.stages[] | select(.stage == "exchange") | .diagnosis' /tmp/gid0.json
+out=$(timeout 120 "$S" "$PEER_IP" --verbs --mtu 512 "${Q[@]}" --sizes 4096 --quick 2>&1); rc=$?
+echo "$out" > /tmp/mtu512.txt
+vm_check_eq "--verbs --mtu 512, 4096 B messages: exit 0" 0 "$rc"
+vm_check_output "--mtu 512: offered, and the path uses it" "note: MTU differs: this side offers 512 \(--mtu\), the peer 1024; the path uses the smaller" cat /tmp/mtu512.txt
+vm_check_output "--mtu 512: connect at path MTU 512, 4096 B verified" "PASS  connect .*path MTU 512\$" cat /tmp/mtu512.txt
+vm_check_output "--mtu 512: the perftest line has -m 512" "here:  ib_send_bw -d ${VM_RDMA_DEV:-rxe0} -i 1 -x [0-9]+ --report_gbits -s 4096 -m 512 $PEER_IP\$" cat /tmp/mtu512.txt
+out=$(timeout 120 "$S" "$PEER_IP" --verbs --tc 104 --sl 2 --op write "${Q[@]}" --quick -j); rc=$?
+echo "$out" > /tmp/tcsl.json
+vm_check_eq "--verbs --tc 104 --sl 2: exit 0" 0 "$rc"
+vm_check_output "--verbs --tc 104 --sl 2: on the connect stage" "path MTU 1024, traffic class 104, SL 2\$" \
+	jq -r '.stages[] | select(.stage == "connect") | .detail' /tmp/tcsl.json
+vm_check_output "--verbs --tc 104 --sl 2: perftest and NCCL settings" \
+	"^ib_write_bw -d ${VM_RDMA_DEV:-rxe0} -i 1 -x [0-9]+ --report_gbits --tclass=104 -S 2 $PEER_IP NCCL_IB_HCA=${VM_RDMA_DEV:-rxe0}:1 NCCL_IB_GID_INDEX=[0-9]+ NCCL_IB_TC=104 NCCL_IB_SL=2\$" \
+	jq -r '"\(.next.perftest) \(.next.nccl)"' /tmp/tcsl.json
+out=$(timeout 120 "$S" "$PEER_IP" --tc 104 "${Q[@]}" --quick -j); rc=$?
+vm_check_eq "rdma_cm --tc 104: exit 0" 0 "$rc"
+vm_check_output "rdma_cm --tc 104: the QP rdma_cm made carries it" "traffic class 104, SL [0-9]+\$" \
+	jq -r '.stages[] | select(.stage == "connect") | .detail' <<<"$out"
+
+# The printed perftest command runs as printed against perftest on the peer
+# (which takes its own -d and -x from rdma-gids --best, as the line says).
+out=$(timeout 120 "$S" "$PEER_IP" --verbs "${Q[@]}" --quick -j)
+cmd=$(jq -r .next.perftest <<<"$out")
+vm_check_output "the next line: ib_send_bw with this side's device, port and GID" \
+	"^ib_send_bw -d ${VM_RDMA_DEV:-rxe0} -i 1 -x [0-9]+ --report_gbits $PEER_IP\$" echo "$cmd"
+vm_wait pt-srv-ready 120 || vm_fail "no perftest server on $PEER_IP"
+# shellcheck disable=SC2086  # the printed command, split into its words
+out=$(timeout 120 $cmd -n 200 -p 18800 2>&1); rc=$?
+echo "$out" > /tmp/pt.txt
+vm_check_eq "the printed ib_send_bw runs: exit 0" 0 "$rc"
+vm_check_output "the printed ib_send_bw measured" "^ 65536 +200 +[0-9.]+ +[0-9.]+" cat /tmp/pt.txt
 vm_signal ops-done
 if [ "${VM_SHOW:-0}" = 1 ]; then cat /tmp/cm-*.txt /tmp/verbs-read.txt; jq . /tmp/cm-deny.json; fi

@@ -21,7 +21,15 @@ for mode in cm verbs; do
 	pkill -CONT -f -- "--server --timeout 30 -P 18700"
 	vm_signal "ctr-resumed-$mode"
 done
+# The perftest server the client's printed command runs against: this side's
+# own device and GID index, from rdma-gids --best as the "next" line says.
+gid=$("$RD_ROOT/build/rdma-gids" --best -j | jq '.[0].index')
+# (-p: perftest's TCP port, 18515 too by default, is the selftest server's.)
+vm_bg pt timeout 300 ib_send_bw -d "${VM_RDMA_DEV:-rxe0}" -x "$gid" --report_gbits -n 200 -p 18800
+vm_wait_listen 18800 60 && vm_signal pt-srv-ready
 vm_wait ops-done 900
+vm_bg_wait pt > /tmp/pt.log 2>&1; rc=$?
+vm_check_eq "perftest server for the printed command: exit 0" 0 "$rc"
 vm_bg_kill srv
 vm_bg_kill deny
 vm_bg_kill paused
