@@ -52,6 +52,8 @@ vm_skip() { echo "$_VM_MARK SKIP: $1 (${2:-no reason given})"; }
 # Run "$@" with output captured in a file named in _vm_out (no forks but
 # the command's own: each fork+exec costs ~50 ms under TCG). Sets _vm_rc.
 _vm_depth=0
+# The command runs with stdin from /dev/null: a check reads its input from a
+# file, never from a here-string given to vm_check (jq -e on no input exits 0).
 _vm_capture() {
     _vm_depth=$((_vm_depth + 1))
     _vm_out=/tmp/.vm-check.$BASHPID.$_vm_depth

@@ -99,9 +99,10 @@ vm_check_output "--verbs --tc 104 --sl 2: perftest and NCCL settings" \
 	"^ib_write_bw -d ${VM_RDMA_DEV:-rxe0} -i 1 -x [0-9]+ --report_gbits --tclass=104 -S 2 $PEER_IP NCCL_IB_HCA=${VM_RDMA_DEV:-rxe0}:1 NCCL_IB_GID_INDEX=[0-9]+ NCCL_IB_TC=104 NCCL_IB_SL=2\$" \
 	jq -r '"\(.next.perftest) \(.next.nccl)"' /tmp/tcsl.json
 out=$(timeout 120 "$S" "$PEER_IP" --tc 104 "${Q[@]}" --quick -j); rc=$?
+echo "$out" > /tmp/cmtc.json
 vm_check_eq "rdma_cm --tc 104: exit 0" 0 "$rc"
 vm_check_output "rdma_cm --tc 104: the QP rdma_cm made carries it" "traffic class 104, SL [0-9]+\$" \
-	jq -r '.stages[] | select(.stage == "connect") | .detail' <<<"$out"
+	jq -r '.stages[] | select(.stage == "connect") | .detail' /tmp/cmtc.json
 
 # The printed perftest command runs as printed against perftest on the peer
 # (which takes its own -d and -x from rdma-gids --best, as the line says).

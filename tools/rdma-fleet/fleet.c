@@ -389,7 +389,7 @@ static int doctor_read(struct reader_ctx *c, json_object *doc)
 
 /*
  * rdma-selftest --mesh -j: one JSON line per pair, {mode: "mesh", src, dst,
- * round, dev, port, result, failed_stage, diagnosis, latency_us, gbps}.
+ * round, dev, port, result, failed_stage, diagnosis, warning, latency_us, gbps}.
  * The pairs make the matrix; a FAIL is also a problem of the source host.
  */
 static bool mesh_match(json_object *doc)
@@ -426,6 +426,7 @@ static void pair_clear(struct rd_fleet_pair *p)
 	free(p->dev);
 	free(p->stage);
 	free(p->diagnosis);
+	free(p->warning);
 	free(p->source);
 	memset(p, 0, sizeof(*p));
 }
@@ -448,6 +449,8 @@ static int mesh_read(struct reader_ctx *c, json_object *doc)
 	if (!n.ok) {
 		n.stage = dup_or_null(obj_str(doc, "failed_stage") ? obj_str(doc, "failed_stage") : "?", &oom);
 		n.diagnosis = dup_or_null(obj_str(doc, "diagnosis") ? obj_str(doc, "diagnosis") : "", &oom);
+	} else {
+		n.warning = dup_or_null(obj_str(doc, "warning"), &oom);
 	}
 	n.latency_us = obj_num(doc, "latency_us");
 	n.gbps = obj_num(doc, "gbps");

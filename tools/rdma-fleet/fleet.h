@@ -67,6 +67,7 @@ struct rd_fleet_pair {
 	bool ok;
 	char *stage;		/* the failed stage, NULL on PASS */
 	char *diagnosis;	/* NULL on PASS */
+	char *warning;		/* a PASS with a warning (the counters stage's words), else NULL */
 	double latency_us, gbps;	/* < 0: not measured */
 	char *source;
 	size_t line;

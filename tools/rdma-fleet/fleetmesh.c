@@ -85,7 +85,7 @@ static const struct rd_col slow_cols[] = {
 
 int rd_fleet_print_mesh(struct rd_out *o, const struct rd_fleet *f)
 {
-	size_t np, nh = 0, nfail = 0, nlat = 0, nbw = 0, *idx = NULL;
+	size_t np, nh = 0, nfail = 0, nwarn = 0, nlat = 0, nbw = 0, *idx = NULL;
 	const struct rd_fleet_pair *pv = rd_fleet_pairs(f, &np);
 	double *lat = NULL, *bw = NULL, mlat = 0, mbw = 0;
 	char **hosts = NULL;
@@ -111,6 +111,7 @@ int rd_fleet_print_mesh(struct rd_out *o, const struct rd_fleet *f)
 				hosts[nh++] = (char *)ends[e];
 		}
 		nfail += !pv[i].ok;
+		nwarn += pv[i].ok && pv[i].warning;
 		if (pv[i].ok && pv[i].latency_us > 0)
 			lat[nlat++] = pv[i].latency_us;
 		if (pv[i].ok && pv[i].gbps > 0)
@@ -120,8 +121,12 @@ int rd_fleet_print_mesh(struct rd_out *o, const struct rd_fleet *f)
 	mlat = nlat ? median(lat, nlat) : 0;
 	mbw = nbw ? median(bw, nbw) : 0;
 
-	rd_out_line(o, "\nmesh: %zu pair%s of %zu host%s, %zu pass, %zu fail (row tested column: . pass, X fail, ? not reported)",
-		    np, np == 1 ? "" : "s", nh, nh == 1 ? "" : "s", np - nfail, nfail);
+	if (nwarn)
+		rd_out_line(o, "\nmesh: %zu pair%s of %zu host%s, %zu pass (%zu with a warning), %zu fail (row tested column: . pass, w pass with a warning, X fail, ? not reported)",
+			    np, np == 1 ? "" : "s", nh, nh == 1 ? "" : "s", np - nfail, nwarn, nfail);
+	else
+		rd_out_line(o, "\nmesh: %zu pair%s of %zu host%s, %zu pass, %zu fail (row tested column: . pass, X fail, ? not reported)",
+			    np, np == 1 ? "" : "s", nh, nh == 1 ? "" : "s", np - nfail, nfail);
 	if (!rd_out_is_json(o)) {
 		size_t w = 4;
 		char line[4096];
@@ -138,16 +143,20 @@ int rd_fleet_print_mesh(struct rd_out *o, const struct rd_fleet *f)
 			at = snprintf(line, sizeof(line), "%-*s", (int)w, hosts[i]);
 			for (size_t j = 0; j < nh && at < (int)sizeof(line); j++) {
 				const struct rd_fleet_pair *p = find(pv, np, hosts[i], hosts[j]);
-				const char *mark = i == j ? "-" : !p ? "?" : p->ok ? "." : "X";
+				const char *mark = i == j ? "-" : !p ? "?" : !p->ok ? "X" : p->warning ? "w" : ".";
 
 				at += snprintf(line + at, sizeof(line) - (size_t)at, "  %-*s", (int)w, mark);
 			}
 			rtrim(line);
 			rd_out_line(o, "%s", line);
 		}
+		for (size_t i = 0; i < np; i++)
+			if (pv[i].ok && pv[i].warning)
+				rd_out_line(o, "warning: %s -> %s: %s", pv[i].src, pv[i].dst, pv[i].warning);
 	}
 	rd_out_u64(o, RD_JSON, "mesh_pairs", NULL, np);
 	rd_out_u64(o, RD_JSON, "mesh_pairs_failed", NULL, nfail);
+	rd_out_u64(o, RD_JSON, "mesh_pairs_warned", NULL, nwarn);
 	if (nlat)
 		rd_out_double(o, RD_JSON, "mesh_median_latency_us", NULL, mlat, NULL);
 	if (nbw)
@@ -166,6 +175,8 @@ int rd_fleet_print_mesh(struct rd_out *o, const struct rd_fleet *f)
 			rd_out_str(o, RD_JSON, "failed_stage", NULL, pv[i].stage);
 			rd_out_str(o, RD_JSON, "diagnosis", NULL, pv[i].diagnosis);
 		}
+		if (pv[i].warning)
+			rd_out_str(o, RD_JSON, "warning", NULL, pv[i].warning);
 		if (pv[i].latency_us > 0)
 			rd_out_double(o, RD_JSON, "latency_us", NULL, pv[i].latency_us, NULL);
 		if (pv[i].gbps > 0)
