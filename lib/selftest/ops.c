@@ -342,6 +342,8 @@ int rd_st_op_latency(struct rd_rc *rc, enum rd_st_op op, const struct rd_st_targ
 	}
 	rc->spin_ns = RD_RC_SPIN_NS;
 	if (!ret) {
+		/* READ and atomics: one operation is the figure, as ib_read_lat reports it. */
+		res->whole = op == RD_ST_OP_READ || op == RD_ST_OP_FADD || op == RD_ST_OP_CSWAP;
 		rd_st_lat_stats(rtt, n, res);
 		res->op = (uint8_t)op;
 		res->size = op == RD_ST_OP_FADD || op == RD_ST_OP_CSWAP ? 8 : size;

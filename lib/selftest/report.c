@@ -11,7 +11,7 @@ void rd_st_print_stage(FILE *f, const struct rd_st_stage *st, bool color)
 	const char *word = !st->ok ? "FAIL" : st->warn ? "WARN" : "PASS";
 	const char *on = !st->ok ? "\033[31m" : st->warn ? "\033[33m" : "\033[32m";
 
-	fprintf(f, "  %s%s%s  %-10s %10.2f ms  %s\n", color ? on : "", word, color ? "\033[0m" : "",
+	fprintf(f, "  %s%s%s  %-13s %10.2f ms  %s\n", color ? on : "", word, color ? "\033[0m" : "",
 		st->name, st->ms, st->detail);
 	fflush(f);
 }
@@ -205,6 +205,7 @@ void rd_st_json_stages(struct rd_out *o, const struct rd_st_run *run)
 		rd_out_str(o, RD_JSON, "op", NULL, rd_st_op_name(l->op));
 		rd_out_u64(o, RD_JSON, "bytes", NULL, l->size);
 		rd_out_u64(o, RD_JSON, "iterations", NULL, l->iters);
+		rd_out_str(o, RD_JSON, "round_trip", NULL, l->whole ? "whole" : "half");
 		rd_out_double(o, RD_JSON, "min_us", NULL, l->min, NULL);
 		rd_out_double(o, RD_JSON, "median_us", NULL, l->median, NULL);
 		rd_out_double(o, RD_JSON, "avg_us", NULL, l->avg, NULL);

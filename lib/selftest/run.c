@@ -277,8 +277,10 @@ static bool stages(const struct rd_st_config *cfg, struct rd_rc *rc, const struc
 				goto figures;
 			}
 			rd_st_stage_add(run, h, name, true, ms_since(t0), NULL,
-					"%u x %u B: median %.2f us, p99 %.2f us (half round trip)",
-					cfg->iters, lat->size, lat->median, lat->p99);
+					"%u x %u B: median %.2f us, p99 %.2f us (%s)", cfg->iters,
+					lat->size, lat->median, lat->p99,
+					lat->whole ? "one operation, a whole round trip" :
+						     "half round trip");
 			run->nlat++;
 		}
 		for (unsigned int i = 0; i < n && !*cfg->stop && !cfg->lat_only; i++) {

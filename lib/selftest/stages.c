@@ -431,7 +431,7 @@ static double pct(const uint64_t *s, uint32_t n, double p)
 
 void rd_st_lat_stats(uint64_t *rtt, uint32_t n, struct rd_st_latency *res)
 {
-	double sum = 0, var = 0, mean;
+	double sum = 0, var = 0, mean, unit = res->whole ? 1000.0 : 2000.0;	/* ns -> us */
 	uint32_t mid = n / 2;
 
 	res->iters = n;
@@ -443,14 +443,14 @@ void rd_st_lat_stats(uint64_t *rtt, uint32_t n, struct rd_st_latency *res)
 	mean = sum / n;
 	for (uint32_t i = 0; i < n; i++)
 		var += ((double)rtt[i] - mean) * ((double)rtt[i] - mean);
-	/* Half round trip, in microseconds, in floating point throughout. */
-	res->min = (double)rtt[0] / 2000.0;
-	res->max = (double)rtt[n - 1] / 2000.0;
-	res->avg = mean / 2000.0;
-	res->stdev = (n > 1 ? sqrt(var / (n - 1)) : 0) / 2000.0;
-	res->median = (n % 2 ? (double)rtt[mid] : ((double)rtt[mid - 1] + (double)rtt[mid]) / 2) / 2000.0;
-	res->p99 = pct(rtt, n, 99) / 2000.0;
-	res->p999 = pct(rtt, n, 99.9) / 2000.0;
+	/* Half (or whole) round trips, in microseconds, in floating point throughout. */
+	res->min = (double)rtt[0] / unit;
+	res->max = (double)rtt[n - 1] / unit;
+	res->avg = mean / unit;
+	res->stdev = (n > 1 ? sqrt(var / (n - 1)) : 0) / unit;
+	res->median = (n % 2 ? (double)rtt[mid] : ((double)rtt[mid - 1] + (double)rtt[mid]) / 2) / unit;
+	res->p99 = pct(rtt, n, 99) / unit;
+	res->p999 = pct(rtt, n, 99.9) / unit;
 }
 
 int rd_st_latency(struct rd_rc *rc, uint32_t n, uint32_t size, int timeout_ms,

@@ -140,9 +140,11 @@ int rd_st_pingpong(struct rd_rc *rc, uint32_t n, uint32_t size, int timeout_ms,
 
 struct rd_st_latency {
 	uint8_t op;		/* enum rd_st_op */
+	bool whole;		/* whole round trips (READ, atomics: one operation, as
+				 * ib_read_lat and ib_atomic_lat report); else halves */
 	uint32_t iters;
 	uint32_t size;
-	/* half round trip, microseconds */
+	/* half (or whole) round trip, microseconds */
 	double min, median, avg, stdev, p99, p999, max;
 };
 int rd_st_latency(struct rd_rc *rc, uint32_t n, uint32_t size, int timeout_ms,
@@ -183,7 +185,10 @@ int rd_st_op_bandwidth(struct rd_rc *rc, enum rd_st_op op, const struct rd_st_ta
 
 int rd_st_bye(struct rd_rc *rc, int timeout_ms, struct rd_st_error *err);
 
-/* Latency statistics from samples in ns (round trips); sorts them. */
+/*
+ * Latency statistics from samples in ns (round trips); sorts them.  Halves
+ * the round trips unless res->whole.
+ */
 void rd_st_lat_stats(uint64_t *rtt_ns, uint32_t n, struct rd_st_latency *res);
 
 #endif

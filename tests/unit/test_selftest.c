@@ -152,7 +152,7 @@ static void test_pattern(void **state)
 static void test_lat_stats(void **state)
 {
 	uint64_t s[1000];
-	struct rd_st_latency l;
+	struct rd_st_latency l = { .whole = false };
 
 	(void)state;
 	/* round trips 2..2000 us in a shuffled order: half is 1..1000 us */
@@ -171,6 +171,11 @@ static void test_lat_stats(void **state)
 
 	rd_st_lat_stats(one, 1, &l);
 	assert_true(l.min == 1.5005 && l.median == 1.5005 && l.stdev == 0);
+
+	/* READ and atomics: whole round trips, as ib_read_lat and ib_atomic_lat report */
+	l.whole = true;
+	rd_st_lat_stats(one, 1, &l);
+	assert_true(l.min == 3.001 && l.median == 3.001 && l.max == 3.001);
 }
 
 /* The engine's config rules: what excludes what, and the sizes a run asks the server for. */
