@@ -10,7 +10,6 @@
 #include <time.h>
 
 #include "base/base.h"
-#include "run.h"
 
 static void snapshot(struct rd_port_ctrs *pc)
 {
@@ -106,12 +105,10 @@ bool rd_st_ctr_words(const struct rd_st_ctr_report *r, const char *dev, unsigned
 	buf[0] = '\0';
 	for (unsigned int t = RD_TROUBLE_RETRANS; t < RD_TROUBLE_COUNT; t++) {
 		bool first = true;
-		unsigned int shown = r->nmoves < RD_ST_MAX_MOVES ? r->nmoves : RD_ST_MAX_MOVES;
-
 		if (!r->sum[t])
 			continue;
 		PUT("%s%s:", any ? "; " : "", rd_ctr_trouble_name((enum rd_ctr_trouble)t));
-		for (unsigned int i = 0; i < shown; i++) {
+		for (unsigned int i = 0; i < r->nmoves && i < RD_ST_MAX_MOVES; i++) {
 			if (r->moves[i].trouble != t)
 				continue;
 			PUT("%s %s +%llu", first ? "" : ",", r->moves[i].name,
@@ -139,9 +136,12 @@ bool rd_st_ctr_words(const struct rd_st_ctr_report *r, const char *dev, unsigned
 	return false;
 }
 
-/* The second snapshot into r; closes c. */
-static void second(struct rd_st_ctrs *c, struct rd_st_ctr_report *r)
+void rd_st_ctrs_end(struct rd_st_ctrs *c, struct rd_st_ctr_report *r)
 {
+	if (!c->open) {
+		memset(r, 0, sizeof(*r));
+		return;
+	}
 	if (c->lifespan_ms > 0) {
 		/* Past the cache's lifespan, so the second reading is fresh. */
 		struct timespec ts = { 0, (long)(c->lifespan_ms + 2) * 1000000L };
@@ -153,32 +153,4 @@ static void second(struct rd_st_ctrs *c, struct rd_st_ctr_report *r)
 	rd_st_ctr_report_from(&c->pc, r);
 	rd_port_ctrs_close(&c->pc);
 	c->open = false;
-}
-
-void rd_st_ctrs_log(struct rd_st_ctrs *c, const struct rd_st_hooks *h, const char *who,
-		    const char *dev, unsigned int port)
-{
-	struct rd_st_ctr_report r;
-	char words[512];
-
-	if (!c->open)
-		return;
-	second(c, &r);
-	if (r.ncounters && rd_st_ctr_words(&r, dev, port, words, sizeof(words)))
-		rd_st_log(h, "%s: counters: %s", who, words);
-}
-
-void rd_st_ctrs_finish(struct rd_st_ctrs *c, const struct rd_st_hooks *h, struct rd_st_run *run)
-{
-	char words[sizeof(run->stages[0].detail)];
-
-	if (!c->open)
-		return;
-	second(c, &run->ctr);
-	if (!run->ctr.ncounters)
-		return;	/* nothing readable twice: no verdict to give */
-	if (rd_st_ctr_words(&run->ctr, run->dev, run->port, words, sizeof(words)))
-		rd_st_stage_warn(run, h, "counters", "%s", words);
-	else
-		rd_st_stage_add(run, h, "counters", true, 0, NULL, "%s", words);
 }

@@ -2,8 +2,8 @@
 /*
  * Inside the engine: the port's counters around a run.  A snapshot before the
  * first transfer and one after the last; what moved that signals trouble
- * (retransmits, congestion, drops) becomes the run's counters stage: PASS
- * when nothing did, WARN with the counts when something did.
+ * (retransmits, congestion, drops) is the report the run's counters stage
+ * (run.c) and the server's log line are worded from.
  */
 #ifndef RD_ST_CTRS_H
 #define RD_ST_CTRS_H
@@ -19,15 +19,8 @@ struct rd_st_ctrs {
 /* Open the port's counters and take the first snapshot.  0, or -errno (no counters: -ENOENT). */
 int rd_st_ctrs_start(struct rd_st_ctrs *c, const struct rd_sysroot *sr, const char *dev,
 		     unsigned int port);
-/* The second snapshot, the report into run->ctr, the counters stage; closes c. */
-void rd_st_ctrs_finish(struct rd_st_ctrs *c, const struct rd_st_hooks *h, struct rd_st_run *run);
-
-/*
- * Server: the second snapshot; when a trouble counter moved, one log line
- * "<who>: counters: retransmits: ...".  Closes c.
- */
-void rd_st_ctrs_log(struct rd_st_ctrs *c, const struct rd_st_hooks *h, const char *who,
-		    const char *dev, unsigned int port);
+/* The second snapshot and what moved, into r (zeroed when c is not open); closes c. */
+void rd_st_ctrs_end(struct rd_st_ctrs *c, struct rd_st_ctr_report *r);
 
 /* Pure: the report from a port's last reading (after two of them).  Unit-tested. */
 void rd_st_ctr_report_from(const struct rd_port_ctrs *pc, struct rd_st_ctr_report *r);

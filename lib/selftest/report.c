@@ -34,8 +34,6 @@ void rd_st_verdict(const struct rd_st_run *run, char *buf, size_t len)
 
 static void json_counters(struct rd_out *o, const struct rd_st_ctr_report *r)
 {
-	unsigned int shown = r->nmoves < RD_ST_MAX_MOVES ? r->nmoves : RD_ST_MAX_MOVES;
-
 	rd_out_section_begin(o, "counters", NULL);
 	rd_out_u64(o, RD_JSON, "read", NULL, r->ncounters);
 	rd_out_u64(o, RD_JSON, "without_delta", NULL, r->nunknown);
@@ -46,7 +44,7 @@ static void json_counters(struct rd_out *o, const struct rd_st_ctr_report *r)
 		rd_out_u64(o, RD_JSON, "rx_packets", NULL, r->rx_pkts);
 	}
 	rd_out_list_begin(o, "moved");
-	for (unsigned int i = 0; i < shown; i++) {
+	for (unsigned int i = 0; i < r->nmoves && i < RD_ST_MAX_MOVES; i++) {
 		const struct rd_st_ctrmove *m = &r->moves[i];
 
 		rd_out_section_begin(o, NULL, NULL);

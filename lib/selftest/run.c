@@ -144,6 +144,18 @@ void rd_st_stage_warn(struct rd_st_run *run, const struct rd_st_hooks *h, const 
 		h->stage(h->ctx, run, st);
 }
 
+void rd_st_counters_stage(const struct rd_st_hooks *h, struct rd_st_run *run)
+{
+	char words[sizeof(run->stages[0].detail)];
+
+	if (!run->ctr.ncounters)
+		return;	/* nothing readable twice: no verdict to give */
+	if (rd_st_ctr_words(&run->ctr, run->dev, run->port, words, sizeof(words)))
+		rd_st_stage_warn(run, h, "counters", "%s", words);
+	else
+		rd_st_stage_add(run, h, "counters", true, 0, NULL, "%s", words);
+}
+
 static void vhook(void (*fn)(void *, const char *), void *ctx, const char *fmt, va_list ap)
 {
 	char text[512];
@@ -351,6 +363,9 @@ bool rd_st_run_stages(const struct rd_st_config *cfg, const struct rd_sysroot *s
 		rd_st_note(h, "%s port %u: %s: no counters stage", run->dev, run->port,
 			   ret == -ENOENT ? "no counters to read" : strerror(-ret));
 	ok = stages(cfg, rc, t, h, run);
-	rd_st_ctrs_finish(&c, h, run);
+	if (c.open) {
+		rd_st_ctrs_end(&c, &run->ctr);
+		rd_st_counters_stage(h, run);
+	}
 	return ok && !run->failed;
 }

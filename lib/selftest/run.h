@@ -13,6 +13,8 @@
 void rd_st_stage_add(struct rd_st_run *run, const struct rd_st_hooks *h, const char *name, bool ok,
 		     double ms, const struct rd_st_error *err, const char *fmt, ...)
 	__attribute__((format(printf, 7, 8)));
+/* The counters stage from run->ctr: PASS, or WARN naming what moved (nothing if none was read). */
+void rd_st_counters_stage(const struct rd_st_hooks *h, struct rd_st_run *run);
 /* Record a stage that passed with a warning (run->warned) and report it. */
 void rd_st_stage_warn(struct rd_st_run *run, const struct rd_st_hooks *h, const char *name,
 		      const char *fmt, ...) __attribute__((format(printf, 4, 5)));

@@ -20,6 +20,18 @@
 #include "run.h"
 #include "base/base.h"
 
+/* After a session: one log line when a counter that signals trouble moved on the port. */
+static void log_counters(struct rd_st_ctrs *c, const struct rd_st_hooks *h, const char *who,
+			 const char *dev, unsigned int port)
+{
+	struct rd_st_ctr_report r;
+	char words[512];
+
+	rd_st_ctrs_end(c, &r);
+	if (r.ncounters && rd_st_ctr_words(&r, dev, port, words, sizeof(words)))
+		rd_st_log(h, "%s: counters: %s", who, words);
+}
+
 static uint64_t deadline(const struct rd_st_config *cfg)
 {
 	return rd_now_ns() + (uint64_t)cfg->timeout_ms * 1000000;
@@ -60,7 +72,7 @@ static int serve_cm(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
 		rd_st_log(h, "rdma_cm client %s: done, %llu messages", info.peer_addr,
 			  (unsigned long long)msgs);
 	snprintf(who, sizeof(who), "rdma_cm client %s", info.peer_addr);
-	rd_st_ctrs_log(&ctr, h, who, info.dev, info.port);
+	log_counters(&ctr, h, who, info.dev, info.port);
 	rd_cm_close(&c);
 	return ret ? 1 : 0;
 }
@@ -195,7 +207,7 @@ static int serve_verbs(const struct rd_st_config *cfg, int lfd, const struct rd_
 	else
 		rd_st_log(h, "verbs client %s: done, %llu messages", peer, (unsigned long long)msgs);
 	snprintf(why, sizeof(why), "verbs client %s", peer);
-	rd_st_ctrs_log(&ctr, h, why, lp.dev, lp.port);
+	log_counters(&ctr, h, why, lp.dev, lp.port);
 	status = ret ? 1 : 0;
 out:
 	close(fd);
