@@ -1,22 +1,24 @@
 #!/bin/bash
-# rdma-selftest against perftest (ib_send_lat, ib_send_bw) on the same two-VM
-# soft-RoCE link, same sizes and counts, ROUNDS interleaved rounds, medians
-# compared; then the same in loopback on one VM (10 x ITERS round trips).
-# Prints ratios; never fails on speed.  Under qemu TCG both are slow and noisy:
-# the ratio, not the absolute figure, is the result.
-# usage: bench/selftest-vs-perftest.sh [ITERS=500 [ROUNDS=5]]
+# rdma-selftest against perftest on the same two-VM soft-RoCE link, per
+# operation: --op send vs ib_send_lat/ib_send_bw, --op write vs
+# ib_write_lat/ib_write_bw, --op read vs ib_read_lat/ib_read_bw; same sizes and
+# counts, ROUNDS interleaved rounds, medians compared; then the same in
+# loopback on one VM (10 x ITERS round trips).  Prints ratios; never fails on
+# speed.  Under qemu TCG both are slow and noisy: the ratio, not the absolute
+# figure, is the result.
+# usage: bench/selftest-vs-perftest.sh [ITERS=500 [ROUNDS=5 [OPS="send write read"]]]
 set -u
 cd "$(dirname "$0")/.." || exit 1
-export BENCH_ITERS=${1:-500} BENCH_ROUNDS=${2:-5}
+export BENCH_ITERS=${1:-500} BENCH_ROUNDS=${2:-5} BENCH_OPS=${3:-send write read}
 make -s all >/dev/null && tests/vm/prepare.sh build/vm >/dev/null || exit 1
-tests/vm/run.sh --pair --name bench-selftest --timeout 3600 \
+tests/vm/run.sh --pair --name bench-selftest --timeout 7200 \
 	bench/vm/selftest-a.sh bench/vm/selftest-b.sh > /tmp/bench-selftest.out 2>&1
 rc=$?
 grep -h "^BENCH" build/vm/logs/bench-selftest.b.out | sed 's/^BENCH //'
 [ $rc -eq 0 ] || { echo "(the VM run failed; see build/vm/logs/bench-selftest.*)"; tail -5 /tmp/bench-selftest.out; }
 # The same on one host: the emulated link's ~22 ms round trip out of the way,
 # the software paths of the two tools are what differs.
-tests/vm/run.sh --name bench-selftest-loop --timeout 1800 bench/vm/selftest-loop.sh \
+tests/vm/run.sh --name bench-selftest-loop --timeout 3600 bench/vm/selftest-loop.sh \
 	> /tmp/bench-selftest-loop.out 2>&1
 rc=$?
 grep -h "^BENCH" build/vm/logs/bench-selftest-loop.single.out | sed 's/^BENCH //'

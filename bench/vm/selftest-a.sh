@@ -1,22 +1,24 @@
 #!/bin/bash
 # Bench, VM a (server side): an rdma-selftest server for the whole run, and in
-# each round an ib_send_lat then an ib_send_bw server.  Driven by
-# bench/vm/selftest-b.sh through the shared scratch directory.
+# each round, for each operation, an ib_<op>_lat then an ib_<op>_bw server.
+# Driven by bench/vm/selftest-b.sh through the shared scratch directory.
 . "$RD_ROOT/tests/vm/lib.sh"
 set -u
 DEV=${VM_RDMA_DEV:-rxe0}
-ITERS=${BENCH_ITERS:-500} ROUNDS=${BENCH_ROUNDS:-5}
+ITERS=${BENCH_ITERS:-500} ROUNDS=${BENCH_ROUNDS:-5} OPS=${BENCH_OPS:-send write read}
 gid=$(vm_gid_index "$DEV" "$VM_IP")
-vm_bg st timeout 3000 "$RD_ROOT/build/rdma-selftest" --server -P 18532 --timeout 60
+vm_bg st timeout 6000 "$RD_ROOT/build/rdma-selftest" --server -P 18532 --timeout 60 --no-counters
 vm_wait_listen 18532 60 && vm_signal st-ready
 for round in $(seq "$ROUNDS"); do
-	vm_bg lat timeout 600 ib_send_lat -d "$DEV" -x "$gid" -F -s 64 -n "$ITERS" -p 18530
-	vm_wait_listen 18530 60 && vm_signal "lat-ready-$round"
-	vm_bg_wait lat > /dev/null
-	vm_bg bw timeout 600 ib_send_bw -d "$DEV" -x "$gid" -F -s 65536 -n "$ITERS" -p 18531
-	vm_wait_listen 18531 60 && vm_signal "bw-ready-$round"
-	vm_bg_wait bw > /dev/null
+	for op in $OPS; do
+		vm_bg lat timeout 600 "ib_${op}_lat" -d "$DEV" -x "$gid" -F -s 64 -n "$ITERS" -p 18530
+		vm_wait_listen 18530 60 && vm_signal "lat-ready-$op-$round"
+		vm_bg_wait lat > /dev/null
+		vm_bg bw timeout 600 "ib_${op}_bw" -d "$DEV" -x "$gid" -F -s 65536 -n "$ITERS" -p 18531
+		vm_wait_listen 18531 60 && vm_signal "bw-ready-$op-$round"
+		vm_bg_wait bw > /dev/null
+	done
 done
-vm_wait st-done 3000
+vm_wait st-done 6000
 vm_bg_kill st
 vm_pass "bench servers ran"

@@ -1,41 +1,46 @@
 #!/bin/bash
 # Bench, one VM: loopback on rxe0 (both ends on this host, through the whole
-# soft-RoCE stack but no emulated link): ib_send_lat / ib_send_bw server and
-# client against rdma-selftest's loopback, interleaved round by round.
+# soft-RoCE stack but no emulated link): for each operation of BENCH_OPS,
+# ib_<op>_lat / ib_<op>_bw server and client against rdma-selftest --op <op>
+# in loopback, interleaved round by round.  Latency like for like as in
+# selftest-b.sh (half round trips for send and write, whole for read).
 . "$RD_ROOT/tests/vm/lib.sh"
 . "$RD_ROOT/bench/vm/lib.sh"
 set -u
 DEV=${VM_RDMA_DEV:-rxe0}
-ITERS=${BENCH_ITERS:-500} ROUNDS=${BENCH_ROUNDS:-5}
+ITERS=${BENCH_ITERS:-500} ROUNDS=${BENCH_ROUNDS:-5} OPS=${BENCH_OPS:-send write read}
 S=$RD_ROOT/build/rdma-selftest
 gid=$(vm_gid_index "$DEV" "$VM_IP")
-: > /tmp/pl; : > /tmp/pb; : > /tmp/sl; : > /tmp/sb
+for op in $OPS; do : > "/tmp/pl-$op"; : > "/tmp/pb-$op"; : > "/tmp/sl-$op"; : > "/tmp/sb-$op"; done
 n=$((ITERS * 10))
 for round in $(seq "$ROUNDS"); do
-	vm_bg lat timeout 600 ib_send_lat -d "$DEV" -x "$gid" -F -s 64 -n "$n" -p 18530
-	vm_wait_listen 18530 60
-	timeout 600 ib_send_lat -d "$DEV" -x "$gid" -F -s 64 -n "$n" -p 18530 127.0.0.1 |
-		awk '$1 == 64 && NF >= 5 {print $5}' >> /tmp/pl
-	vm_bg_wait lat > /dev/null
-	timeout 600 "$S" -d "$DEV" -x "$gid" --timeout 60 -n "$n" --pings 10 --sizes 64 \
-		--latency-only -j > /tmp/st-lat.json
-	jq -r '.ports[0].latency[0].median_us' /tmp/st-lat.json >> /tmp/sl
-	vm_bg bw timeout 600 ib_send_bw -d "$DEV" -x "$gid" -F -s 65536 -n "$ITERS" -p 18531
-	vm_wait_listen 18531 60
-	timeout 600 ib_send_bw -d "$DEV" -x "$gid" -F -s 65536 -n "$ITERS" -p 18531 127.0.0.1 |
-		awk '$1 == 65536 && NF >= 4 {printf "%.6f\n", $4 * 8 / 1000}' >> /tmp/pb
-	vm_bg_wait bw > /dev/null
-	timeout 600 "$S" -d "$DEV" -x "$gid" --timeout 60 -n "$ITERS" --pings 10 --sizes 65536 \
-		--bandwidth-only -j > /tmp/st-bw.json
-	jq -r '.ports[0].bandwidth[0].gbps' /tmp/st-bw.json >> /tmp/sb
-	echo "BENCH loopback round $round: lat ib_send_lat $(tail -1 /tmp/pl) rdma-selftest $(tail -1 /tmp/sl);" \
-		"bw ib_send_bw $(tail -1 /tmp/pb) rdma-selftest $(tail -1 /tmp/sb)"
+	for op in $OPS; do
+		vm_bg lat timeout 600 "ib_${op}_lat" -d "$DEV" -x "$gid" -F -s 64 -n "$n" -p 18530
+		vm_wait_listen 18530 60
+		timeout 600 "ib_${op}_lat" -d "$DEV" -x "$gid" -F -s 64 -n "$n" -p 18530 127.0.0.1 |
+			awk '$1 == 64 && NF >= 5 {print $5}' >> "/tmp/pl-$op"
+		vm_bg_wait lat > /dev/null
+		timeout 600 "$S" -d "$DEV" -x "$gid" --timeout 60 -n "$n" --pings 10 --sizes 64 \
+			--op "$op" --latency-only --no-counters -j > /tmp/st-lat.json
+		jq -r --arg op "$op" '[.ports[0].latency[] | select(.op == $op)][0].median_us' /tmp/st-lat.json >> "/tmp/sl-$op"
+		vm_bg bw timeout 600 "ib_${op}_bw" -d "$DEV" -x "$gid" -F -s 65536 -n "$ITERS" -p 18531
+		vm_wait_listen 18531 60
+		timeout 600 "ib_${op}_bw" -d "$DEV" -x "$gid" -F -s 65536 -n "$ITERS" -p 18531 127.0.0.1 |
+			awk '$1 == 65536 && NF >= 4 {printf "%.6f\n", $4 * 8 / 1000}' >> "/tmp/pb-$op"
+		vm_bg_wait bw > /dev/null
+		timeout 600 "$S" -d "$DEV" -x "$gid" --timeout 60 -n "$ITERS" --pings 10 --sizes 65536 \
+			--op "$op" --bandwidth-only --no-counters -j > /tmp/st-bw.json
+		jq -r --arg op "$op" '[.ports[0].bandwidth[] | select(.op == $op)][0].gbps' /tmp/st-bw.json >> "/tmp/sb-$op"
+		echo "BENCH loopback round $round $op: lat ib_${op}_lat $(tail -1 "/tmp/pl-$op") rdma-selftest $(tail -1 "/tmp/sl-$op");" \
+			"bw ib_${op}_bw $(tail -1 "/tmp/pb-$op") rdma-selftest $(tail -1 "/tmp/sb-$op")"
+	done
 done
-pl=$(bench_med < /tmp/pl) pb=$(bench_med < /tmp/pb) sl=$(bench_med < /tmp/sl) sb=$(bench_med < /tmp/sb)
-echo "BENCH loopback, $ROUNDS rounds ($n round trips, $ITERS messages); medians:"
-echo "BENCH loopback median latency 64 B (us, half RTT): ib_send_lat $pl  rdma-selftest $sl"
-echo "BENCH loopback bandwidth 64 KiB (Gb/s):            ib_send_bw  $pb  rdma-selftest $sb"
-awk -v pl="$pl" -v sl="$sl" -v pb="$pb" -v sb="$sb" 'BEGIN {
-	printf "BENCH loopback ratio latency  rdma-selftest/ib_send_lat = %.3f (goal <= 1.0)\n", sl / pl
-	printf "BENCH loopback ratio bandwidth rdma-selftest/ib_send_bw = %.3f (goal >= 1.0)\n", sb / pb }'
-vm_check "loopback bench produced figures" test -n "$pl" -a -n "$pb" -a -n "$sl" -a -n "$sb"
+echo "BENCH loopback, $ROUNDS rounds ($n round trips, $ITERS messages); medians (latency 64 B in us, bandwidth 64 KiB in Gb/s):"
+for op in $OPS; do
+	pl=$(bench_med < "/tmp/pl-$op") pb=$(bench_med < "/tmp/pb-$op")
+	sl=$(bench_med < "/tmp/sl-$op") sb=$(bench_med < "/tmp/sb-$op")
+	awk -v op="$op" -v pl="$pl" -v sl="$sl" -v pb="$pb" -v sb="$sb" 'BEGIN {
+		printf "BENCH loopback %-5s latency ib_%s_lat %10.2f  rdma-selftest %10.2f  ratio %.3f (goal <= 1.0)\n", op, op, pl, sl, (pl > 0 ? sl / pl : 0)
+		printf "BENCH loopback %-5s bw      ib_%s_bw  %10.4f  rdma-selftest %10.4f  ratio %.3f (goal >= 1.0)\n", op, op, pb, sb, (pb > 0 ? sb / pb : 0) }'
+	vm_check "loopback bench $op produced figures" test -n "$pl" -a -n "$pb" -a -n "$sl" -a -n "$sb"
+done

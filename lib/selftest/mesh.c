@@ -67,6 +67,32 @@ static bool stopped(const struct rd_st_config *cfg)
 	return cfg->stop && *cfg->stop;
 }
 
+/*
+ * A pair that never connected: every attempt until the wait was over found no
+ * server.  In a mesh that means the peer's own rdma-selftest --mesh is not
+ * running (not started, another host list, another port), which the
+ * connect stage cannot know: say it after its diagnosis.
+ */
+static void mesh_hint(struct rd_st_run *run, const struct rd_st_pair *pair, unsigned int port)
+{
+	for (unsigned int i = 0; i < run->nstages; i++) {
+		struct rd_st_stage *st = &run->stages[i];
+		size_t n = strlen(st->detail);
+
+		if (st->ok || strcmp(st->name, run->fail_stage) != 0)
+			continue;
+		if (!strstr(st->detail, "no rdma-selftest server"))
+			break;	/* something answered: the diagnosis says what */
+		if (n < sizeof(st->detail))
+			snprintf(st->detail + n, sizeof(st->detail) - n,
+				 " [mesh: %u attempt%s in %.1f s: is 'rdma-selftest --mesh' running on %s, "
+				 "with this host in its list and -P %u?]",
+				 pair->attempts, pair->attempts == 1 ? "" : "s", pair->wait_ms / 1000,
+				 pair->dst, port);
+		break;
+	}
+}
+
 int rd_st_mesh_run(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
 		   const struct rd_device_list *list, const struct rd_st_mesh *m,
 		   const struct rd_st_hooks *h, rd_st_pair_fn done, void *ctx, unsigned int *failed,
@@ -132,6 +158,9 @@ int rd_st_mesh_run(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
 				break;
 			nap_ms(500);
 		}
+		if (!run->ok && run->failed && strcmp(run->fail_stage, "connect") == 0 &&
+		    !stopped(cfg))
+			mesh_hint(run, &pair, cfg->service_port);
 		if (!run->ok)
 			(*failed)++;
 		if (done)
