@@ -39,11 +39,4 @@ for round in $(seq "$ROUNDS"); do
 done
 vm_signal st-done
 echo "BENCH $ROUNDS rounds of $ITERS, two VMs; medians (latency 64 B in us, bandwidth 64 KiB in Gb/s):"
-for op in $OPS; do
-	pl=$(bench_med < "/tmp/pl-$op") pb=$(bench_med < "/tmp/pb-$op")
-	sl=$(bench_med < "/tmp/sl-$op") sb=$(bench_med < "/tmp/sb-$op")
-	awk -v op="$op" -v pl="$pl" -v sl="$sl" -v pb="$pb" -v sb="$sb" 'BEGIN {
-		printf "BENCH %-5s latency ib_%s_lat %10.2f  rdma-selftest %10.2f  ratio %.3f (goal <= 1.0)\n", op, op, pl, sl, (pl > 0 ? sl / pl : 0)
-		printf "BENCH %-5s bw      ib_%s_bw  %10.4f  rdma-selftest %10.4f  ratio %.3f (goal >= 1.0)\n", op, op, pb, sb, (pb > 0 ? sb / pb : 0) }'
-	vm_check "bench $op produced figures" test -n "$pl" -a -n "$pb" -a -n "$sl" -a -n "$sb"
-done
+for op in $OPS; do bench_op_report "" "$op"; done

@@ -224,20 +224,6 @@ static void test_parse_counter(void **state)
 
 #define P "sys/class/infiniband/mlx5_0/ports/1/"
 
-static void rewrite(const char *rel, const char *val)
-{
-	char path[512];
-	FILE *f;
-
-	/* In place (same inode): the set keeps its fds open. */
-	snprintf(path, sizeof(path), "%s/%s", scratch, rel);
-	f = fopen(path, "r+");
-	assert_non_null(f);
-	assert_int_equal(ftruncate(fileno(f), 0), 0);
-	fputs(val, f);
-	fclose(f);
-}
-
 static void sample_at(struct rd_port_ctrs *pc, double t)
 {
 	rd_port_ctrs_begin(pc, t);

@@ -59,20 +59,6 @@ static void test_classes(void **state)
 	assert_string_equal(rd_ctr_trouble_name(RD_TROUBLE_COUNT), "");
 }
 
-static void rewrite(const char *rel, const char *val)
-{
-	char path[512];
-	FILE *f;
-
-	/* In place: the counter set keeps its files open. */
-	snprintf(path, sizeof(path), "%s/%s", scratch, rel);
-	f = fopen(path, "r+");
-	assert_non_null(f);
-	assert_int_equal(ftruncate(fileno(f), 0), 0);
-	fputs(val, f);
-	fclose(f);
-}
-
 static void rxe_tree(void)
 {
 	put(RXE "hw_counters/lifespan", "1\n");
@@ -85,6 +71,17 @@ static void rxe_tree(void)
 	put(RXE "hw_counters/ack_deferred", "7\n");
 }
 
+/* A scratch rxe0 port, its first snapshot taken for run. */
+static void rxe_start(struct rd_st_ctrs *c, struct rd_sysroot *sr, struct rd_st_run *run)
+{
+	scratch_make();
+	rxe_tree();
+	strcpy(run->dev, "rxe0");
+	run->port = 1;
+	assert_int_equal(rd_sysroot_init(sr, scratch), 0);
+	assert_int_equal(rd_st_ctrs_start(c, sr, "rxe0", 1), 0);
+}
+
 /* A run that moved only traffic counters: PASS, with the packets. */
 static void test_quiet_run(void **state)
 {
@@ -93,11 +90,7 @@ static void test_quiet_run(void **state)
 	struct rd_sysroot sr;
 
 	(void)state;
-	scratch_make();
-	rxe_tree();
-	strcpy(run.dev, "rxe0");
-	assert_int_equal(rd_sysroot_init(&sr, scratch), 0);
-	assert_int_equal(rd_st_ctrs_start(&c, &sr, "rxe0", 1), 0);
+	rxe_start(&c, &sr, &run);
 	assert_int_equal(c.lifespan_ms, 1);
 	rewrite(RXE "hw_counters/sent_pkts", "1100\n");
 	rewrite(RXE "hw_counters/rcvd_pkts", "1090\n");
@@ -129,11 +122,7 @@ static void test_retransmits_warn(void **state)
 	struct rd_sysroot sr;
 
 	(void)state;
-	scratch_make();
-	rxe_tree();
-	strcpy(run.dev, "rxe0");
-	assert_int_equal(rd_sysroot_init(&sr, scratch), 0);
-	assert_int_equal(rd_st_ctrs_start(&c, &sr, "rxe0", 1), 0);
+	rxe_start(&c, &sr, &run);
 	rewrite(RXE "hw_counters/rcvd_rnr_err", "12\n");
 	rewrite(RXE "hw_counters/completer_retry_err", "5\n");
 	rewrite(RXE "hw_counters/send_err", "1\n");

@@ -50,6 +50,20 @@ static inline void put(const char *rel, const char *content)
 	fclose(f);
 }
 
+/* Rewrite scratch/rel in place (same inode: a counter set keeps its files open). */
+static inline void rewrite(const char *rel, const char *val)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", scratch, rel);
+	f = fopen(path, "r+");
+	assert_non_null(f);
+	assert_int_equal(ftruncate(fileno(f), 0), 0);
+	fputs(val, f);
+	fclose(f);
+}
+
 static inline void mkdirs(const char *rel)
 {
 	char path[512];
