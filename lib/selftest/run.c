@@ -64,8 +64,10 @@ void rd_st_config_finish(struct rd_st_config *c)
 		maxs = i == 0 || c->sizes[i] > maxs ? c->sizes[i] : maxs;
 	t.max_size = maxs;
 	rd_st_slots(&t, &nr, &ns, &slot);
-	while (c->window > 1 && (uint64_t)slot * (2ull * c->window + 4) > RD_ST_MAX_MEM)
-		c->window--;
+	while (c->window > 1 && (uint64_t)slot * (nr + ns) + rd_st_target_len(slot) > RD_ST_MAX_MEM) {
+		t.window = --c->window;
+		rd_st_slots(&t, &nr, &ns, &slot);
+	}
 }
 
 uint32_t rd_st_max_size(const struct rd_st_config *cfg)

@@ -33,7 +33,8 @@ int rd_st_params_check(const struct rd_st_params *p, char *why, size_t why_len)
 		return -EINVAL;
 	}
 	rd_st_slots(p, &nrecv, &nsend, &slot);
-	if ((uint64_t)slot * (nrecv + nsend) > RD_ST_MAX_MEM) {
+	/* The slots and the target area of the one-sided operations. */
+	if ((uint64_t)slot * (nrecv + nsend) + rd_st_target_len(slot) > RD_ST_MAX_MEM) {
 		snprintf(why, why_len, "size %u x window %u needs more than the server's %u MiB",
 			 p->max_size, p->window, RD_ST_MAX_MEM >> 20);
 		return -EINVAL;

@@ -118,6 +118,12 @@ static void test_params(void **state)
 	p.window = 64;	/* 8 MiB x 132 slots > 64 MiB */
 	assert_int_equal(rd_st_params_check(&p, why, sizeof(why)), -EINVAL);
 	assert_non_null(strstr(why, "MiB"));
+	/* 1 MiB: 2 x (28 + 2) slots and the target area (two slots and the atomic words) fit 64 MiB; 29 does not */
+	p.max_size = 1u << 20;
+	p.window = 28;
+	assert_int_equal(rd_st_params_check(&p, why, sizeof(why)), 0);
+	p.window = 29;
+	assert_int_equal(rd_st_params_check(&p, why, sizeof(why)), -EINVAL);
 	p.max_size = 64;
 	p.window = 0;
 	assert_int_equal(rd_st_params_check(&p, why, sizeof(why)), -EINVAL);
