@@ -186,7 +186,9 @@ static int print_summary(struct rd_out *o, const struct rd_fleet *f, bool only_o
 	const struct rd_strlist *hosts = rd_fleet_hosts(f);
 	const struct rd_fleet_problem *pv;
 	const struct rd_fleet_fact *kv;
-	size_t nk, np, nshown, npairs;
+	size_t nk, np, nshown, npairs, nwarn = 0;
+	const struct rd_fleet_pair *pairs;
+	char warned[48] = "";
 	bool json = rd_out_is_json(o);
 	char *hl;
 
@@ -277,14 +279,18 @@ static int print_summary(struct rd_out *o, const struct rd_fleet *f, bool only_o
 	}
 	rd_out_table_end(o);
 
-	(void)rd_fleet_pairs(f, &npairs);
+	pairs = rd_fleet_pairs(f, &npairs);
+	for (size_t i = 0; i < npairs; i++)
+		nwarn += pairs[i].ok && pairs[i].warning;
+	if (nwarn)
+		snprintf(warned, sizeof(warned), " (%zu with a warning)", nwarn);
 	if (!*nbad_facts && !np && !nk && npairs)
-		rd_out_line(o, "\nresult: pass: %zu mesh pair%s of %zu host%s pass", npairs,
-			    npairs == 1 ? "" : "s", hosts->n, hosts->n == 1 ? "" : "s");
+		rd_out_line(o, "\nresult: pass: %zu mesh pair%s of %zu host%s pass%s", npairs,
+			    npairs == 1 ? "" : "s", hosts->n, hosts->n == 1 ? "" : "s", warned);
 	else if (!*nbad_facts && !np)
-		rd_out_line(o, "\nresult: pass: %zu %s on %zu fact%s%s", hosts->n,
+		rd_out_line(o, "\nresult: pass: %zu %s on %zu fact%s%s%s", hosts->n,
 			    hosts->n == 1 ? "host agrees" : "hosts agree", nk, nk == 1 ? "" : "s",
-			    npairs ? ", every mesh pair passes" : "");
+			    npairs ? ", every mesh pair passes" : "", warned);
 	else
 		rd_out_line(o, "\nresult: fail: %zu fact%s with outliers, %zu problem%s", *nbad_facts,
 			    *nbad_facts == 1 ? "" : "s", np, np == 1 ? "" : "s");

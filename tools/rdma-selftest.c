@@ -42,7 +42,7 @@ static void usage(const char *prog)
 	       "Options:\n"
 	       "  -d, --device NAME     RDMA device (loopback: only this one; --verbs: use it)\n"
 	       "  -p, --port N          its port\n"
-	       "  -x, --gid-index N     GID index (--verbs and loopback; default: rdma-gids --best)\n"
+	       "  -x, --gid N           GID index (--verbs and loopback; default: rdma-gids --best)\n"
 	       "      --verbs           connect with raw verbs and a TCP exchange, not rdma_cm\n"
 	       "      --server          serve clients one after another until SIGINT/SIGTERM\n"
 	       "      --once            with --server: exit after one client (status = its result)\n"
@@ -232,6 +232,7 @@ int main(int argc, char **argv)
 		{ "service-port", required_argument, NULL, 'P' },
 		{ "verbs", no_argument, NULL, OPT_VERBS },
 		{ "gid-index", required_argument, NULL, 'x' },
+		{ "gid", required_argument, NULL, 'x' },
 		{ "iters", required_argument, NULL, 'n' },
 		{ "pings", required_argument, NULL, OPT_PINGS },
 		{ "size", required_argument, NULL, 's' },
