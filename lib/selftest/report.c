@@ -194,7 +194,10 @@ void rd_st_json_stages(struct rd_out *o, const struct rd_st_run *run)
 	if (run->ctr.ncounters)
 		json_counters(o, &run->ctr);
 	if (!run->figures)
-		return;
+		return;	/* the caller names the failed stage */
+	/* Each array only when its stages ran and measured (not --quick, --*-only). */
+	if (!run->nlat)
+		goto bandwidth;
 	rd_out_list_begin(o, "latency");
 	for (unsigned int i = 0; i < run->nlat; i++) {
 		const struct rd_st_latency *l = &run->lat[i];
@@ -214,6 +217,9 @@ void rd_st_json_stages(struct rd_out *o, const struct rd_st_run *run)
 		rd_out_section_end(o);
 	}
 	rd_out_list_end(o);
+bandwidth:
+	if (!run->nbw)
+		goto failed;
 	rd_out_list_begin(o, "bandwidth");
 	for (unsigned int i = 0; i < run->nbw; i++) {
 		const struct rd_st_bandwidth *b = &run->bw[i];
@@ -228,6 +234,7 @@ void rd_st_json_stages(struct rd_out *o, const struct rd_st_run *run)
 		rd_out_section_end(o);
 	}
 	rd_out_list_end(o);
+failed:
 	if (run->failed)
 		rd_out_str(o, RD_JSON, "failed_stage", NULL, run->fail_stage);
 }

@@ -41,8 +41,13 @@ static bool open_retryable(int err)
 	return err == EACCES || err == EPERM || err == ENOENT || err == ENODEV || err == ENXIO;
 }
 
+/*
+ * Retries back off: 0.3, 0.6, 1.2, 2.4 s, then every 3 s; 10 of them span
+ * about 22 s, time for udev to finish its rules on a loaded host.
+ */
 #define OPEN_RETRIES 10
 #define OPEN_RETRY_MS 300
+#define OPEN_RETRY_MAX_MS 3000
 
 static void retry_arm(struct rd_ev_hotplug *w, bool on)
 {
@@ -50,8 +55,14 @@ static void retry_arm(struct rd_ev_hotplug *w, bool on)
 
 	if (w->retry.fd < 0)
 		return;
-	if (on)
-		its.it_value.tv_nsec = OPEN_RETRY_MS * 1000000L;
+	if (on) {
+		unsigned int k = w->open_retries ? w->open_retries - 1 : 0;	/* this retry's number - 1 */
+		long ms = (long)OPEN_RETRY_MS << (k < 4 ? k : 4);
+
+		ms = ms < OPEN_RETRY_MAX_MS ? ms : OPEN_RETRY_MAX_MS;
+		its.it_value.tv_sec = ms / 1000;
+		its.it_value.tv_nsec = (ms % 1000) * 1000000L;
+	}
 	(void)timerfd_settime(w->retry.fd, 0, &its, NULL);
 }
 
