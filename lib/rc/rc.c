@@ -71,6 +71,7 @@ int rd_rc_alloc_ex(struct rd_rc *rc, struct ibv_context *ctx, uint8_t port, size
 		rc->buf = NULL;
 		return -ENOMEM;
 	}
+	rc->map_len = total;
 	rc->pd = ibv_alloc_pd(ctx);
 	if (!rc->pd) {
 		ret = errno ? -errno : -ENOMEM;
@@ -163,8 +164,9 @@ void rd_rc_free(struct rd_rc *rc)
 	if (rc->pd)
 		ibv_dealloc_pd(rc->pd);
 	rc->pd = NULL;
+	/* All of it: the slots and the extra area (the target of one-sided operations). */
 	if (rc->buf)
-		munmap(rc->buf, rc->slot_size * (rc->nrecv + rc->nsend));
+		munmap(rc->buf, rc->map_len);
 	rc->buf = NULL;
 }
 

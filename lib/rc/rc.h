@@ -53,6 +53,7 @@ struct rd_rc {
 	/* Past the slots: extra bytes for one-sided operations (rd_rc_alloc_ex). */
 	uint8_t *extra;
 	size_t extra_len;
+	size_t map_len;			/* the whole mapping of buf: slots and extra */
 	uint8_t rd_atomic;		/* outstanding RDMA READs/atomics per direction */
 	/* The first error completion: every later one is a consequence. */
 	bool has_error;

@@ -151,6 +151,13 @@ static void client_verbs(const struct rd_st_config *cfg, const struct rd_sysroot
 	ret = rd_tcp_send_all(fd, buf, len, deadline(cfg));
 	if (!ret)
 		ret = rd_oob_recv(fd, buf, &len, deadline(cfg));
+	if (ret == -EPROTONOSUPPORT) {
+		rd_st_stage_add(run, h, "exchange", false, ms_since(t0), NULL,
+				"the server speaks exchange version %u (another rdma-selftest), this "
+				"side speaks %d: run the same version on both sides",
+				rd_oob_hdr_version(buf), RD_OOB_VERSION);
+		goto out;
+	}
 	if (ret) {
 		rd_st_stage_add(run, h, "exchange", false, ms_since(t0), NULL,
 				"no answer from the server's TCP exchange: %s", strerror(-ret));

@@ -29,6 +29,11 @@ static uint32_t get32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return b
 static void put64(uint8_t *p, uint64_t v) { v = htobe64(v); memcpy(p, &v, 8); }
 static uint64_t get64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return be64toh(v); }
 
+unsigned int rd_oob_hdr_version(const uint8_t *hdr)
+{
+	return get16(hdr + 4);
+}
+
 size_t rd_oob_msg_len(const uint8_t *hdr)
 {
 	return get32(hdr) == RD_OOB_MAGIC && get16(hdr + 4) == 1 ? RD_OOB_LEN_V1 : RD_OOB_LEN;
@@ -139,9 +144,15 @@ int rd_oob_decode(const uint8_t *buf, size_t len, struct rd_oob_msg *m, char *wh
 int rd_oob_recv(int fd, uint8_t buf[RD_OOB_LEN], size_t *len, uint64_t deadline)
 {
 	int ret = rd_tcp_recv_all(fd, buf, RD_OOB_HDR_LEN, deadline);
+	unsigned int v;
 
 	if (ret)
 		return ret;
+	*len = RD_OOB_HDR_LEN;
+	v = get16(buf + 4);
+	/* Another version's message may have another length: stop at its header. */
+	if (get32(buf) == RD_OOB_MAGIC && v != 1 && v != RD_OOB_VERSION)
+		return -EPROTONOSUPPORT;
 	*len = rd_oob_msg_len(buf);
 	return rd_tcp_recv_all(fd, buf + RD_OOB_HDR_LEN, *len - RD_OOB_HDR_LEN, deadline);
 }

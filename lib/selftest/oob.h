@@ -81,7 +81,13 @@ int rd_tcp_accept(int lfd, uint64_t deadline, char *peer, size_t peer_len);
 int rd_tcp_send_all(int fd, const void *buf, size_t len, uint64_t deadline);
 /* -ECONNRESET when the peer closes before len bytes. */
 int rd_tcp_recv_all(int fd, void *buf, size_t len, uint64_t deadline);
-/* One exchange message of any version (its length from its header): 0 with *len, or -errno. */
+/*
+ * One exchange message of version 1 or ours (its length from its header): 0
+ * with *len, or -errno; -EPROTONOSUPPORT after the header (*len = 8) when it
+ * has our magic and another version (rd_oob_hdr_version says which).
+ */
 int rd_oob_recv(int fd, uint8_t buf[RD_OOB_LEN], size_t *len, uint64_t deadline);
+/* The version field of a message header. */
+unsigned int rd_oob_hdr_version(const uint8_t *hdr);
 
 #endif

@@ -89,6 +89,33 @@ static void oob_reject(int fd, const char *why, uint16_t version)
 	(void)rd_tcp_send_all(fd, buf, len, rd_now_ns() + 1000000000ull);
 }
 
+/*
+ * After a REJECT sent before the client's whole message was read: say we are
+ * done, then read and drop what it still sends (at most 1 s, 64 KiB), so that
+ * closing with unread data does not reset the connection before the client
+ * has read the REJECT.
+ */
+static void drain_after_reject(int fd)
+{
+	uint64_t end = rd_now_ns() + 1000000000ull;
+	uint8_t sink[1024];
+	size_t total = 0;
+
+	(void)shutdown(fd, SHUT_WR);
+	while (total < 65536) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		uint64_t now = rd_now_ns();
+		ssize_t n;
+
+		if (now >= end || poll(&p, 1, (int)((end - now) / 1000000) + 1) <= 0)
+			break;
+		n = recv(fd, sink, sizeof(sink), MSG_DONTWAIT);
+		if (n <= 0 && !(n < 0 && (errno == EAGAIN || errno == EINTR)))
+			break;
+		total += n > 0 ? (size_t)n : 0;
+	}
+}
+
 /* One pending --verbs client: 0 served or nothing pending, 1 failed. */
 static int serve_verbs(const struct rd_st_config *cfg, int lfd, const struct rd_sysroot *sr,
 		       const struct rd_device_list *list, const struct rd_st_hooks *h)
@@ -118,6 +145,17 @@ static int serve_verbs(const struct rd_st_config *cfg, int lfd, const struct rd_
 		return 1;
 	/* A half-open or silent client gets --timeout, then the next one is served. */
 	ret = rd_oob_recv(fd, buf, &len, deadline(cfg));
+	if (ret == -EPROTONOSUPPORT) {
+		char r[64];
+
+		snprintf(r, sizeof(r), "server speaks exchange version %d, client %u", RD_OOB_VERSION,
+			 rd_oob_hdr_version(buf));
+		rd_st_log(h, "verbs client %s: rejected: peer speaks exchange version %u", peer,
+			  rd_oob_hdr_version(buf));
+		oob_reject(fd, r, RD_OOB_VERSION);
+		drain_after_reject(fd);
+		goto out;
+	}
 	if (ret) {
 		rd_st_log(h, "verbs client %s: %s", peer,
 			  ret == -ETIMEDOUT ? "incomplete exchange message (timed out); dropped" :

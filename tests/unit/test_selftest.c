@@ -2,6 +2,7 @@
 #include "unit.h"
 
 #include <math.h>
+#include <sys/socket.h>
 
 #include "base/parse.h"
 #include "rc/rc.h"
@@ -244,6 +245,33 @@ static void test_size_and_mtu(void **state)
 	assert_int_equal(rd_mtu_from_bytes(8192, &m), -EINVAL);
 }
 
+/* Reading a message off a socket: another version stops at its header. */
+static void test_oob_recv_versions(void **state)
+{
+	struct rd_oob_msg m;
+	uint8_t buf[RD_OOB_LEN], in[RD_OOB_LEN];
+	size_t len = 0, n;
+	int sv[2];
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	hello(&m);
+	m.version = 1;
+	n = rd_oob_encode(&m, buf);
+	assert_int_equal(n, RD_OOB_LEN_V1);
+	assert_int_equal(write(sv[0], buf, n), (ssize_t)n);
+	assert_int_equal(rd_oob_recv(sv[1], in, &len, rd_now_ns() + 1000000000ull), 0);
+	assert_int_equal(len, RD_OOB_LEN_V1);
+	/* a version 3 message of some other length: the header is enough to say no */
+	buf[5] = 3;
+	assert_int_equal(write(sv[0], buf, 40), 40);
+	assert_int_equal(rd_oob_recv(sv[1], in, &len, rd_now_ns() + 1000000000ull), -EPROTONOSUPPORT);
+	assert_int_equal(len, RD_OOB_HDR_LEN);
+	assert_int_equal(rd_oob_hdr_version(in), 3);
+	close(sv[0]);
+	close(sv[1]);
+}
+
 /* --sl and --mtu need --verbs against a peer; loopback and --verbs take them. */
 static void test_path_conflicts(void **state)
 {
@@ -353,6 +381,7 @@ int main(void)
 		cmocka_unit_test(test_config),
 		cmocka_unit_test(test_size_and_mtu),
 		cmocka_unit_test(test_path_conflicts),
+		cmocka_unit_test(test_oob_recv_versions),
 		cmocka_unit_test(test_next_cmds),
 		cmocka_unit_test(test_gid_mismatch),
 	};
