@@ -175,9 +175,6 @@ static int serve_verbs(const struct rd_st_config *cfg, int lfd, const struct rd_
 		}
 		goto out;
 	}
-	if (m.version != RD_OOB_VERSION)
-		rd_st_log(h, "verbs client %s: speaks exchange version %u (an older rdma-selftest: "
-			  "send only); answered in its version", peer, (unsigned int)m.version);
 	prm.max_size = m.max_size;
 	prm.window = m.window;
 	prm.iters = m.iters;
@@ -234,8 +231,11 @@ static int serve_verbs(const struct rd_st_config *cfg, int lfd, const struct rd_
 		rd_st_log(h, "verbs client %s: gone before the reply", peer);
 		goto out;
 	}
-	rd_st_log(h, "verbs client %s: %s port %u GID %d (%s), QPN 0x%x <-> 0x%x", peer, lp.dev, lp.port,
-		  lp.gid_index, rd_st_kind_name(rd_st_gid_kind(&lp)), me.qpn, them.qpn);
+	/* One line per client event: an older client's version goes on its accept line. */
+	rd_st_log(h, "verbs client %s: %s port %u GID %d (%s), QPN 0x%x <-> 0x%x%s", peer, lp.dev, lp.port,
+		  lp.gid_index, rd_st_kind_name(rd_st_gid_kind(&lp)), me.qpn, them.qpn,
+		  m.version != RD_OOB_VERSION ? " (exchange version 1, an older rdma-selftest: send "
+						"only; answered in its version)" : "");
 	if (!cfg->no_counters)
 		(void)rd_st_ctrs_start(&ctr, sr, lp.dev, lp.port);	/* none: no counters line */
 	ret = rd_st_serve(&rc, cfg->timeout_ms, cfg->stop, &serr, &msgs);
