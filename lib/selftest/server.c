@@ -150,8 +150,8 @@ static int serve_verbs(const struct rd_st_config *cfg, int lfd, const struct rd_
 
 		snprintf(r, sizeof(r), "server speaks exchange version %d, client %u", RD_OOB_VERSION,
 			 rd_oob_hdr_version(buf));
-		rd_st_log(h, "verbs client %s: rejected: peer speaks exchange version %u", peer,
-			  rd_oob_hdr_version(buf));
+		rd_st_log(h, "verbs client %s: rejected: peer speaks exchange version %u, this side "
+			  "speaks %d", peer, rd_oob_hdr_version(buf), RD_OOB_VERSION);
 		oob_reject(fd, r, RD_OOB_VERSION);
 		drain_after_reject(fd);
 		goto out;
