@@ -74,6 +74,10 @@ expect rdma-selftest "rdma-selftest --t" --tc --timeout
 expect rdma-selftest "rdma-selftest --tc 10" 104
 expect rdma-selftest "rdma-selftest --sl 1" 1 10 11 12 13 14 15
 expect rdma-selftest "rdma-selftest --no" --no-counters
+# rdma-selftest --qp: rc or ud, and its value is no PEER
+expect rdma-selftest "rdma-selftest --qp " rc ud
+expect rdma-selftest "rdma-selftest --qp=u" ud
+expect rdma-selftest "rdma-selftest --q" --qp --qp-timeout --quick
 for f in completions/zsh/_rdma-*; do
 	if zsh -n "$f" 2>"$tmp/err" && grep -q "^#compdef $(basename "$f" | cut -c2-)\$" "$f"; then
 		pass=$((pass + 1))

@@ -66,6 +66,8 @@ static void usage(const char *prog)
 	       "  -D, --duration SEC    bandwidth for SEC seconds instead of -n messages\n"
 	       "      --op OPS          send (default), write, read, atomic, all (comma list):\n"
 	       "                        each verified (--quick: only that), latency, bandwidth\n"
+	       "      --qp rc|ud        the QP type (default rc); ud: send only, messages up\n"
+	       "                        to the path MTU, endpoints over the TCP exchange\n"
 	       "      --quick           connect and ping-pong only\n"
 	       "      --latency-only    skip the bandwidth stage\n"
 	       "      --bandwidth-only  skip the latency stage\n"
@@ -199,6 +201,7 @@ static bool client(const struct rd_cli *cli, const struct rd_st_config *cfg,
 	rd_out_u64(pr->o, RD_JSON, "service_port", NULL, cfg->service_port);
 	if (!pr->json)
 		printf("rdma-selftest: %s port %u (%s)\n", cfg->peer, cfg->service_port,
+		       cfg->ud ? "UD, verbs with a TCP exchange" :
 		       cfg->verbs ? "verbs with a TCP exchange" : "rdma_cm");
 	rd_st_client(cfg, &cli->sr, list, cli->port, h, run);
 	rd_st_json_stages(pr->o, run);
@@ -262,6 +265,7 @@ int main(int argc, char **argv)
 		{ "no-counters", no_argument, NULL, OPT_NO_COUNTERS },
 		{ "tc", required_argument, NULL, OPT_TC },
 		{ "sl", required_argument, NULL, OPT_SL },
+		{ "qp", required_argument, NULL, OPT_QP },
 		RD_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -294,7 +298,8 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		if (ret) {
-			ret = opnames[0] ? rd_cli_usage_error(&cli, "%s: %s", opt == OPT_OP ? "--op" : "--deny", opnames) :
+			ret = opnames[0] ? rd_cli_usage_error(&cli, "%s: %s", opt == OPT_OP ? "--op" :
+							      opt == OPT_QP ? "--qp" : "--deny", opnames) :
 					   rd_cli_bad_value(&cli, opt, optarg, longopts);
 			goto out;
 		}
@@ -305,8 +310,9 @@ int main(int argc, char **argv)
 	if (optind < argc)
 		cfg.peer = argv[optind++];
 	why = rd_st_config_conflict(&cfg, ch.server);
-	if (!why && ch.mesh && (ch.server || cfg.peer || cfg.verbs))
-		why = "--mesh tests the hosts of its list over rdma_cm: no PEER, --server or --verbs";
+	if (!why && ch.mesh && (ch.server || cfg.peer || cfg.verbs || cfg.ud))
+		why = "--mesh tests the hosts of its list over rdma_cm: no PEER, --server, --verbs "
+		      "or --qp ud";
 	if (!why && !ch.mesh && (ch.mesh_opts.hosts || ch.mesh_opts.hostfile || ch.mesh_opts.self))
 		why = "--hosts, --hostfile and --self go with --mesh";
 	if (!why && ch.mesh_opts.hosts && ch.mesh_opts.hostfile)
@@ -318,10 +324,15 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (ch.all_sizes) {
+		/* UD: a datagram is at most one packet (the run keeps those within the path MTU). */
 		cfg.nsizes = 0;
-		for (uint32_t sz = 2; sz <= (1u << 20); sz <<= 1)
+		cfg.all_sizes = true;
+		for (uint32_t sz = 2; sz <= (cfg.ud ? 4096u : 1u << 20); sz <<= 1)
 			cfg.sizes[cfg.nsizes++] = sz;
 	}
+	/* UD has no connection for rdma_cm to make: the endpoints go over the TCP exchange. */
+	if (cfg.ud && cfg.peer)
+		cfg.verbs = true;
 	rd_st_config_finish(&cfg);
 	ret = rd_cli_setup(&cli);
 	if (ret >= 0)

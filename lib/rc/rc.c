@@ -37,8 +37,8 @@ int rd_rc_alloc(struct rd_rc *rc, struct ibv_context *ctx, uint8_t port, size_t 
 	return rd_rc_alloc_ex(rc, ctx, port, slot_size, nrecv, nsend, 0, 0);
 }
 
-int rd_rc_alloc_ex(struct rd_rc *rc, struct ibv_context *ctx, uint8_t port, size_t slot_size,
-		   unsigned int nrecv, unsigned int nsend, size_t extra, int access)
+static int alloc(struct rd_rc *rc, struct ibv_context *ctx, uint8_t port, size_t slot_size,
+		 unsigned int nrecv, unsigned int nsend, size_t extra, int access, bool ud)
 {
 	struct ibv_device_attr da;
 	size_t total;
@@ -51,11 +51,15 @@ int rd_rc_alloc_ex(struct rd_rc *rc, struct ibv_context *ctx, uint8_t port, size
 	rc->nrecv = nrecv;
 	rc->nsend = nsend;
 	rc->spin_ns = RD_RC_SPIN_NS;
-	if (!slot_size || !nrecv || !nsend || nrecv + nsend > 65536)
+	rc->ud = ud;
+	rc->grh = ud ? RD_RC_GRH : 0;
+	if (!slot_size || !nrecv || !nsend || nrecv + nsend > 65536 || slot_size > SIZE_MAX / 2)
 		return -EINVAL;
-	if (slot_size > SIZE_MAX / (nrecv + nsend))
+	/* UD: the GRH room in front, and the payloads kept 64-byte aligned. */
+	rc->stride = ud ? (slot_size + RD_RC_GRH + 63) & ~(size_t)63 : slot_size;
+	if (rc->stride > SIZE_MAX / (nrecv + nsend))
 		return -EOVERFLOW;
-	total = slot_size * (nrecv + nsend);
+	total = rc->stride * (nrecv + nsend);
 	if (extra > SIZE_MAX - total)
 		return -EOVERFLOW;
 	total += extra;
@@ -96,7 +100,7 @@ int rd_rc_alloc_ex(struct rd_rc *rc, struct ibv_context *ctx, uint8_t port, size
 		ret = errno ? -errno : -ENOMEM;
 		goto fail;
 	}
-	rc->extra = extra ? rc->buf + slot_size * (nrecv + nsend) : NULL;
+	rc->extra = extra ? rc->buf + rc->stride * (nrecv + nsend) : NULL;
 	rc->extra_len = extra;
 	/* Several READs/atomics in flight (perftest's default is 16), within the device's limits. */
 	rc->rd_atomic = 1;
@@ -112,12 +116,37 @@ fail:
 	return ret;
 }
 
+int rd_rc_alloc_ex(struct rd_rc *rc, struct ibv_context *ctx, uint8_t port, size_t slot_size,
+		   unsigned int nrecv, unsigned int nsend, size_t extra, int access)
+{
+	return alloc(rc, ctx, port, slot_size, nrecv, nsend, extra, access, false);
+}
+
+int rd_rc_alloc_ud(struct rd_rc *rc, struct ibv_context *ctx, uint8_t port, size_t slot_size,
+		   unsigned int nrecv, unsigned int nsend)
+{
+	uint32_t rnd = 0;
+	int ret = alloc(rc, ctx, port, slot_size, nrecv, nsend, 0, 0, true);
+
+	if (ret)
+		return ret;
+	/*
+	 * A Q_Key of our own per QP: a datagram from anyone who does not know
+	 * it is dropped by the device.  The top bit marks controlled Q_Keys
+	 * (privileged): kept clear.
+	 */
+	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
+		rnd = (uint32_t)rd_now_ns();
+	rc->qkey = (rnd & 0x7fffffffu) | 0x11;
+	return 0;
+}
+
 void rd_rc_qp_attr(const struct rd_rc *rc, struct ibv_qp_init_attr *attr, bool with_inline)
 {
 	memset(attr, 0, sizeof(*attr));
 	attr->send_cq = rc->cq;
 	attr->recv_cq = rc->cq;
-	attr->qp_type = IBV_QPT_RC;
+	attr->qp_type = rc->ud ? IBV_QPT_UD : IBV_QPT_RC;
 	attr->cap.max_send_wr = rc->nsend;
 	attr->cap.max_recv_wr = rc->nrecv;
 	attr->cap.max_send_sge = 1;
@@ -148,6 +177,9 @@ void rd_rc_free(struct rd_rc *rc)
 	if (rc->qp && rc->own_qp)
 		ibv_destroy_qp(rc->qp);
 	rc->qp = NULL;
+	if (rc->ah)
+		ibv_destroy_ah(rc->ah);
+	rc->ah = NULL;
 	if (rc->mr)
 		ibv_dereg_mr(rc->mr);
 	rc->mr = NULL;
@@ -185,6 +217,7 @@ int rd_rc_local(struct rd_rc *rc, int gid_index, struct rd_rc_endpoint *ep)
 	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
 		rnd = (uint32_t)rd_now_ns();
 	ep->psn = rnd & 0xffffff;
+	ep->qkey = rc->qkey;
 	if (gid_index >= 0) {
 		if (ibv_query_gid(rc->ctx, rc->port, gid_index, &gid))
 			return errno ? -errno : -EIO;
@@ -195,6 +228,58 @@ int rd_rc_local(struct rd_rc *rc, int gid_index, struct rd_rc_endpoint *ep)
 	/* RoCE has no LIDs: addressing is by GID only. */
 	if (pa.link_layer == IBV_LINK_LAYER_ETHERNET && gid_index < 0)
 		return -EINVAL;
+	return 0;
+}
+
+/* The address vector to remote: its LID, or its GID with a GRH from our GID. */
+static void ah_attr_to(const struct rd_rc *rc, const struct rd_rc_endpoint *local,
+		       const struct rd_rc_endpoint *remote, const struct rd_rc_opts *opts,
+		       struct ibv_ah_attr *ah)
+{
+	memset(ah, 0, sizeof(*ah));
+	ah->dlid = remote->lid;
+	ah->sl = (uint8_t)(opts->sl > 0 ? opts->sl : 0);
+	ah->port_num = rc->port;
+	if (remote->use_grh || local->use_grh) {
+		ah->is_global = 1;
+		ah->grh.hop_limit = 64;
+		ah->grh.traffic_class = (uint8_t)(opts->tclass > 0 ? opts->tclass : 0);
+		ah->grh.sgid_index = local->gid_index;
+		memcpy(ah->grh.dgid.raw, remote->gid, 16);
+	}
+}
+
+/* UD: INIT (with our Q_Key), RTR, RTS; then the address handle to the peer. */
+static int connect_ud(struct rd_rc *rc, const struct rd_rc_endpoint *local,
+		      const struct rd_rc_endpoint *remote, const struct rd_rc_opts *opts)
+{
+	struct ibv_ah_attr ah;
+	struct ibv_qp_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.pkey_index = 0;
+	a.port_num = rc->port;
+	a.qkey = rc->qkey;
+	if (ibv_modify_qp(rc->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY))
+		return errno ? -errno : -EIO;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	if (ibv_modify_qp(rc->qp, &a, IBV_QP_STATE))
+		return errno ? -errno : -EIO;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = local->psn;
+	if (ibv_modify_qp(rc->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))
+		return errno ? -errno : -EIO;
+	ah_attr_to(rc, local, remote, opts, &ah);
+	if (rc->ah)
+		ibv_destroy_ah(rc->ah);
+	rc->ah = ibv_create_ah(rc->pd, &ah);
+	if (!rc->ah)
+		return errno ? -errno : -EIO;
+	rc->remote_qpn = remote->qpn;
+	rc->remote_qkey = remote->qkey;
 	return 0;
 }
 
@@ -209,6 +294,9 @@ int rd_rc_connect(struct rd_rc *rc, const struct rd_rc_endpoint *local,
 		mtu = opts->mtu;
 	if (path_mtu)
 		*path_mtu = mtu;
+	rc->path_mtu = mtu;
+	if (rc->ud)
+		return connect_ud(rc, local, remote, opts);
 
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_INIT;
@@ -226,16 +314,7 @@ int rd_rc_connect(struct rd_rc *rc, const struct rd_rc_endpoint *local,
 	a.rq_psn = remote->psn;
 	a.max_dest_rd_atomic = rc->rd_atomic ? rc->rd_atomic : 1;
 	a.min_rnr_timer = opts->min_rnr_timer;
-	a.ah_attr.dlid = remote->lid;
-	a.ah_attr.sl = (uint8_t)(opts->sl > 0 ? opts->sl : 0);
-	a.ah_attr.port_num = rc->port;
-	if (remote->use_grh || local->use_grh) {
-		a.ah_attr.is_global = 1;
-		a.ah_attr.grh.hop_limit = 64;
-		a.ah_attr.grh.traffic_class = (uint8_t)(opts->tclass > 0 ? opts->tclass : 0);
-		a.ah_attr.grh.sgid_index = local->gid_index;
-		memcpy(a.ah_attr.grh.dgid.raw, remote->gid, 16);
-	}
+	ah_attr_to(rc, local, remote, opts, &a.ah_attr);
 	if (ibv_modify_qp(rc->qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
 			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
 			  IBV_QP_MIN_RNR_TIMER))
@@ -256,14 +335,15 @@ int rd_rc_connect(struct rd_rc *rc, const struct rd_rc_endpoint *local,
 
 uint8_t *rd_rc_slot(struct rd_rc *rc, unsigned int slot)
 {
-	return rc->buf + (size_t)slot * rc->slot_size;
+	return rc->buf + (size_t)slot * rc->stride + rc->grh;
 }
 
 int rd_rc_post_recv(struct rd_rc *rc, unsigned int slot)
 {
+	/* UD: from the slot's start, where the device puts the GRH. */
 	struct ibv_sge sge = {
-		.addr = (uintptr_t)rd_rc_slot(rc, slot),
-		.length = (uint32_t)rc->slot_size,
+		.addr = (uintptr_t)(rc->buf + (size_t)slot * rc->stride),
+		.length = (uint32_t)(rc->slot_size + rc->grh),
 		.lkey = rc->mr->lkey,
 	};
 	struct ibv_recv_wr wr = { .wr_id = RD_WR_RECV | slot, .sg_list = &sge, .num_sge = 1 };
@@ -300,6 +380,13 @@ int rd_rc_post_send_batch(struct rd_rc *rc, unsigned int slot, uint32_t len, uin
 
 	if (len > rc->slot_size)
 		return -EMSGSIZE;
+	if (rc->ud) {
+		if (!rc->ah)
+			return -ENOTCONN;
+		wr.wr.ud.ah = rc->ah;
+		wr.wr.ud.remote_qpn = rc->remote_qpn;
+		wr.wr.ud.remote_qkey = rc->remote_qkey;
+	}
 	ret = ibv_post_send(rc->qp, &wr, &bad);
 	return ret ? -ret : 0;
 }
@@ -319,6 +406,8 @@ int rd_rc_post_op(struct rd_rc *rc, enum ibv_wr_opcode op, void *local, uint32_t
 	struct ibv_send_wr *bad;
 	int ret;
 
+	if (rc->ud)
+		return -EOPNOTSUPP;	/* UD carries sends only */
 	if ((op == IBV_WR_RDMA_WRITE || op == IBV_WR_RDMA_WRITE_WITH_IMM) && len && len <= rc->max_inline)
 		wr.send_flags |= IBV_SEND_INLINE;
 	if (op == IBV_WR_ATOMIC_FETCH_AND_ADD || op == IBV_WR_ATOMIC_CMP_AND_SWP) {
@@ -374,6 +463,29 @@ static int wait_cq_event(struct rd_rc *rc, uint64_t deadline, const volatile int
 	}
 }
 
+/*
+ * UD receives: drop (and repost) a datagram from any QP but the peer's, and
+ * give the payload's length without the GRH.  Returns how many are left.
+ */
+static int ud_filter(struct rd_rc *rc, struct ibv_wc *wc, int got)
+{
+	int keep = 0;
+
+	for (int i = 0; i < got; i++) {
+		if ((wc[i].wr_id & RD_WR_RECV) && wc[i].status == IBV_WC_SUCCESS) {
+			if (wc[i].src_qp != rc->remote_qpn || wc[i].byte_len < rc->grh) {
+				rc->stray++;
+				if (rd_rc_post_recv(rc, RD_WR_SLOT(wc[i].wr_id)))
+					return -EIO;
+				continue;
+			}
+			wc[i].byte_len -= rc->grh;
+		}
+		wc[keep++] = wc[i];
+	}
+	return keep;
+}
+
 int rd_rc_poll(struct rd_rc *rc, struct ibv_wc *wc, int n, uint64_t deadline,
 	       const volatile int *stop)
 {
@@ -387,6 +499,8 @@ int rd_rc_poll(struct rd_rc *rc, struct ibv_wc *wc, int n, uint64_t deadline,
 
 		if (got < 0)
 			return -EIO;
+		if (got > 0 && rc->ud)
+			got = ud_filter(rc, wc, got);
 		if (got > 0) {
 			for (int i = 0; i < got; i++) {
 				if (wc[i].status != IBV_WC_SUCCESS && !rc->has_error) {
@@ -396,6 +510,8 @@ int rd_rc_poll(struct rd_rc *rc, struct ibv_wc *wc, int n, uint64_t deadline,
 			}
 			return got;
 		}
+		if (got < 0)
+			return got;
 		if (stop && *stop)
 			return -EINTR;
 		if ((++spins & 63) != 0)
@@ -460,6 +576,11 @@ const char *rd_wc_diagnosis(enum ibv_wc_status st)
 	default:
 		return "unexpected completion error";
 	}
+}
+
+uint32_t rd_mtu_bytes(enum ibv_mtu mtu)
+{
+	return mtu >= IBV_MTU_256 && mtu <= IBV_MTU_4096 ? 128u << mtu : 0;
 }
 
 int rd_mtu_from_bytes(uint64_t bytes, enum ibv_mtu *mtu)

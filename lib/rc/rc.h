@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * RC queue pairs: resources (PD, CQ, one registered buffer cut into slots),
- * bring-up RESET -> INIT -> RTR -> RTS, and posting/polling with deadlines.
- * rdma_cm may create the QP itself on these resources (lib/selftest/cm.c).
+ * RC (and UD) queue pairs: resources (PD, CQ, one registered buffer cut into
+ * slots), bring-up RESET -> INIT -> RTR -> RTS, and posting/polling with
+ * deadlines.  rdma_cm may create the QP itself on these resources
+ * (lib/selftest/cm.c).  A UD QP sends to one peer (an address handle made at
+ * bring-up), so the same post and poll calls serve both types.
  */
 #ifndef RD_RC_H
 #define RD_RC_H
@@ -33,6 +35,7 @@ struct rd_rc_endpoint {
 	bool use_grh;		/* RoCE: always; IB: when the GID is global */
 	uint8_t gid_index;	/* local only */
 	enum ibv_mtu mtu;	/* active MTU of the port */
+	uint32_t qkey;		/* UD: the Q_Key our QP accepts */
 };
 
 struct rd_rc {
@@ -50,6 +53,18 @@ struct rd_rc {
 	unsigned int nrecv, nsend;	/* slots [0, nrecv) receive, then nsend send slots */
 	uint8_t port;
 	bool own_qp;			/* false when rdma_cm created it */
+	/*
+	 * UD: each receive slot keeps RD_RC_GRH bytes in front of the payload
+	 * for the GRH the device writes there; rd_rc_slot() returns the
+	 * payload and rd_rc_poll() gives receive lengths without the GRH.
+	 */
+	bool ud;
+	uint32_t grh;			/* RD_RC_GRH for UD, else 0 */
+	size_t stride;			/* bytes from one slot to the next */
+	struct ibv_ah *ah;		/* UD: to the peer */
+	uint32_t remote_qpn, remote_qkey, qkey;
+	uint64_t stray;			/* UD: receives from another QP, dropped */
+	enum ibv_mtu path_mtu;		/* set by rd_rc_connect */
 	/* Past the slots: extra bytes for one-sided operations (rd_rc_alloc_ex). */
 	uint8_t *extra;
 	size_t extra_len;
@@ -80,6 +95,13 @@ int rd_rc_alloc(struct rd_rc *rc, struct ibv_context *ctx, uint8_t port, size_t 
  */
 int rd_rc_alloc_ex(struct rd_rc *rc, struct ibv_context *ctx, uint8_t port, size_t slot_size,
 		   unsigned int nrecv, unsigned int nsend, size_t extra, int access);
+/*
+ * A UD QP's resources: no extra area (UD has no one-sided operations), and
+ * slot_size bytes of payload per slot after the GRH room.
+ */
+#define RD_RC_GRH 40
+int rd_rc_alloc_ud(struct rd_rc *rc, struct ibv_context *ctx, uint8_t port, size_t slot_size,
+		   unsigned int nrecv, unsigned int nsend);
 /* The remote access every QP grants (the MR decides what is allowed). */
 #define RD_RC_REMOTE_ACCESS \
 	(IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
@@ -91,13 +113,17 @@ int rd_rc_alloc_ex(struct rd_rc *rc, struct ibv_context *ctx, uint8_t port, size
  */
 #define RD_RC_INLINE 128
 void rd_rc_qp_attr(const struct rd_rc *rc, struct ibv_qp_init_attr *attr, bool with_inline);
-/* A RC QP on those resources (verbs mode), with inline sends if the device has them. */
+/* A RC (or, after rd_rc_alloc_ud, UD) QP on those resources, with inline sends if the device has them. */
 int rd_rc_create_qp(struct rd_rc *rc);
 void rd_rc_free(struct rd_rc *rc);
 
-/* Fill our endpoint: QPN, a random PSN, LID, the GID at gid_index, active MTU. */
+/* Fill our endpoint: QPN, a random PSN, LID, the GID at gid_index, active MTU (UD: our Q_Key). */
 int rd_rc_local(struct rd_rc *rc, int gid_index, struct rd_rc_endpoint *ep);
-/* RESET -> INIT -> RTR -> RTS against remote; path MTU = min(ours, theirs, opts). */
+/*
+ * RESET -> INIT -> RTR -> RTS against remote; path MTU = min(ours, theirs,
+ * opts).  UD: the address handle to remote (its GID or LID, opts' traffic
+ * class and SL), and sends go to its QPN and Q_Key.
+ */
 int rd_rc_connect(struct rd_rc *rc, const struct rd_rc_endpoint *local,
 		  const struct rd_rc_endpoint *remote, const struct rd_rc_opts *opts,
 		  enum ibv_mtu *path_mtu);
@@ -118,7 +144,7 @@ int rd_rc_post_send_batch(struct rd_rc *rc, unsigned int slot, uint32_t len, uin
  * A one-sided work request (RDMA WRITE [with immediate], READ, atomic) from
  * len bytes at local (inside the MR) to raddr/rkey; imm for WRITE_WITH_IMM,
  * add_or_compare and swap for the atomics.  Signaled when covers > 0, as
- * rd_rc_post_send_batch; tag goes into RD_WR_OP of the wr_id.
+ * rd_rc_post_send_batch; tag goes into RD_WR_OP of the wr_id.  -EOPNOTSUPP on UD.
  */
 int rd_rc_post_op(struct rd_rc *rc, enum ibv_wr_opcode op, void *local, uint32_t len,
 		  uint64_t raddr, uint32_t rkey, uint32_t imm, uint64_t add_or_compare, uint64_t swap,
@@ -133,7 +159,8 @@ int rd_rc_post_op(struct rd_rc *rc, enum ibv_wr_opcode op, void *local, uint32_t
  * channel: streams and fast round trips never sleep, and an idle or slow
  * peer costs no CPU (on a one-CPU soft-RoCE host the spinning would take it
  * from the kernel's packet processing).  Latency measurements set
- * RD_RC_SPIN_FOREVER, so that no wake-up is ever timed.
+ * RD_RC_SPIN_FOREVER, so that no wake-up is ever timed.  UD: a receive from
+ * any QP but the peer's is reposted and counted in rc->stray, never returned.
  */
 #define RD_RC_SPIN_NS 1000000ull
 #define RD_RC_SPIN_FOREVER UINT64_MAX
@@ -144,6 +171,8 @@ int rd_rc_poll(struct rd_rc *rc, struct ibv_wc *wc, int n, uint64_t deadline,
 int rd_mtu_from_bytes(uint64_t bytes, enum ibv_mtu *mtu);
 
 uint64_t rd_now_ns(void);
+/* The bytes of an MTU code (256..4096); 0 out of range. */
+uint32_t rd_mtu_bytes(enum ibv_mtu mtu);
 
 /* A plain-words diagnosis of a completion status, with what to check next. */
 const char *rd_wc_diagnosis(enum ibv_wc_status st);

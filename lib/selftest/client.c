@@ -101,6 +101,8 @@ static void client_verbs(const struct rd_st_config *cfg, const struct rd_sysroot
 	size_t slot, len = 0;
 	char why[256] = "";
 	enum ibv_mtu mtu;
+	unsigned int sent_version = 0;
+	struct rd_st_config run_cfg;
 	uint64_t t0;
 	int fd = -1, ret;
 
@@ -129,8 +131,9 @@ static void client_verbs(const struct rd_st_config *cfg, const struct rd_sysroot
 		return;
 	}
 	rd_st_slots(prm, &nrecv, &nsend, &slot);
-	if ((ret = rd_rc_alloc_ex(&rc, ctx, lp.port, slot, nrecv, nsend, rd_st_target_len(slot), 0)) ||
-	    (ret = rd_rc_create_qp(&rc)) ||
+	ret = cfg->ud ? rd_rc_alloc_ud(&rc, ctx, lp.port, slot, nrecv, nsend) :
+			rd_rc_alloc_ex(&rc, ctx, lp.port, slot, nrecv, nsend, rd_st_target_len(slot), 0);
+	if (ret || (ret = rd_rc_create_qp(&rc)) ||
 	    (ret = rd_rc_local(&rc, lp.ib ? -1 : lp.gid_index, &me))) {
 		rd_st_stage_add(run, h, "connect", false, 0, NULL, "cannot create the queue pair: %s",
 				strerror(-ret));
@@ -147,6 +150,7 @@ static void client_verbs(const struct rd_st_config *cfg, const struct rd_sysroot
 		goto out;
 	}
 	rd_st_hello(&m, RD_OOB_HELLO, &me, &lp, prm);
+	sent_version = m.version;
 	len = rd_oob_encode(&m, buf);
 	ret = rd_tcp_send_all(fd, buf, len, deadline(cfg));
 	if (!ret)
@@ -154,8 +158,8 @@ static void client_verbs(const struct rd_st_config *cfg, const struct rd_sysroot
 	if (ret == -EPROTONOSUPPORT) {
 		rd_st_stage_add(run, h, "exchange", false, ms_since(t0), NULL,
 				"the server speaks exchange version %u (another rdma-selftest), this "
-				"side speaks %d: run the same version on both sides",
-				rd_oob_hdr_version(buf), RD_OOB_VERSION);
+				"side speaks %u: run the same version on both sides",
+				rd_oob_hdr_version(buf), sent_version);
 		goto out;
 	}
 	if (ret) {
@@ -164,12 +168,14 @@ static void client_verbs(const struct rd_st_config *cfg, const struct rd_sysroot
 		goto out;
 	}
 	ret = rd_oob_decode(buf, len, &m, why, sizeof(why));
-	if (!ret && m.version != RD_OOB_VERSION) {
+	if (!ret && m.version != sent_version) {
 		/* An old server: its REJECT of our HELLO. */
 		rd_st_stage_add(run, h, "exchange", false, ms_since(t0), NULL,
 				"the server speaks exchange version %u (an older rdma-selftest), this "
-				"side speaks %d: run the same version on both sides%s%s",
-				(unsigned int)m.version, RD_OOB_VERSION,
+				"side speaks %u: %s%s%s", (unsigned int)m.version, sent_version,
+				cfg->ud && m.version < RD_OOB_VERSION ?
+					"it has no UD test (--qp ud needs a newer rdma-selftest "
+					"--server on the peer)" : "run the same version on both sides",
 				m.type == RD_OOB_REJECT ? "; it said: " : "",
 				m.type == RD_OOB_REJECT ? m.reason : "");
 		goto out;
@@ -198,10 +204,16 @@ static void client_verbs(const struct rd_st_config *cfg, const struct rd_sysroot
 				m.reason);
 		goto out;
 	}
+	if (m.qp_type != (cfg->ud ? RD_OOB_QP_UD : RD_OOB_QP_RC)) {
+		rd_st_stage_add(run, h, "exchange", false, ms_since(t0), NULL,
+				"protocol error: the server answered with a %s QP, this side asked for %s",
+				m.qp_type == RD_OOB_QP_UD ? "UD" : "RC", cfg->ud ? "UD" : "RC");
+		goto out;
+	}
 	rd_st_stage_add(run, h, "exchange", true, ms_since(t0), NULL,
-			"%s port %u GID %d (%s) <-> peer GID %s, QPN 0x%x <-> 0x%x", d->name, p->num,
+			"%s port %u GID %d (%s) <-> peer GID %s, %sQPN 0x%x <-> 0x%x", d->name, p->num,
 			lp.gid_index, rd_st_kind_name(rd_st_gid_kind(&lp)), rd_st_kind_name(m.gid_kind),
-			me.qpn, m.qpn);
+			cfg->ud ? "UD " : "", me.qpn, m.qpn);
 	rd_st_endpoint_from(&m, &them);
 	tgt.addr = m.addr;
 	tgt.rkey = m.rkey;
@@ -221,12 +233,24 @@ static void client_verbs(const struct rd_st_config *cfg, const struct rd_sysroot
 		goto out;
 	}
 	run->path_mtu = mtu;
+	run->ud = cfg->ud;
 	run->tclass = (uint8_t)(cfg->rc.tclass > 0 ? cfg->rc.tclass : 0);
 	run->sl = (uint8_t)(cfg->rc.sl > 0 ? cfg->rc.sl : 0);
-	rd_st_stage_add(run, h, "connect", true, ms_since(t0), NULL,
-			"RESET->INIT->RTR->RTS, PSN 0x%06x/0x%06x, path MTU %s%s", me.psn, them.psn,
-			rd_st_mtu_str(mtu), rd_st_tc_sl_str(run->tclass, run->sl, why, sizeof(why)));
-	run->ok = rd_st_run_stages(cfg, sr, &rc, &tgt, h, run);
+	if (rd_st_ud_sizes(cfg, mtu, &run_cfg, why, sizeof(why))) {
+		rd_st_stage_add(run, h, "connect", false, ms_since(t0), NULL, "%s", why);
+		goto out;
+	}
+	if (cfg->ud)
+		rd_st_stage_add(run, h, "connect", true, ms_since(t0), NULL,
+				"UD RESET->INIT->RTR->RTS, address handle to the peer's GID, Q_Key "
+				"0x%x/0x%x, path MTU %s%s", me.qkey, them.qkey, rd_st_mtu_str(mtu),
+				rd_st_tc_sl_str(run->tclass, run->sl, why, sizeof(why)));
+	else
+		rd_st_stage_add(run, h, "connect", true, ms_since(t0), NULL,
+				"RESET->INIT->RTR->RTS, PSN 0x%06x/0x%06x, path MTU %s%s", me.psn,
+				them.psn, rd_st_mtu_str(mtu),
+				rd_st_tc_sl_str(run->tclass, run->sl, why, sizeof(why)));
+	run->ok = rd_st_run_stages(&run_cfg, sr, &rc, &tgt, h, run);
 out:
 	if (fd >= 0)
 		close(fd);
@@ -239,11 +263,13 @@ int rd_st_client(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
 		 const struct rd_st_hooks *h, struct rd_st_run *run)
 {
 	struct rd_st_params prm = { .max_size = rd_st_max_size(cfg), .window = cfg->window,
+				    .ud = cfg->ud,
 				    .iters = cfg->iters };
 
 	memset(run, 0, sizeof(*run));
 	run->gid_index = -1;
-	if (cfg->verbs)
+	/* UD has no connection for rdma_cm to make: the endpoints go over the TCP exchange. */
+	if (cfg->verbs || cfg->ud)
 		client_verbs(cfg, sr, list, ib_port, &prm, h, run);
 	else
 		client_cm(cfg, sr, &prm, h, run);

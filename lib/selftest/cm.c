@@ -20,7 +20,7 @@
 
 void rd_cm_params_encode(const struct rd_st_params *p, uint8_t buf[RD_CM_PRIV_LEN])
 {
-	uint32_t v[5] = { htobe32(RD_OOB_MAGIC), htobe32(RD_OOB_VERSION), htobe32(p->max_size),
+	uint32_t v[5] = { htobe32(RD_OOB_MAGIC), htobe32(RD_CM_VERSION), htobe32(p->max_size),
 			  htobe32(p->window), htobe32(p->iters) };
 
 	memcpy(buf, v, RD_CM_PRIV_LEN);
@@ -36,8 +36,9 @@ int rd_cm_params_decode(const void *buf, size_t len, struct rd_st_params *p)
 	if (be32toh(v[0]) != RD_OOB_MAGIC)
 		return -EPROTO;
 	/* Version 1 asked for the same test: its client only sends. */
-	if (be32toh(v[1]) != RD_OOB_VERSION && be32toh(v[1]) != 1)
+	if (be32toh(v[1]) != RD_CM_VERSION && be32toh(v[1]) != 1)
 		return -EPROTONOSUPPORT;
+	p->ud = false;	/* rdma_cm connects RC */
 	p->max_size = be32toh(v[2]);
 	p->window = be32toh(v[3]);
 	p->iters = be32toh(v[4]);
@@ -56,7 +57,7 @@ uint32_t rd_cm_priv_version(const void *buf, size_t len)
 
 void rd_cm_target_encode(const struct rd_st_target *t, uint8_t buf[RD_CM_REP_LEN])
 {
-	uint32_t v[4] = { htobe32(RD_OOB_MAGIC), htobe32(RD_OOB_VERSION), htobe32(t->rkey),
+	uint32_t v[4] = { htobe32(RD_OOB_MAGIC), htobe32(RD_CM_VERSION), htobe32(t->rkey),
 			  htobe32(t->len) };
 	uint64_t a = htobe64(t->addr);
 
@@ -76,7 +77,7 @@ int rd_cm_target_decode(const void *buf, size_t len, struct rd_st_target *t)
 	memcpy(&a, (const uint8_t *)buf + sizeof(v), sizeof(a));
 	if (be32toh(v[0]) != RD_OOB_MAGIC)
 		return -EPROTO;
-	if (be32toh(v[1]) != RD_OOB_VERSION)
+	if (be32toh(v[1]) != RD_CM_VERSION)
 		return -EPROTONOSUPPORT;
 	t->rkey = be32toh(v[2]);
 	t->len = be32toh(v[3]);
@@ -392,7 +393,7 @@ int rd_cm_connect(const char *peer, uint16_t port, const char *bind_addr, int ti
 			cm_err(err, "connect", "REJECTED", ev->status,
 			       "the server on %s port %u speaks protocol version 1 (an older "
 			       "rdma-selftest), this side speaks %d: run the same version on both sides",
-			       peer, port, RD_OOB_VERSION);
+			       peer, port, RD_CM_VERSION);
 		else if (ev->event == RDMA_CM_EVENT_REJECTED && reason[0])
 			cm_err(err, "connect", "REJECTED", ev->status,
 			       "the server on %s port %u refused the test: %s", peer, port, reason);
@@ -532,9 +533,9 @@ int rd_cm_accept(struct rd_cm_listener *l, uint64_t deadline, int timeout_ms, un
 		if (ret == -EPROTONOSUPPORT) {
 			cm_err(err, "accept", "CONNECT_REQUEST", 0,
 			       "client speaks protocol version %u, this server %d; rejected", v,
-			       RD_OOB_VERSION);
+			       RD_CM_VERSION);
 			snprintf(why, sizeof(why), "server speaks protocol version %d, client %u: run the "
-				 "same rdma-selftest version on both sides", RD_OOB_VERSION, v);
+				 "same rdma-selftest version on both sides", RD_CM_VERSION, v);
 		} else {
 			cm_err(err, "accept", "CONNECT_REQUEST", 0,
 			       "not an rdma-selftest client (no parameters); rejected");

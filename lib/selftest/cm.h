@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "oob.h"
 #include "rc/rc.h"
 #include "stages.h"
 
@@ -73,13 +74,15 @@ int rd_cm_accept(struct rd_cm_listener *l, uint64_t deadline, int timeout_ms, un
 void rd_cm_listener_close(struct rd_cm_listener *l);
 
 /*
- * Private data, versioned as the --verbs exchange (RD_OOB_VERSION).  REQ: our
+ * Private data, versioned as the --verbs exchange's RC messages (RD_CM_VERSION).  REQ: our
  * magic, the version and the test parameters (fits the 56 bytes of a REQ).
  * REP (version 2): magic, version, the server's target area.  Decoding:
  * -EPROTO (no magic), -EPROTONOSUPPORT (another version: rd_cm_priv_version
  * says which).  A server still takes a version 1 REQ (same layout; that
  * client only sends and ignores the REP's data).
  */
+/* rdma_cm private data: the RC exchange version (rdma_cm connects RC only). */
+#define RD_CM_VERSION RD_OOB_VERSION_RC
 #define RD_CM_PRIV_LEN 20
 #define RD_CM_REP_LEN 24
 void rd_cm_params_encode(const struct rd_st_params *p, uint8_t buf[RD_CM_PRIV_LEN]);

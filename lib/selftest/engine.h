@@ -35,6 +35,7 @@ struct rd_st_config {
 	const char *bind;		/* server: listen address; client: source address */
 	uint16_t service_port;
 	bool verbs;			/* client: raw verbs + TCP exchange instead of rdma_cm */
+	bool ud;			/* --qp ud: datagrams (sends only; the TCP exchange) */
 	bool once;			/* server: exit after one client */
 	unsigned int max_clients;	/* server: stop after this many clients (0: no limit) */
 	bool quick, lat_only, bw_only;	/* stage selection */
@@ -43,7 +44,8 @@ struct rd_st_config {
 	int gid_index;			/* -1: the best GID (rdma-gids --best) */
 	uint32_t iters, pings, window, duration_s;
 	uint32_t sizes[RD_ST_MAX_SIZES];
-	unsigned int nsizes;		/* 0: 64 B latency, 64 KiB bandwidth */
+	unsigned int nsizes;		/* 0: 64 B latency, 64 KiB bandwidth (UD: the path MTU) */
+	bool all_sizes;			/* the sizes are -a's powers of two (UD: up to the path MTU) */
 	int timeout_ms;			/* longest wait for any answer */
 	double expect_gbps, expect_lat_us;
 	bool no_counters;		/* no counter snapshots around the run */
@@ -102,6 +104,7 @@ struct rd_st_run {
 	char gid_type[16];		/* as the mode reports it ("v2", "RoCE v2") */
 	char addr[48];			/* the GID's address */
 	enum ibv_mtu path_mtu;		/* 0 until connected */
+	bool ud;			/* over a UD QP */
 	uint8_t tclass, sl;		/* of the connection's address vector */
 	struct rd_st_stage stages[RD_ST_MAX_STAGES];
 	unsigned int nstages;

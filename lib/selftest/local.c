@@ -169,7 +169,10 @@ void rd_st_hello(struct rd_oob_msg *m, int type, const struct rd_rc_endpoint *ep
 		 const struct rd_st_local *lp, const struct rd_st_params *prm)
 {
 	memset(m, 0, sizeof(*m));
-	m->version = RD_OOB_VERSION;
+	/* RC in version 2 (every server since it serves it); UD needs 3. */
+	m->version = ep->qkey ? RD_OOB_VERSION : RD_OOB_VERSION_RC;
+	m->qp_type = ep->qkey ? RD_OOB_QP_UD : RD_OOB_QP_RC;
+	m->qkey = ep->qkey;
 	m->type = (uint16_t)type;
 	m->qpn = ep->qpn;
 	m->psn = ep->psn;
@@ -189,6 +192,7 @@ void rd_st_endpoint_from(const struct rd_oob_msg *m, struct rd_rc_endpoint *ep)
 	ep->psn = m->psn;
 	ep->lid = m->lid;
 	ep->mtu = (enum ibv_mtu)m->mtu;
+	ep->qkey = m->qkey;
 	memcpy(ep->gid, m->gid, 16);
 	ep->use_grh = m->gid_kind != RD_GK_NONE && m->gid_kind != RD_GK_IB;
 }

@@ -44,7 +44,10 @@ const char *rd_st_kind_name(unsigned int kind);	/* "RoCE v2" */
 /* ibv_open_device by name; NULL with why (no provider, permission...). */
 struct ibv_context *rd_st_open_device(const char *name, char *why, size_t why_len);
 
-/* The exchange message for our endpoint, and the peer's endpoint from one. */
+/*
+ * The exchange message for our endpoint (a UD endpoint, one with a Q_Key, in
+ * version 3; RC in version 2), and the peer's endpoint from one.
+ */
 void rd_st_hello(struct rd_oob_msg *m, int type, const struct rd_rc_endpoint *ep,
 		 const struct rd_st_local *lp, const struct rd_st_params *prm);
 void rd_st_endpoint_from(const struct rd_oob_msg *m, struct rd_rc_endpoint *ep);

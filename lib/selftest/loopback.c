@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Loopback driver: two RC QPs of one port, a server thread answering the client's stages. */
+/* Loopback driver: two QPs (RC, or UD) of one port, a server thread answering the client's stages. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
@@ -23,7 +23,7 @@ static void *serve_thread(void *p)
 {
 	struct serve_arg *a = p;
 
-	a->ret = rd_st_serve(a->rc, a->idle_ms, a->halt, &a->err, &a->msgs);
+	a->ret = rd_st_serve(a->rc, a->idle_ms, a->halt, -1, &a->err, &a->msgs);
 	return NULL;
 }
 
@@ -47,10 +47,12 @@ int rd_st_loopback(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
 	struct rd_rc srv = { 0 }, cli = { 0 };
 	struct rd_rc_endpoint es, ec;
 	struct rd_st_params prm = { .max_size = rd_st_max_size(cfg), .window = cfg->window,
+				    .ud = cfg->ud,
 				    .iters = cfg->iters };
 	struct rd_st_error perr;
 	struct rd_st_local lp;
 	struct rd_st_target tgt;
+	struct rd_st_config run_cfg;
 	struct ibv_context *ctx;
 	unsigned int nrecv, nsend;
 	size_t slot;
@@ -78,10 +80,16 @@ int rd_st_loopback(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
 	}
 	run->figures = true;
 	rd_st_slots(&prm, &nrecv, &nsend, &slot);
-	if ((ret = rd_rc_alloc_ex(&srv, ctx, lp.port, slot, nrecv, nsend, rd_st_target_len(slot),
-				  rd_st_target_access(cfg->deny))) ||
-	    (ret = rd_rc_alloc_ex(&cli, ctx, lp.port, slot, nrecv, nsend, rd_st_target_len(slot), 0)) ||
-	    (ret = rd_rc_create_qp(&srv)) || (ret = rd_rc_create_qp(&cli)) ||
+	if (cfg->ud)
+		ret = rd_rc_alloc_ud(&srv, ctx, lp.port, slot, nrecv, nsend);
+	else
+		ret = rd_rc_alloc_ex(&srv, ctx, lp.port, slot, nrecv, nsend, rd_st_target_len(slot),
+				     rd_st_target_access(cfg->deny));
+	if (!ret)
+		ret = cfg->ud ? rd_rc_alloc_ud(&cli, ctx, lp.port, slot, nrecv, nsend) :
+				rd_rc_alloc_ex(&cli, ctx, lp.port, slot, nrecv, nsend,
+					       rd_st_target_len(slot), 0);
+	if (ret || (ret = rd_rc_create_qp(&srv)) || (ret = rd_rc_create_qp(&cli)) ||
 	    (ret = rd_rc_local(&srv, lp.ib ? -1 : lp.gid_index, &es)) ||
 	    (ret = rd_rc_local(&cli, lp.ib ? -1 : lp.gid_index, &ec))) {
 		rd_st_stage_add(run, h, "connect", false, 0, NULL, "cannot create the queue pairs: %s",
@@ -99,11 +107,19 @@ int rd_st_loopback(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
 		goto free;
 	}
 	run->path_mtu = mtu;
+	run->ud = cfg->ud;
 	run->tclass = (uint8_t)(cfg->rc.tclass > 0 ? cfg->rc.tclass : 0);
 	run->sl = (uint8_t)(cfg->rc.sl > 0 ? cfg->rc.sl : 0);
+	if (rd_st_ud_sizes(cfg, mtu, &run_cfg, why, sizeof(why))) {
+		rd_st_stage_add(run, h, "connect", false, (double)(rd_now_ns() - t0) / 1e6, NULL, "%s",
+				why);
+		goto free;
+	}
 	rd_st_stage_add(run, h, "connect", true, (double)(rd_now_ns() - t0) / 1e6, NULL,
-			"QPN 0x%x <-> 0x%x, PSN 0x%06x/0x%06x, path MTU %s%s", es.qpn, ec.qpn, es.psn,
-			ec.psn, rd_st_mtu_str(mtu), rd_st_tc_sl_str(run->tclass, run->sl, why, sizeof(why)));
+			"%sQPN 0x%x <-> 0x%x, %s 0x%06x/0x%06x, path MTU %s%s", cfg->ud ? "UD " : "",
+			es.qpn, ec.qpn, cfg->ud ? "Q_Key" : "PSN", cfg->ud ? es.qkey : es.psn,
+			cfg->ud ? ec.qkey : ec.psn, rd_st_mtu_str(mtu),
+			rd_st_tc_sl_str(run->tclass, run->sl, why, sizeof(why)));
 	{
 		/* The server thread stops on its own at the client's goodbye, or when told to. */
 		volatile int halt = 0;
@@ -115,7 +131,7 @@ int rd_st_loopback(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
 			goto free;
 		}
 		rd_st_target_init(&srv, &tgt);
-		ok = rd_st_run_stages(cfg, sr, &cli, &tgt, h, run);
+		ok = rd_st_run_stages(&run_cfg, sr, &cli, &tgt, h, run);
 		if (!ok)
 			halt = 1;	/* no goodbye is coming: give up at once */
 		pthread_join(th, NULL);

@@ -20,7 +20,7 @@
 
 /* Layout: magic 0, version 4, type 6, qpn 8, psn 12, lid 16, mtu 18, gid_kind 19,
  * gid 20, max_size 36, window 40, iters 44, reason 48..112; version 2: rkey 112,
- * area_len 116, addr 120..128. */
+ * area_len 116, addr 120..128; version 3: qp_type 128, 3 bytes zero, qkey 132..136. */
 
 static void put16(uint8_t *p, uint16_t v) { v = htobe16(v); memcpy(p, &v, 2); }
 static void put32(uint8_t *p, uint32_t v) { v = htobe32(v); memcpy(p, &v, 4); }
@@ -34,9 +34,14 @@ unsigned int rd_oob_hdr_version(const uint8_t *hdr)
 	return get16(hdr + 4);
 }
 
+static size_t version_len(unsigned int v)
+{
+	return v == 1 ? RD_OOB_LEN_V1 : v == 2 ? RD_OOB_LEN_V2 : RD_OOB_LEN;
+}
+
 size_t rd_oob_msg_len(const uint8_t *hdr)
 {
-	return get32(hdr) == RD_OOB_MAGIC && get16(hdr + 4) == 1 ? RD_OOB_LEN_V1 : RD_OOB_LEN;
+	return get32(hdr) == RD_OOB_MAGIC ? version_len(get16(hdr + 4)) : RD_OOB_LEN;
 }
 
 size_t rd_oob_encode(const struct rd_oob_msg *m, uint8_t buf[RD_OOB_LEN])
@@ -61,6 +66,10 @@ size_t rd_oob_encode(const struct rd_oob_msg *m, uint8_t buf[RD_OOB_LEN])
 	put32(buf + 112, m->rkey);
 	put32(buf + 116, m->area_len);
 	put64(buf + 120, m->addr);
+	if (m->version == 2)
+		return RD_OOB_LEN_V2;
+	buf[128] = m->qp_type;
+	put32(buf + 132, m->qkey);
 	return RD_OOB_LEN;
 }
 
@@ -68,7 +77,7 @@ int rd_oob_decode(const uint8_t *buf, size_t len, struct rd_oob_msg *m, char *wh
 {
 	memset(m, 0, sizeof(*m));
 	why[0] = '\0';
-	if (len != RD_OOB_LEN && len != RD_OOB_LEN_V1) {
+	if (len != RD_OOB_LEN && len != RD_OOB_LEN_V2 && len != RD_OOB_LEN_V1) {
 		snprintf(why, why_len, "message of %zu bytes, expected %d", len, RD_OOB_LEN);
 		return -EINVAL;
 	}
@@ -77,15 +86,15 @@ int rd_oob_decode(const uint8_t *buf, size_t len, struct rd_oob_msg *m, char *wh
 		return -EPROTO;
 	}
 	m->version = get16(buf + 4);
-	if (m->version != 1 && m->version != RD_OOB_VERSION) {
+	if (m->version < 1 || m->version > RD_OOB_VERSION) {
 		snprintf(why, why_len, "peer speaks exchange version %u, this side speaks %u (run the "
 			 "same rdma-selftest version on both sides)", (unsigned int)m->version,
 			 (unsigned int)RD_OOB_VERSION);
 		return -EPROTONOSUPPORT;
 	}
-	if (len != (m->version == 1 ? RD_OOB_LEN_V1 : RD_OOB_LEN)) {
-		snprintf(why, why_len, "message of %zu bytes, version %u has %d", len,
-			 (unsigned int)m->version, m->version == 1 ? RD_OOB_LEN_V1 : RD_OOB_LEN);
+	if (len != version_len(m->version)) {
+		snprintf(why, why_len, "message of %zu bytes, version %u has %zu", len,
+			 (unsigned int)m->version, version_len(m->version));
 		return -EINVAL;
 	}
 	m->type = get16(buf + 6);
@@ -103,6 +112,18 @@ int rd_oob_decode(const uint8_t *buf, size_t len, struct rd_oob_msg *m, char *wh
 		m->rkey = get32(buf + 112);
 		m->area_len = get32(buf + 116);
 		m->addr = get64(buf + 120);
+	}
+	if (m->version >= 3) {
+		m->qp_type = buf[128];
+		m->qkey = get32(buf + 132);
+		if (buf[129] || buf[130] || buf[131]) {
+			snprintf(why, why_len, "reserved bytes not zero");
+			return -EINVAL;
+		}
+		if (m->qp_type > RD_OOB_QP_UD) {
+			snprintf(why, why_len, "QP type %u unknown", m->qp_type);
+			return -EINVAL;
+		}
 	}
 	if (m->type < RD_OOB_HELLO || m->type > RD_OOB_REJECT) {
 		snprintf(why, why_len, "unknown message type %u", m->type);
@@ -151,7 +172,7 @@ int rd_oob_recv(int fd, uint8_t buf[RD_OOB_LEN], size_t *len, uint64_t deadline)
 	*len = RD_OOB_HDR_LEN;
 	v = get16(buf + 4);
 	/* Another version's message may have another length: stop at its header. */
-	if (get32(buf) == RD_OOB_MAGIC && v != 1 && v != RD_OOB_VERSION)
+	if (get32(buf) == RD_OOB_MAGIC && (v < 1 || v > RD_OOB_VERSION))
 		return -EPROTONOSUPPORT;
 	*len = rd_oob_msg_len(buf);
 	return rd_tcp_recv_all(fd, buf + RD_OOB_HDR_LEN, *len - RD_OOB_HDR_LEN, deadline);

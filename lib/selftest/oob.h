@@ -14,16 +14,25 @@
 #define RD_OOB_MAGIC 0x52445354u	/* "RDST" */
 /*
  * Version 2 added the server's target memory (rkey, address, length) for
- * RDMA WRITE, READ and atomics.  A version 1 message is 112 bytes.  A server
- * still serves a version 1 client (it can only send) in that layout; a
- * client needs a version 2 server and says so when the answer is version 1
- * (an old server's REJECT).
+ * RDMA WRITE, READ and atomics; version 3 the QP type and the UD Q_Key.  A
+ * client sends the lowest version that carries its test (RC: 2, UD: 3), so
+ * that a version 2 server still serves every RC test; a server answers in
+ * the client's version and still serves version 1 (send only, 112 bytes).
+ * A client says so when the answer is an older version (an old server's
+ * REJECT).
  */
-#define RD_OOB_VERSION 2
-#define RD_OOB_LEN 128
+#define RD_OOB_VERSION 3	/* the newest this side speaks */
+#define RD_OOB_VERSION_RC 2	/* what an RC client sends */
+#define RD_OOB_LEN 136		/* version 3; the largest */
+#define RD_OOB_LEN_V2 128
 #define RD_OOB_LEN_V1 112
-#define RD_OOB_HDR_LEN 8
-#define RD_OOB_MAX_AREA (8u << 20)	/* RD_ST_MAX_SIZE */		/* magic, version, type: enough to know the length */
+#define RD_OOB_HDR_LEN 8	/* magic, version, type: enough to know the length */
+#define RD_OOB_MAX_AREA (8u << 20)	/* RD_ST_MAX_SIZE */
+
+enum rd_oob_qp {
+	RD_OOB_QP_RC = 0,
+	RD_OOB_QP_UD = 1,
+};
 
 enum rd_oob_type {
 	RD_OOB_HELLO = 1,	/* client -> server: my endpoint and the test */
@@ -55,19 +64,22 @@ struct rd_oob_msg {
 	uint32_t rkey;
 	uint32_t area_len;	/* bytes of each of its write and read areas */
 	uint64_t addr;
+	/* version 3 */
+	uint8_t qp_type;	/* enum rd_oob_qp; HELLO asks, ACCEPT confirms */
+	uint32_t qkey;		/* UD: the Q_Key of the sender's QP */
 };
 
 /*
- * To the wire (big-endian): RD_OOB_LEN bytes, or RD_OOB_LEN_V1 when
- * m->version is 1 (a REJECT for an old peer).  Returns the length.
+ * To the wire (big-endian) in m->version's layout (1, 2 or 3: 112, 128 or
+ * 136 bytes).  Returns the length.
  */
 size_t rd_oob_encode(const struct rd_oob_msg *m, uint8_t buf[RD_OOB_LEN]);
 /* How many bytes a message whose first RD_OOB_HDR_LEN bytes are hdr has. */
 size_t rd_oob_msg_len(const uint8_t *hdr);
 /*
- * Decode and validate: magic, version (1 or ours: m->version says which),
+ * Decode and validate: magic, version (1 to ours: m->version says which),
  * type, 24-bit QPN/PSN, MTU, GID kind, a NUL-terminated printable reason, the
- * target area.  -EPROTO (bad magic), -EPROTONOSUPPORT (another version:
+ * target area, the QP type.  -EPROTO (bad magic), -EPROTONOSUPPORT (another version:
  * why[] says "peer speaks exchange version N"), -EINVAL (a field out of range,
  * or a length not its version's), with why[] naming the field.
  */
@@ -82,7 +94,7 @@ int rd_tcp_send_all(int fd, const void *buf, size_t len, uint64_t deadline);
 /* -ECONNRESET when the peer closes before len bytes. */
 int rd_tcp_recv_all(int fd, void *buf, size_t len, uint64_t deadline);
 /*
- * One exchange message of version 1 or ours (its length from its header): 0
+ * One exchange message of version 1 to ours (its length from its header): 0
  * with *len, or -errno; -EPROTONOSUPPORT after the header (*len = 8) when it
  * has our magic and another version (rd_oob_hdr_version says which).
  */

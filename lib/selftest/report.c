@@ -117,6 +117,8 @@ void rd_st_next_cmds(const struct rd_st_config *cfg, const struct rd_st_run *run
 		PUT(n->common, c, " -A CMP_AND_SWAP");
 	if (cfg->nsizes && op != RD_ST_OP_FADD && op != RD_ST_OP_CSWAP)
 		PUT(n->common, c, " -s %u", cfg->sizes[0]);
+	if (run->ud)
+		PUT(n->common, c, " -c UD");
 	if (run->path_mtu && cfg->rc.mtu)
 		PUT(n->common, c, " -m %s", rd_st_mtu_str(run->path_mtu));
 	if (run->tclass)
@@ -175,6 +177,11 @@ void rd_st_ops_str(unsigned int ops, char *buf, size_t len)
 
 void rd_st_json_stages(struct rd_out *o, const struct rd_st_run *run)
 {
+	/* Once connected: the QP type and the path MTU the stages ran on. */
+	if (run->path_mtu) {
+		rd_out_str(o, RD_JSON, "qp_type", NULL, run->ud ? "ud" : "rc");
+		rd_out_u64(o, RD_JSON, "path_mtu", NULL, rd_mtu_bytes(run->path_mtu));
+	}
 	rd_out_list_begin(o, "stages");
 	for (unsigned int i = 0; i < run->nstages; i++) {
 		const struct rd_st_stage *st = &run->stages[i];
@@ -214,6 +221,8 @@ void rd_st_json_stages(struct rd_out *o, const struct rd_st_run *run)
 		rd_out_double(o, RD_JSON, "p99_us", NULL, l->p99, NULL);
 		rd_out_double(o, RD_JSON, "p99_9_us", NULL, l->p999, NULL);
 		rd_out_double(o, RD_JSON, "max_us", NULL, l->max, NULL);
+		if (l->resent)
+			rd_out_u64(o, RD_JSON, "resent", NULL, l->resent);
 		rd_out_section_end(o);
 	}
 	rd_out_list_end(o);
@@ -228,6 +237,8 @@ bandwidth:
 		rd_out_str(o, RD_JSON, "op", NULL, rd_st_op_name(b->op));
 		rd_out_u64(o, RD_JSON, "bytes", NULL, b->size);
 		rd_out_u64(o, RD_JSON, "messages", NULL, b->msgs);
+		if (run->ud)
+			rd_out_u64(o, RD_JSON, "lost", NULL, b->lost);
 		rd_out_double(o, RD_JSON, "seconds", NULL, b->seconds, NULL);
 		rd_out_double(o, RD_JSON, "gbps", NULL, b->gbps, NULL);
 		rd_out_double(o, RD_JSON, "mpps", NULL, b->mpps, NULL);

@@ -45,17 +45,25 @@ const char *rd_st_config_conflict(const struct rd_st_config *c, bool server)
 		return "the client chooses the operations: --op goes without --server";
 	if (c->deny && c->peer)
 		return "--deny is for the serving side: --server or loopback";
-	if (c->peer && !c->verbs && c->rc.sl >= 0)
+	if (c->peer && !c->verbs && !c->ud && c->rc.sl >= 0)
 		return "--sl needs --verbs: rdma_cm takes the service level from the path (on RoCE from --tc)";
-	if (c->peer && !c->verbs && c->rc.mtu)
+	if (c->peer && !c->verbs && !c->ud && c->rc.mtu)
 		return "--mtu needs --verbs: rdma_cm takes the path MTU from the route";
+	if (c->ud && server)
+		return "the client chooses the QP type: --qp goes without --server (it serves both)";
+	if (c->ud && c->ops & ~(1u << RD_ST_OP_SEND))
+		return "--qp ud carries sends only: RDMA WRITE, READ and atomics need --qp rc";
+	for (unsigned int i = 0; c->ud && i < c->nsizes; i++)
+		if (c->sizes[i] > RD_ST_UD_MAX_SIZE)
+			return "--qp ud: a datagram is one packet, at most 4096 B (the largest MTU; "
+			       "the run checks the path's)";
 	return NULL;
 }
 
 void rd_st_config_finish(struct rd_st_config *c)
 {
 	/* Keep within the server's memory limit: fewer outstanding sends for big messages. */
-	struct rd_st_params t = { .window = c->window };
+	struct rd_st_params t = { .window = c->window, .ud = c->ud };
 	uint32_t maxs = 65536;
 	unsigned int nr, ns;
 	size_t slot;
@@ -74,9 +82,36 @@ uint32_t rd_st_max_size(const struct rd_st_config *cfg)
 {
 	uint32_t m = 65536;
 
+	if (cfg->ud && !cfg->nsizes)
+		return 4096;	/* UD: at most one packet, and the default size is the path MTU */
 	for (unsigned int i = 0; i < cfg->nsizes; i++)
 		m = i == 0 ? cfg->sizes[0] : (cfg->sizes[i] > m ? cfg->sizes[i] : m);
 	return cfg->nsizes && m < 64 ? 64 : m;
+}
+
+const char *rd_st_ud_sizes(const struct rd_st_config *cfg, enum ibv_mtu path_mtu,
+			   struct rd_st_config *out, char *buf, size_t len)
+{
+	uint32_t mtu = rd_mtu_bytes(path_mtu), big = 0;
+
+	*out = *cfg;
+	if (!cfg->ud || !mtu)
+		return NULL;
+	if (cfg->all_sizes) {
+		/* -a: every power of two up to the path's packet. */
+		out->nsizes = 0;
+		for (unsigned int i = 0; i < cfg->nsizes; i++)
+			if (cfg->sizes[i] <= mtu)
+				out->sizes[out->nsizes++] = cfg->sizes[i];
+		return NULL;
+	}
+	for (unsigned int i = 0; i < cfg->nsizes; i++)
+		big = cfg->sizes[i] > big ? cfg->sizes[i] : big;
+	if (big <= mtu)
+		return NULL;
+	snprintf(buf, len, "a UD message is one packet: %u B is above the path MTU %u (use -s %u or "
+		 "less, or raise the MTU of both ports' netdevs)", big, mtu, mtu);
+	return buf;
 }
 
 const char *rd_st_mtu_str(enum ibv_mtu m)
@@ -227,9 +262,13 @@ static bool verify_stage(const struct rd_st_config *cfg, struct rd_rc *rc, enum 
 				op == RD_ST_OP_SEND ? "messages" : "operations", err.what);
 		return false;
 	}
-	if (op == RD_ST_OP_SEND)
+	if (op == RD_ST_OP_SEND && pp.resent)
+		rd_st_stage_warn(run, h, name, "%u datagrams of %u B verified both ways, %u sent again "
+				 "after a loss", pp.msgs, size, pp.resent);
+	else if (op == RD_ST_OP_SEND)
 		rd_st_stage_add(run, h, name, true, (double)pp.ns / 1e6, NULL,
-				"%u messages of %u B verified both ways", pp.msgs, size);
+				"%u %s of %u B verified both ways", pp.msgs,
+				rc->ud ? "datagrams" : "messages", size);
 	else if (atomic)
 		rd_st_stage_add(run, h, name, true, (double)pp.ns / 1e6, NULL,
 				"%u %s on the peer's word, every returned value as expected%s", pp.msgs,
@@ -290,15 +329,23 @@ static bool stages(const struct rd_st_config *cfg, struct rd_rc *rc, const struc
 				broken = true;
 				goto figures;
 			}
-			rd_st_stage_add(run, h, name, true, ms_since(t0), NULL,
-					"%u x %u B: median %.2f us, p99 %.2f us (%s)", cfg->iters,
-					lat->size, lat->median, lat->p99,
-					lat->whole ? "one operation, a whole round trip" :
-						     "half round trip");
+			if (lat->resent)
+				rd_st_stage_warn(run, h, name, "%u x %u B: median %.2f us, p99 %.2f us "
+						 "(half round trip); %u sent again after a loss (their "
+						 "wait is in the samples)", cfg->iters, lat->size,
+						 lat->median, lat->p99, lat->resent);
+			else
+				rd_st_stage_add(run, h, name, true, ms_since(t0), NULL,
+						"%u x %u B: median %.2f us, p99 %.2f us (%s)", cfg->iters,
+						lat->size, lat->median, lat->p99,
+						lat->whole ? "one operation, a whole round trip" :
+							     "half round trip");
 			run->nlat++;
 		}
 		for (unsigned int i = 0; i < n && !*cfg->stop && !cfg->lat_only; i++) {
-			uint32_t size = cfg->nsizes ? cfg->sizes[i] : 65536;
+			/* UD: one packet per message, so the path MTU by default (as ib_send_bw -c UD). */
+			uint32_t size = cfg->nsizes ? cfg->sizes[i] :
+					rc->ud ? rd_mtu_bytes(rc->path_mtu) : 65536;
 			struct rd_st_bandwidth *bw = &run->bw[run->nbw];
 			const char *name = stage_name(op, "bandwidth", nb, sizeof(nb));
 			uint64_t t0 = rd_now_ns();
@@ -319,12 +366,22 @@ static bool stages(const struct rd_st_config *cfg, struct rd_rc *rc, const struc
 				broken = true;
 				goto figures;
 			}
-			rd_st_stage_add(run, h, name, true, ms_since(t0), NULL,
-					"%llu x %u B: %.3f Gb/s, %.4f Mpps%s",
-					(unsigned long long)bw->msgs, bw->size, bw->gbps, bw->mpps,
-					op == RD_ST_OP_SEND ? "" : op == RD_ST_OP_READ ?
-					", the last data read verified" : atomic ?
-					", the word verified" : ", the last data verified by the peer");
+			if (bw->lost)
+				rd_st_stage_warn(run, h, name, "%llu x %u B: %.3f Gb/s, %.4f Mpps as "
+						 "received; %llu of %llu datagrams lost (UD does not "
+						 "retransmit: the receiver ran out of posted receives, "
+						 "or the network dropped them: see the counters)",
+						 (unsigned long long)bw->msgs, bw->size, bw->gbps,
+						 bw->mpps, (unsigned long long)bw->lost,
+						 (unsigned long long)(bw->msgs + bw->lost));
+			else
+				rd_st_stage_add(run, h, name, true, ms_since(t0), NULL,
+						"%llu x %u B: %.3f Gb/s, %.4f Mpps%s",
+						(unsigned long long)bw->msgs, bw->size, bw->gbps,
+						bw->mpps, op == RD_ST_OP_SEND ? "" :
+						op == RD_ST_OP_READ ? ", the last data read verified" :
+						atomic ? ", the word verified" :
+							 ", the last data verified by the peer");
 			run->nbw++;
 		}
 	}

@@ -34,7 +34,14 @@ void rd_st_log(const struct rd_st_hooks *h, const char *fmt, ...)
 bool rd_st_run_stages(const struct rd_st_config *cfg, const struct rd_sysroot *sr, struct rd_rc *rc,
 		      const struct rd_st_target *t, const struct rd_st_hooks *h, struct rd_st_run *run);
 
-/* The largest message of the run's sizes (at least 64 B; 64 KiB without sizes). */
+/* The largest message of the run's sizes (at least 64 B; 64 KiB without sizes, UD 4 KiB). */
 uint32_t rd_st_max_size(const struct rd_st_config *cfg);
+/*
+ * The config a run on a path of path_mtu uses: cfg itself, except that UD
+ * with -a (cfg->all_sizes) keeps the sizes up to the path MTU.  NULL, or why
+ * UD cannot carry a size asked for (a datagram is one packet).
+ */
+const char *rd_st_ud_sizes(const struct rd_st_config *cfg, enum ibv_mtu path_mtu,
+			   struct rd_st_config *out, char *buf, size_t len);
 
 #endif

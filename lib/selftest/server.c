@@ -45,7 +45,7 @@ static int serve_cm(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
 	char who[96];
 	struct rd_cm_conn c;
 	struct rd_cm_info info;
-	struct rd_st_params prm;
+	struct rd_st_params prm = { 0 };
 	struct rd_cm_error err = { 0 };
 	struct rd_st_error serr = { 0 };
 	uint64_t msgs;
@@ -64,7 +64,7 @@ static int serve_cm(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
 		  prm.window);
 	if (!cfg->no_counters)
 		(void)rd_st_ctrs_start(&ctr, sr, info.dev, info.port);	/* none: no counters line */
-	ret = rd_st_serve(&c.rc, cfg->timeout_ms, cfg->stop, &serr, &msgs);
+	ret = rd_st_serve(&c.rc, cfg->timeout_ms, cfg->stop, -1, &serr, &msgs);
 	if (ret)
 		rd_st_log(h, "rdma_cm client %s: session failed after %llu messages: %s", info.peer_addr,
 			  (unsigned long long)msgs, serr.what);
@@ -77,10 +77,13 @@ static int serve_cm(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
 	return ret ? 1 : 0;
 }
 
-/* A REJECT in the client's version when we can write it (1 or ours), so that it can show why. */
+/* A REJECT in the client's version when we can write it (1 to ours), so that it can show why. */
 static void oob_reject(int fd, const char *why, uint16_t version)
 {
-	struct rd_oob_msg m = { .version = version == 1 ? 1 : RD_OOB_VERSION, .type = RD_OOB_REJECT };
+	struct rd_oob_msg m = {
+		.version = version >= 1 && version <= RD_OOB_VERSION ? version : RD_OOB_VERSION,
+		.type = RD_OOB_REJECT,
+	};
 	uint8_t buf[RD_OOB_LEN];
 	size_t len;
 
@@ -125,7 +128,7 @@ static int serve_verbs(const struct rd_st_config *cfg, int lfd, const struct rd_
 	socklen_t sl = sizeof(local);
 	struct rd_oob_msg m, reply;
 	struct rd_st_target tgt;
-	struct rd_st_params prm;
+	struct rd_st_params prm = { 0 };
 	struct rd_st_local lp;
 	struct rd_rc rc = { 0 };
 	struct rd_rc_endpoint me, them;
@@ -136,6 +139,7 @@ static int serve_verbs(const struct rd_st_config *cfg, int lfd, const struct rd_
 	unsigned int nrecv, nsend;
 	size_t slot, len = 0;
 	uint64_t msgs;
+	bool ud = false;
 	int fd, ret, status = 1;
 
 	fd = rd_tcp_accept(lfd, rd_now_ns() + 10000000ull, peer, sizeof(peer));
@@ -177,6 +181,7 @@ static int serve_verbs(const struct rd_st_config *cfg, int lfd, const struct rd_
 	}
 	prm.max_size = m.max_size;
 	prm.window = m.window;
+	prm.ud = m.qp_type == RD_OOB_QP_UD;
 	prm.iters = m.iters;
 	if (rd_st_params_check(&prm, why, sizeof(why))) {
 		rd_st_log(h, "verbs client %s: rejected: %s", peer, why);
@@ -202,9 +207,11 @@ static int serve_verbs(const struct rd_st_config *cfg, int lfd, const struct rd_
 	}
 	ctx = rd_st_open_device(lp.dev, why, sizeof(why));
 	rd_st_slots(&prm, &nrecv, &nsend, &slot);
+	ud = m.qp_type == RD_OOB_QP_UD;
 	if (!ctx ||
-	    rd_rc_alloc_ex(&rc, ctx, lp.port, slot, nrecv, nsend, rd_st_target_len(slot),
-			   rd_st_target_access(cfg->deny)) ||
+	    (ud ? rd_rc_alloc_ud(&rc, ctx, lp.port, slot, nrecv, nsend) :
+		  rd_rc_alloc_ex(&rc, ctx, lp.port, slot, nrecv, nsend, rd_st_target_len(slot),
+				 rd_st_target_access(cfg->deny))) ||
 	    rd_rc_create_qp(&rc) ||
 	    rd_rc_local(&rc, lp.gid_index, &me)) {
 		rd_st_log(h, "verbs client %s: cannot set up a QP: %s", peer, why[0] ? why : strerror(errno));
@@ -232,16 +239,20 @@ static int serve_verbs(const struct rd_st_config *cfg, int lfd, const struct rd_
 		goto out;
 	}
 	/* One line per client event: an older client's version goes on its accept line. */
-	rd_st_log(h, "verbs client %s: %s port %u GID %d (%s), QPN 0x%x <-> 0x%x%s", peer, lp.dev, lp.port,
-		  lp.gid_index, rd_st_kind_name(rd_st_gid_kind(&lp)), me.qpn, them.qpn,
-		  m.version != RD_OOB_VERSION ? " (exchange version 1, an older rdma-selftest: send "
-						"only; answered in its version)" : "");
+	rd_st_log(h, "verbs client %s: %s port %u GID %d (%s), %sQPN 0x%x <-> 0x%x%s", peer, lp.dev,
+		  lp.port, lp.gid_index, rd_st_kind_name(rd_st_gid_kind(&lp)), ud ? "UD " : "", me.qpn,
+		  them.qpn, m.version == 1 ? " (exchange version 1, an older rdma-selftest: send "
+					     "only; answered in its version)" : "");
 	if (!cfg->no_counters)
 		(void)rd_st_ctrs_start(&ctr, sr, lp.dev, lp.port);	/* none: no counters line */
-	ret = rd_st_serve(&rc, cfg->timeout_ms, cfg->stop, &serr, &msgs);
+	/* The exchange's socket stays open while the client runs: its close ends the session. */
+	ret = rd_st_serve(&rc, cfg->timeout_ms, cfg->stop, fd, &serr, &msgs);
 	if (ret)
 		rd_st_log(h, "verbs client %s: session failed after %llu messages: %s", peer,
 			  (unsigned long long)msgs, serr.what);
+	else if (rc.stray)
+		rd_st_log(h, "verbs client %s: done, %llu messages, %llu datagrams from other QPs "
+			  "dropped", peer, (unsigned long long)msgs, (unsigned long long)rc.stray);
 	else
 		rd_st_log(h, "verbs client %s: done, %llu messages", peer, (unsigned long long)msgs);
 	snprintf(why, sizeof(why), "verbs client %s", peer);

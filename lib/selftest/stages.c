@@ -5,11 +5,13 @@
 #include <endian.h>
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 
 #define MS(x) ((uint64_t)(x) * 1000000ull)
 
@@ -25,6 +27,11 @@ int rd_st_params_check(const struct rd_st_params *p, char *why, size_t why_len)
 	}
 	if (p->window == 0 || p->window > RD_ST_MAX_WINDOW) {
 		snprintf(why, why_len, "window %u outside 1..%u", p->window, RD_ST_MAX_WINDOW);
+		return -EINVAL;
+	}
+	if (p->ud && p->max_size > RD_ST_UD_MAX_SIZE) {
+		snprintf(why, why_len, "UD message size %u above one packet (%u)", p->max_size,
+			 RD_ST_UD_MAX_SIZE);
 		return -EINVAL;
 	}
 	if (p->iters > RD_ST_MAX_ITERS) {
@@ -49,6 +56,9 @@ void rd_st_slots(const struct rd_st_params *p, unsigned int *nrecv, unsigned int
 
 	/* The bandwidth stage keeps `window` sends in flight; +2 for control messages. */
 	*nrecv = p->window + 2;
+	/* UD: nothing paces the sender; the receive queue is all that catches a burst. */
+	if (p->ud && *nrecv < RD_ST_UD_RECV)
+		*nrecv = RD_ST_UD_RECV;
 	*nsend = p->window + 2;
 	*slot_size = (s + 63) & ~(size_t)63;
 }
@@ -160,20 +170,78 @@ int rd_st_poll_error(int ret, int timeout_ms, const char *waiting_for, struct rd
 
 /* ---- server ---- */
 
-int rd_st_serve(struct rd_rc *rc, int idle_ms, const volatile int *stop, struct rd_st_error *err,
-		uint64_t *msgs)
+/* Has the peer closed fd (end of file, or hung up)?  Data it sent is left unread. */
+static bool peer_closed(int fd)
 {
+	struct pollfd p = { .fd = fd, .events = POLLIN | POLLRDHUP };
+	char c;
+
+	if (fd < 0 || poll(&p, 1, 0) <= 0)
+		return false;
+	if (p.revents & (POLLHUP | POLLRDHUP | POLLERR))
+		return true;
+	return (p.revents & POLLIN) && recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
+
+/* UD: answer the goodbye and wait for the answer to leave (a datagram's send completion). */
+static int bye_reply(struct rd_rc *rc, unsigned int slot, uint32_t seq, int idle_ms,
+		     struct rd_st_error *err)
+{
+	uint64_t deadline = rd_now_ns() + MS(idle_ms);
+	struct ibv_wc wc[16];
+	int ret = rd_rc_post_send(rc, slot, 0, RD_ST_IMM(RD_ST_BYE, seq));
+
+	if (ret) {
+		rd_st_error_set(err, "cannot post a reply: %s", strerror(-ret));
+		return ret;
+	}
+	for (;;) {
+		int n = rd_rc_poll(rc, wc, 16, deadline, NULL);
+
+		if (n < 0)
+			return rd_st_poll_error(n, idle_ms, "send completion", err);
+		for (int i = 0; i < n; i++) {
+			if (wc[i].status != IBV_WC_SUCCESS) {
+				rd_st_wc_error(rc, &wc[i], err);
+				return -EIO;
+			}
+			if ((wc[i].wr_id & RD_WR_SEND) && RD_WR_SLOT(wc[i].wr_id) == slot)
+				return 0;
+		}
+	}
+}
+
+int rd_st_serve(struct rd_rc *rc, int idle_ms, const volatile int *stop, int watch_fd,
+		struct rd_st_error *err, uint64_t *msgs)
+{
+	uint64_t idle_end = rd_now_ns() + MS(idle_ms);
 	unsigned int inflight = 0, next_send = 0;
-	uint64_t expect_bw = 0, bw_msgs = 0, bw_bytes = 0, lost = 0, reordered = 0;
+	uint64_t expect_bw = 0, bw_msgs = 0, bw_bytes = 0, lost = 0, reordered = 0, last_rep[4];
+	uint32_t last_end = 0;
+	bool have_last = false;
 	struct ibv_wc wc[16];
 	int ret;
 
 	*msgs = 0;
 	for (;;) {
-		int n = rd_rc_poll(rc, wc, 16, rd_now_ns() + MS(idle_ms), stop);
+		/* With a socket to watch, look at it every 250 ms of silence. */
+		uint64_t slice = watch_fd >= 0 ? rd_now_ns() + MS(250) : idle_end;
+		int n = rd_rc_poll(rc, wc, 16, slice < idle_end ? slice : idle_end, stop);
 
+		if (n == -ETIMEDOUT && rd_now_ns() < idle_end) {
+			if (!peer_closed(watch_fd))
+				continue;
+			/* What came just before the close is served first. */
+			n = rd_rc_poll(rc, wc, 16, rd_now_ns(), stop);
+			if (n == -ETIMEDOUT) {
+				rd_st_error_set(err, "the client closed its exchange connection: it "
+						     "gave up or ended (its own output says why)");
+				return -ECONNRESET;
+			}
+		}
 		if (n < 0)
 			return rd_st_poll_error(n, idle_ms, "message from the client", err);
+		idle_end = rd_now_ns() + MS(idle_ms);
 		for (int i = 0; i < n; i++) {
 			uint32_t imm, type, seq, len;
 			unsigned int slot = RD_WR_SLOT(wc[i].wr_id);
@@ -232,9 +300,15 @@ int rd_st_serve(struct rd_rc *rc, int idle_ms, const volatile int *stop, struct 
 				uint64_t rep[4] = { htobe64(bw_msgs), htobe64(bw_bytes), htobe64(lost),
 						    htobe64(reordered) };
 
+				/* UD: a copy of the end we answered (our report was lost): the same report. */
+				if (rc->ud && have_last && seq == last_end)
+					memcpy(rep, last_rep, sizeof(rep));
 				reply = RD_ST_IMM(RD_ST_BWREP, seq);
 				reply_len = sizeof(rep);
 				memcpy(rd_rc_slot(rc, rc->nrecv + next_send), rep, sizeof(rep));
+				memcpy(last_rep, rep, sizeof(rep));
+				last_end = seq;
+				have_last = true;
 				bw_msgs = bw_bytes = lost = reordered = expect_bw = 0;
 				break;
 			}
@@ -268,6 +342,9 @@ int rd_st_serve(struct rd_rc *rc, int idle_ms, const volatile int *stop, struct 
 				break;
 			}
 			case RD_ST_BYE:
+				/* UD: the goodbye is answered, or the client could not know it arrived. */
+				if (rc->ud)
+					return bye_reply(rc, rc->nrecv + next_send, seq, idle_ms, err);
 				return 0;
 			default:
 				rd_st_error_set(err, "protocol error: unknown message type %u", type);
@@ -316,15 +393,28 @@ int rd_st_post_receives(struct rd_rc *rc, struct rd_st_error *err)
 }
 
 /*
+ * UD: how long a round trip waits for its reply before it sends its message
+ * again (a datagram lost is never retransmitted by the device): 250 ms, far
+ * above a round trip even on soft-RoCE under load (a copy sent too early is
+ * only a duplicate, dropped), or a quarter of a shorter --timeout.
+ */
+static uint64_t ud_resend_ns(int timeout_ms)
+{
+	return MS(timeout_ms / 4 < 250 ? (timeout_ms / 4 ? timeout_ms / 4 : 1) : 250);
+}
+
+/*
  * Send one message and wait for its send completion and the reply of
  * want_type.  Returns the reply's receive slot (reposted by the caller via
- * done_reply) and its wc.
+ * done_reply) and its wc.  UD: the message goes again when no reply came
+ * within ud_resend_ns (counted in *resent), and a reply to an earlier copy
+ * or message is dropped.
  */
 static int round_trip(struct rd_rc *rc, uint32_t len, uint32_t imm, uint32_t want_type,
 		      uint32_t want_seq, int timeout_ms, const volatile int *stop, struct ibv_wc *reply,
-		      struct rd_st_error *err)
+		      uint32_t *resent, struct rd_st_error *err)
 {
-	uint64_t deadline = rd_now_ns() + MS(timeout_ms);
+	uint64_t deadline = rd_now_ns() + MS(timeout_ms), retry = UINT64_MAX;
 	bool sent = false, got = false;
 	struct ibv_wc wc[4];
 	int ret;
@@ -335,8 +425,21 @@ static int round_trip(struct rd_rc *rc, uint32_t len, uint32_t imm, uint32_t wan
 		return ret;
 	}
 	while (!sent || !got) {
-		int n = rd_rc_poll(rc, wc, 4, deadline, stop);
+		int n = rd_rc_poll(rc, wc, 4, rc->ud && retry < deadline ? retry : deadline, stop);
 
+		if (n == -ETIMEDOUT && rc->ud && rd_now_ns() < deadline) {
+			/* The message or its reply was lost: again, from the same slot. */
+			ret = rd_rc_post_send(rc, rc->nrecv, len, imm);
+			if (ret) {
+				rd_st_error_set(err, "cannot post a send: %s", strerror(-ret));
+				return ret;
+			}
+			sent = false;
+			retry = UINT64_MAX;
+			if (resent)
+				(*resent)++;
+			continue;
+		}
 		if (n < 0)
 			return rd_st_poll_error(n, timeout_ms, sent ? "reply" : "send completion", err);
 		for (int i = 0; i < n; i++) {
@@ -346,11 +449,33 @@ static int round_trip(struct rd_rc *rc, uint32_t len, uint32_t imm, uint32_t wan
 			}
 			if (wc[i].wr_id & RD_WR_SEND) {
 				sent = true;
+				if (rc->ud)
+					retry = rd_now_ns() + ud_resend_ns(timeout_ms);
 				continue;
 			}
 			uint32_t rimm = be32toh(wc[i].imm_data);
+			bool typed = wc[i].wc_flags & IBV_WC_WITH_IMM;
 
-			if (!(wc[i].wc_flags & IBV_WC_WITH_IMM) || RD_ST_TYPE(rimm) != want_type) {
+			if (rc->ud && !got && (!typed || RD_ST_TYPE(rimm) != want_type ||
+					       RD_ST_SEQ(rimm) != (want_seq & 0x0fffffff))) {
+				/* A late answer to a copy sent before: not ours to count. */
+				ret = rd_rc_post_recv(rc, RD_WR_SLOT(wc[i].wr_id));
+				if (ret) {
+					rd_st_error_set(err, "cannot repost a receive: %s", strerror(-ret));
+					return ret;
+				}
+				continue;
+			}
+			if (rc->ud && got) {
+				/* The reply to a resent copy, after the first: drop it. */
+				ret = rd_rc_post_recv(rc, RD_WR_SLOT(wc[i].wr_id));
+				if (ret) {
+					rd_st_error_set(err, "cannot repost a receive: %s", strerror(-ret));
+					return ret;
+				}
+				continue;
+			}
+			if (!typed || RD_ST_TYPE(rimm) != want_type) {
 				rd_st_error_set(err, "protocol error: expected reply type %u, got %u", want_type,
 					  RD_ST_TYPE(rimm));
 				return -EPROTO;
@@ -387,7 +512,7 @@ int rd_st_pingpong(struct rd_rc *rc, uint32_t n, uint32_t size, int timeout_ms,
 
 		rd_st_fill(rd_rc_slot(rc, rc->nrecv), size, seq);
 		ret = round_trip(rc, size, RD_ST_IMM(RD_ST_PING, seq), RD_ST_PONG, seq, timeout_ms,
-				 stop, &reply, err);
+				 stop, &reply, &res->resent, err);
 		if (ret)
 			return ret;
 		slot = RD_WR_SLOT(reply.wr_id);
@@ -480,7 +605,7 @@ int rd_st_latency(struct rd_rc *rc, uint32_t n, uint32_t size, int timeout_ms,
 		uint64_t t0 = rd_now_ns();
 
 		ret = round_trip(rc, size, RD_ST_IMM(RD_ST_LAT, i), RD_ST_LATR, i, timeout_ms, stop,
-				 &reply, err);
+				 &reply, &res->resent, err);
 		if (ret)
 			goto out;
 		rtt[i] = rd_now_ns() - t0;
@@ -562,6 +687,13 @@ int rd_st_bandwidth(struct rd_rc *rc, uint32_t size, uint32_t window, uint64_t n
 
 				inflight -= c <= inflight ? c : inflight;
 				done += c;
+			} else if (rc->ud) {
+				/* A late answer from an earlier stage (a resent copy's): dropped. */
+				ret = rd_rc_post_recv(rc, RD_WR_SLOT(wc[i].wr_id));
+				if (ret) {
+					rd_st_error_set(err, "cannot repost a receive: %s", strerror(-ret));
+					return ret;
+				}
 			} else {
 				rd_st_error_set(err, "protocol error: unexpected message during the bandwidth stage");
 				return -EPROTO;
@@ -569,8 +701,22 @@ int rd_st_bandwidth(struct rd_rc *rc, uint32_t size, uint32_t window, uint64_t n
 		}
 	}
 	t_end = rd_now_ns();
-	ret = round_trip(rc, 0, RD_ST_IMM(RD_ST_BWEND, sent), RD_ST_BWREP, sent, timeout_ms, stop,
-			 &reply, err);
+	if (rc->ud) {
+		/*
+		 * UD: the end message may be lost too, and is sent again until the
+		 * report comes.  Its number is its own (a server answers a copy
+		 * with the report it already gave); the count sent is its payload.
+		 */
+		uint32_t id = (uint32_t)(t_end >> 10) & 0x0fffffffu;
+		uint64_t be = htobe64(sent);
+
+		memcpy(rd_rc_slot(rc, rc->nrecv), &be, sizeof(be));
+		ret = round_trip(rc, sizeof(be), RD_ST_IMM(RD_ST_BWEND, id), RD_ST_BWREP, id,
+				 timeout_ms, stop, &reply, &res->resent, err);
+	} else {
+		ret = round_trip(rc, 0, RD_ST_IMM(RD_ST_BWEND, sent), RD_ST_BWREP, sent, timeout_ms,
+				 stop, &reply, NULL, err);
+	}
 	if (ret)
 		return ret;
 	if (reply.byte_len != sizeof(rep)) {
@@ -592,6 +738,20 @@ int rd_st_bandwidth(struct rd_rc *rc, uint32_t size, uint32_t window, uint64_t n
 		res->gbps = (double)res->bytes * 8 / res->seconds / 1e9;
 		res->mpps = (double)res->msgs / res->seconds / 1e6;
 	}
+	if (rc->ud) {
+		/*
+		 * Datagrams are not retransmitted: what the receiver missed is a
+		 * loss to report (res->lost), not a failure, unless nothing came.
+		 */
+		res->lost = res->msgs < done ? done - res->msgs : 0;
+		if (!res->msgs && done) {
+			rd_st_error_set(err, "the receiver counted none of %llu datagrams (all lost: "
+				  "check the Q_Key, the path MTU and the receiver's queue)",
+				  (unsigned long long)done);
+			return -EBADMSG;
+		}
+		return 0;
+	}
 	if (res->msgs != done || res->lost || res->reordered) {
 		rd_st_error_set(err, "the receiver counted %llu of %llu messages (%llu lost, %llu out of order)",
 			  (unsigned long long)res->msgs, (unsigned long long)done,
@@ -605,7 +765,17 @@ int rd_st_bye(struct rd_rc *rc, int timeout_ms, struct rd_st_error *err)
 {
 	struct ibv_wc wc[4];
 	uint64_t deadline = rd_now_ns() + MS(timeout_ms);
-	int ret = rd_rc_post_send(rc, rc->nrecv, 0, RD_ST_IMM(RD_ST_BYE, 0));
+	int ret;
+
+	if (rc->ud) {
+		/* A datagram may be lost: sent again until the server answers it. */
+		struct ibv_wc reply;
+
+		ret = round_trip(rc, 0, RD_ST_IMM(RD_ST_BYE, 1), RD_ST_BYE, 1, timeout_ms, NULL,
+				 &reply, NULL, err);
+		return ret;
+	}
+	ret = rd_rc_post_send(rc, rc->nrecv, 0, RD_ST_IMM(RD_ST_BYE, 0));
 
 	if (ret) {
 		rd_st_error_set(err, "cannot post a send: %s", strerror(-ret));

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The self-test protocol over a connected RC QP, and its stages: ping-pong
- * with data verification, latency, bandwidth.  Message types travel in the
- * immediate data (type in the top 4 bits, sequence in the low 28), so a
- * payload can be any size, even 0.
+ * The self-test protocol over a connected RC QP (or a UD QP bound to one
+ * peer), and its stages: ping-pong with data verification, latency,
+ * bandwidth.  Message types travel in the immediate data (type in the top 4
+ * bits, sequence in the low 28), so a payload can be any size, even 0.  On
+ * UD a round trip sends its message again when no reply comes in time, the
+ * bandwidth stage's end is sent again until its report comes, and losses are
+ * counted, not failed.
  */
 #ifndef RD_SELFTEST_H
 #define RD_SELFTEST_H
@@ -19,7 +22,8 @@ enum rd_st_type {
 	RD_ST_LAT,		/* echoed as is */
 	RD_ST_LATR,
 	RD_ST_BW,		/* counted */
-	RD_ST_BWEND,		/* seq = messages sent; answered with a report */
+	RD_ST_BWEND,		/* seq = messages sent (UD: its own number, the count
+				 * in a be64 payload); answered with a report */
 	RD_ST_BWREP,
 	RD_ST_BYE,
 	RD_ST_VERIFY,		/* payload: length, seq (be32 each): check the write area */
@@ -78,6 +82,7 @@ struct rd_st_params {
 	uint32_t max_size;	/* largest message */
 	uint32_t window;	/* outstanding sends in the bandwidth stage */
 	uint32_t iters;
+	bool ud;		/* a UD QP: deeper receive queues */
 };
 
 /* Server-side limits: a client can never make the server allocate more. */
@@ -85,6 +90,10 @@ struct rd_st_params {
 #define RD_ST_MAX_WINDOW 512u
 #define RD_ST_MAX_MEM (64u << 20)
 #define RD_ST_MAX_ITERS 100000000u
+/* UD: receives kept posted (a datagram that finds none is dropped), as perftest's rx depth. */
+#define RD_ST_UD_RECV 512u
+/* UD: the largest message, one packet at the largest MTU. */
+#define RD_ST_UD_MAX_SIZE 4096u
 
 /* 0 if acceptable; else -EINVAL and why[] says which limit. */
 int rd_st_params_check(const struct rd_st_params *p, char *why, size_t why_len);
@@ -127,12 +136,16 @@ int rd_st_post_receives(struct rd_rc *rc, struct rd_st_error *err);
 /*
  * Serve one connected client until BYE (0), an error or idle_ms without
  * traffic (-ETIMEDOUT), or *stop (-EINTR).  Receives must be posted.
+ * watch_fd (or -1): a socket the client keeps open while it runs (the
+ * --verbs exchange); its close ends the session at once (-ECONNRESET), so a
+ * client that gave up after the exchange does not hold the server for idle_ms.
  */
-int rd_st_serve(struct rd_rc *rc, int idle_ms, const volatile int *stop, struct rd_st_error *err,
-		uint64_t *msgs);
+int rd_st_serve(struct rd_rc *rc, int idle_ms, const volatile int *stop, int watch_fd,
+		struct rd_st_error *err, uint64_t *msgs);
 
 struct rd_st_pingpong {
 	uint32_t msgs;
+	uint32_t resent;	/* UD: messages sent again after a loss */
 	uint64_t ns;
 };
 int rd_st_pingpong(struct rd_rc *rc, uint32_t n, uint32_t size, int timeout_ms,
@@ -144,6 +157,7 @@ struct rd_st_latency {
 				 * ib_read_lat and ib_atomic_lat report); else halves */
 	uint32_t iters;
 	uint32_t size;
+	uint32_t resent;	/* UD: messages sent again after a loss (their samples include the wait) */
 	/* half (or whole) round trip, microseconds */
 	double min, median, avg, stdev, p99, p999, max;
 };
@@ -154,7 +168,8 @@ struct rd_st_bandwidth {
 	uint8_t op;		/* enum rd_st_op */
 	uint32_t size;
 	uint64_t msgs, bytes;		/* as the receiver counted them */
-	uint64_t lost, reordered;
+	uint64_t lost, reordered;	/* UD: lost = sent but never received */
+	uint32_t resent;		/* UD: end messages sent again */
 	double seconds, gbps, mpps;
 };
 /* n messages, or for duration_ms when n == 0. */

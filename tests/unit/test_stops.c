@@ -15,7 +15,7 @@
 static void accept_msg(struct rd_oob_msg *m)
 {
 	memset(m, 0, sizeof(*m));
-	m->version = RD_OOB_VERSION;
+	m->version = RD_OOB_VERSION_RC;
 	m->type = RD_OOB_ACCEPT;
 	m->qpn = 0x123;
 	m->psn = 0x42;
@@ -37,11 +37,12 @@ static void test_oob_v2_target(void **state)
 
 	(void)state;
 	accept_msg(&m);
-	assert_int_equal(rd_oob_encode(&m, buf), RD_OOB_LEN);
-	assert_int_equal(RD_OOB_LEN, 128);
-	assert_int_equal(rd_oob_msg_len(buf), RD_OOB_LEN);
-	assert_int_equal(rd_oob_decode(buf, RD_OOB_LEN, &d, why, sizeof(why)), 0);
+	assert_int_equal(rd_oob_encode(&m, buf), RD_OOB_LEN_V2);
+	assert_int_equal(RD_OOB_LEN_V2, 128);
+	assert_int_equal(rd_oob_msg_len(buf), RD_OOB_LEN_V2);
+	assert_int_equal(rd_oob_decode(buf, RD_OOB_LEN_V2, &d, why, sizeof(why)), 0);
 	assert_int_equal(d.version, 2);
+	assert_int_equal(d.qp_type, RD_OOB_QP_RC);	/* version 2 has no QP type: RC */
 	assert_int_equal(d.rkey, 0xdeadbeef);
 	assert_int_equal(d.area_len, 65536);
 	assert_true(d.addr == 0x7f1234560000ull);
@@ -54,12 +55,53 @@ static void test_oob_v2_target(void **state)
 	/* a target area the server could never have */
 	m.area_len = 1u << 30;
 	rd_oob_encode(&m, buf);
-	assert_int_equal(rd_oob_decode(buf, RD_OOB_LEN, &d, why, sizeof(why)), -EINVAL);
+	assert_int_equal(rd_oob_decode(buf, RD_OOB_LEN_V2, &d, why, sizeof(why)), -EINVAL);
 	assert_non_null(strstr(why, "target area"));
 	accept_msg(&m);
 	m.addr = UINT64_MAX - 100;
 	rd_oob_encode(&m, buf);
+	assert_int_equal(rd_oob_decode(buf, RD_OOB_LEN_V2, &d, why, sizeof(why)), -EINVAL);
+}
+
+/* Version 3: the QP type and the UD Q_Key, 8 bytes after version 2's; checked. */
+static void test_oob_v3_ud(void **state)
+{
+	struct rd_oob_msg m, d;
+	uint8_t buf[RD_OOB_LEN];
+	char why[200];
+
+	(void)state;
+	accept_msg(&m);
+	m.version = 3;
+	m.qp_type = RD_OOB_QP_UD;
+	m.qkey = 0x12345611;
+	assert_int_equal(rd_oob_encode(&m, buf), RD_OOB_LEN);
+	assert_int_equal(RD_OOB_LEN, 136);
+	assert_int_equal(rd_oob_msg_len(buf), RD_OOB_LEN);
+	assert_int_equal(rd_oob_decode(buf, RD_OOB_LEN, &d, why, sizeof(why)), 0);
+	assert_int_equal(d.version, 3);
+	assert_int_equal(d.qp_type, RD_OOB_QP_UD);
+	assert_int_equal(d.qkey, 0x12345611);
+	assert_int_equal(d.rkey, 0xdeadbeef);	/* version 2's fields stay where they were */
+	assert_int_equal(buf[128], RD_OOB_QP_UD);
+	assert_int_equal(buf[132], 0x12);
+	assert_int_equal(buf[135], 0x11);
+	/* a version 3 message cut to version 2's length */
+	assert_int_equal(rd_oob_decode(buf, RD_OOB_LEN_V2, &d, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "version 3 has 136"));
+	/* an unknown QP type, and reserved bytes that are not zero */
+	buf[128] = 7;
 	assert_int_equal(rd_oob_decode(buf, RD_OOB_LEN, &d, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "QP type 7"));
+	buf[128] = RD_OOB_QP_UD;
+	buf[130] = 1;
+	assert_int_equal(rd_oob_decode(buf, RD_OOB_LEN, &d, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "reserved"));
+	/* version 4 is another program's */
+	buf[130] = 0;
+	buf[5] = 4;
+	assert_int_equal(rd_oob_decode(buf, RD_OOB_LEN, &d, why, sizeof(why)), -EPROTONOSUPPORT);
+	assert_non_null(strstr(why, "version 4"));
 }
 
 /*
@@ -103,8 +145,9 @@ static void test_oob_old_peer(void **state)
 	accept_msg(&m);
 	m.version = 3;
 	rd_oob_encode(&m, buf);
+	buf[5] = 4;
 	assert_int_equal(rd_oob_decode(buf, RD_OOB_LEN, &d, why, sizeof(why)), -EPROTONOSUPPORT);
-	assert_non_null(strstr(why, "peer speaks exchange version 3, this side speaks 2"));
+	assert_non_null(strstr(why, "peer speaks exchange version 4, this side speaks 3"));
 }
 
 static void test_oob_short(void **state)
@@ -136,7 +179,8 @@ static void test_cm_private_data(void **state)
 
 	(void)state;
 	rd_cm_params_encode(&p, req);
-	assert_int_equal(rd_cm_priv_version(req, sizeof(req)), RD_OOB_VERSION);
+	assert_int_equal(rd_cm_priv_version(req, sizeof(req)), RD_CM_VERSION);
+	assert_int_equal(RD_CM_VERSION, 2);
 	assert_int_equal(rd_cm_params_decode(req, sizeof(req), &q), 0);
 	assert_int_equal(q.max_size, 4096);
 	assert_int_equal(q.iters, 77);
@@ -258,6 +302,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_oob_v2_target),
+		cmocka_unit_test(test_oob_v3_ud),
 		cmocka_unit_test(test_oob_old_peer),
 		cmocka_unit_test(test_oob_short),
 		cmocka_unit_test(test_cm_private_data),

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Two hosts, VM a (10.10.0.1): rdma-selftest --op clients against the
+# Two hosts, VM a (10.10.0.1): rdma-selftest --op and --qp ud clients against the
 # servers on VM b, over rdma_cm and --verbs: every operation passes and
 # verifies its data; --op read against the server that denies remote read
 # fails with the access diagnosis.  Peer: p-ops-b.sh.
@@ -103,6 +103,59 @@ echo "$out" > /tmp/cmtc.json
 vm_check_eq "rdma_cm --tc 104: exit 0" 0 "$rc"
 vm_check_output "rdma_cm --tc 104: the QP rdma_cm made carries it" "traffic class 104, SL [0-9]+\$" \
 	jq -r '.stages[] | select(.stage == "connect") | .detail' /tmp/cmtc.json
+
+# UD (--qp ud): datagrams through an address handle, endpoints over the TCP
+# exchange.  200 messages fit the server's 512 posted receives: none lost.
+out=$(timeout 120 "$S" "$PEER_IP" --qp ud -n 200 --pings 50 --timeout 30 -j); rc=$?
+echo "$out" > /tmp/ud.json
+vm_check_eq "--qp ud: exit 0, pass" "0 pass" "$rc $(jq -r .result /tmp/ud.json)"
+vm_check_eq "--qp ud: qp_type and path MTU in the JSON" "ud 1024" "$(jq -r '"\(.qp_type) \(.path_mtu)"' /tmp/ud.json)"
+vm_check_output "--qp ud: the connect stage names the UD bring-up and both Q_Keys" \
+	"^UD RESET->INIT->RTR->RTS, address handle to the peer's GID, Q_Key 0x[0-9a-f]+/0x[0-9a-f]+, path MTU 1024\$" \
+	jq -r '.stages[] | select(.stage == "connect") | .detail' /tmp/ud.json
+vm_check_eq "--qp ud: 50 datagrams verified both ways" "50 datagrams of 64 B verified both ways" \
+	"$(jq -r '.stages[] | select(.stage == "pingpong") | .detail' /tmp/ud.json)"
+vm_check "--qp ud: bandwidth at the path MTU, 200 received, none lost" \
+	jq -e '.bandwidth[0] | .bytes == 1024 and .messages == 200 and .lost == 0 and .gbps > 0' /tmp/ud.json
+vm_check "--qp ud: latency measured" jq -e '.latency[0] | .median_us > 0 and .iterations == 200' /tmp/ud.json
+vm_check_output "--qp ud: the next perftest line has -c UD" "^ib_send_bw -d ${VM_RDMA_DEV:-rxe0} -i 1 -x [0-9]+ --report_gbits -c UD $PEER_IP\$" \
+	jq -r .next.perftest /tmp/ud.json
+# A size above the path MTU: refused at connect, and the client's close ends
+# the server's session at once (port 18600: its log is the one read for it).
+out=$(timeout 120 "$S" "$PEER_IP" -P 18600 --qp ud -s 2048 --timeout 30 2>&1); rc=$?
+echo "$out" > /tmp/ud2048.txt
+vm_check_eq "--qp ud -s 2048 on a 1024 path: exit 1" 1 "$rc"
+vm_check_output "--qp ud -s 2048: the one-packet rule named at connect" \
+	"FAIL  connect .*a UD message is one packet: 2048 B is above the path MTU 1024 \(use -s 1024 or less" cat /tmp/ud2048.txt
+vm_check_output "--qp ud right after: the server is free again" "^rdma-selftest: PASS" \
+	timeout 60 "$S" "$PEER_IP" -P 18600 --qp ud --quick --timeout 8
+# Loss for real: netem drops a quarter of what this VM sends.  UD resends a
+# ping whose answer does not come, counts the bandwidth stage's losses, and
+# passes with warnings.  Then 10%: RC retransmits on its ACK timeout
+# (completer_retry_err; the default 67 ms: a timeout below the emulated
+# round trip would spend the retry count on packets that were not lost).
+tc qdisc add dev "${VM_NETDEV:-eth0}" root netem loss 25% || vm_fail "no netem qdisc"
+out=$(timeout 300 "$S" "$PEER_IP" --qp ud -n 300 --pings 100 --timeout 30 -j); rc=$?
+echo "$out" > /tmp/udloss.json
+vm_check_eq "--qp ud with 25% loss: exit 0, pass" "0 pass" "$rc $(jq -r .result /tmp/udloss.json)"
+vm_check_output "--qp ud with loss: pings sent again, and said so" \
+	"^warn [0-9]+ datagrams of 64 B verified both ways, [1-9][0-9]* sent again after a loss\$" \
+	jq -r '.stages[] | select(.stage == "pingpong") | "\(.result) \(.detail)"' /tmp/udloss.json
+vm_check "--qp ud with loss: latency samples that waited are counted" jq -e '.latency[0].resent > 0' /tmp/udloss.json
+vm_check "--qp ud with loss: the bandwidth stage counts what never arrived" \
+	jq -e '.bandwidth[0] | .lost > 0 and .messages + .lost == 300' /tmp/udloss.json
+vm_check_output "--qp ud with loss: the bandwidth warning" \
+	"^warn .*[0-9]+ of 300 datagrams lost \(UD does not retransmit" \
+	jq -r '.stages[] | select(.stage == "bandwidth") | "\(.result) \(.detail)"' /tmp/udloss.json
+tc qdisc change dev "${VM_NETDEV:-eth0}" root netem loss 10%
+out=$(timeout 300 "$S" "$PEER_IP" --verbs -n 100 --pings 20 --bandwidth-only --timeout 30 -j); rc=$?
+echo "$out" > /tmp/rcloss.json
+tc qdisc del dev "${VM_NETDEV:-eth0}" root
+[ "$rc" = 0 ] || jq -c '.stages[] | select(.result == "fail")' /tmp/rcloss.json
+vm_check_eq "RC with 10% loss: exit 0, pass, the counters stage warns" "0 pass warn" \
+	"$rc $(jq -r '"\(.result) \(.stages[] | select(.stage == "counters") | .result)"' /tmp/rcloss.json)"
+vm_check "RC with loss: rxe's timeout retransmits counted (completer_retry_err)" \
+	jq -e '[.counters.moved[] | select(.name == "completer_retry_err" and .class == "retransmits" and .delta > 0)] | length == 1' /tmp/rcloss.json
 
 # The printed perftest command runs as printed against perftest on the peer
 # (which takes its own -d and -x from rdma-gids --best, as the line says).

@@ -44,6 +44,9 @@ vm_check_eq "server: no session failed" "" "$(grep 'session failed' /tmp/srv.log
 vm_check_output "--deny read server: the session ends with the peer's access error named" \
 	"session failed .*Flushed.*no error of ours came before it: the peer's request put the queue pair in error" cat /tmp/deny.log
 vm_check_output "--deny read server: write and atomics from the same server still done" "done, [0-9]+ messages" cat /tmp/deny.log
+vm_check_output "server: a UD session done" "verbs client .*: .*UD QPN 0x[0-9a-f]+ <-> 0x[0-9a-f]+" cat /tmp/srv.log
+vm_check_output "server: a UD client that gave up after the exchange ends its session at once" \
+	"verbs client .*: session failed after 0 messages: the client closed its exchange connection" cat /tmp/deny.log
 vm_check_output "paused server: its sessions done" "verbs client .*: done, [0-9]+ messages" cat /tmp/paused.log
 vm_check_output "paused server: its RNR NAKs in the session's counters line" \
 	"client .*: counters: retransmits: .*send_rnr_err \+[0-9]+.* on ${VM_RDMA_DEV:-rxe0} port 1 during the run" cat /tmp/paused.log

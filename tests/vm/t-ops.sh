@@ -2,7 +2,9 @@
 # VM scenario (one host): rdma-selftest --op in loopback on the real rxe0:
 # every transfer type passes and verifies its data, --op all on one
 # connection, the JSON fields, and a serving MR that denies an access (the
-# hidden test flag --deny) failing with that access's diagnosis.
+# hidden test flag --deny) failing with that access's diagnosis; the exchange
+# versions (1, 2 and 3 served; a version 2 server meets a UD client); UD
+# (--qp ud) in loopback, its sizes and the one-packet rule.
 # shellcheck source=tests/vm/lib.sh
 . "$RD_ROOT/tests/vm/lib.sh"
 set -u
@@ -92,16 +94,21 @@ hello 1 > /tmp/hello1
 exec 3<>"/dev/tcp/$VM_IP/18700"; cat /tmp/hello1 >&3; timeout 10 cat <&3 > /tmp/reply1; exec 3>&-
 vm_check_eq "version 1 HELLO: a 112-byte answer" 112 "$(stat -c %s /tmp/reply1)"
 vm_check_eq "version 1 HELLO: answered as version 1 ACCEPT" "5244535400010002" "$(head -c 8 /tmp/reply1 | od -An -tx1 | tr -d ' \n')"
+# A version 2 HELLO (what an RC client sends) is answered in version 2: 128 bytes.
+hello 2 > /tmp/hello2
+exec 3<>"/dev/tcp/$VM_IP/18700"; cat /tmp/hello2 >&3; timeout 10 cat <&3 > /tmp/reply2; exec 3>&-
+vm_check_eq "version 2 HELLO: a 128-byte version 2 ACCEPT" "128 5244535400020002" \
+	"$(stat -c %s /tmp/reply2) $(head -c 8 /tmp/reply2 | od -An -tx1 | tr -d ' \n')"
 # A newer client than we know: refused, saying which version each side speaks.
-hello 3 > /tmp/hello3
-exec 3<>"/dev/tcp/$VM_IP/18700"; cat /tmp/hello3 >&3; timeout 10 cat <&3 > /tmp/reply3; exec 3>&-
-tr -d '\000' < /tmp/reply3 > /tmp/reply3.txt
-vm_check_output "version 3 HELLO: a REJECT naming both versions" "server speaks exchange version 2, client 3" cat /tmp/reply3.txt
+hello 4 > /tmp/hello4
+exec 3<>"/dev/tcp/$VM_IP/18700"; cat /tmp/hello4 >&3; timeout 10 cat <&3 > /tmp/reply4; exec 3>&-
+tr -d '\000' < /tmp/reply4 > /tmp/reply4.txt
+vm_check_output "version 4 HELLO: a REJECT naming both versions" "server speaks exchange version 3, client 4" cat /tmp/reply4.txt
 vm_check_output "a current --verbs client still PASSes --op all" "^rdma-selftest: PASS(, with a warning at counters)?\$" \
 	timeout 200 "$S" "$VM_IP" -P 18700 --verbs "${Q[@]}" --op all
 kill -TERM "$srv"; wait "$srv"
 vm_check_output "server logged the version 1 client on its accept line" "verbs client .*: [^ ]+ port [0-9]+ GID [0-9]+ .*\(exchange version 1, an older rdma-selftest: send only; answered in its version\)" cat /tmp/srv.log
-vm_check_output "server logged the version 3 client" "rejected: peer speaks exchange version 3, this side speaks 2" cat /tmp/srv.log
+vm_check_output "server logged the version 4 client" "rejected: peer speaks exchange version 4, this side speaks 3" cat /tmp/srv.log
 
 # An old (version 1) server: it read 112 bytes of our HELLO and rejected the
 # version in its own layout, as rdma-selftest 1 did.
@@ -126,4 +133,54 @@ vm_check_output "against a version 1 server: the diagnosis" \
 	"FAIL  exchange .*the server speaks exchange version 1 \(an older rdma-selftest\), this side speaks 2: run the same version on both sides; it said: protocol version mismatch" \
 	echo "$out"
 vm_check_output "the old server saw our version" "client version 2" cat /tmp/oldsrv.log
+
+# A version 2 server (before UD) meets a UD client: it stops at the version 3
+# header and rejects in its own layout, as rdma-selftest with exchange 2 did.
+python3 - > /tmp/v2srv.log 2>&1 <<'PY' &
+import socket, struct
+s = socket.socket(socket.AF_INET6); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("::", 18702)); s.listen(1); s.settimeout(60)
+c, _ = s.accept(); c.settimeout(30)
+got = b""
+while len(got) < 8:
+    got += c.recv(8 - len(got))
+print("client version", struct.unpack(">H", got[4:6])[0])
+reason = b"server speaks exchange version 2, client 3"
+c.sendall(b"RDST" + struct.pack(">HH", 2, 3) + bytes(40) + reason.ljust(64, b"\0") + bytes(16))
+c.shutdown(socket.SHUT_WR)
+c.settimeout(2)
+try:
+    while c.recv(1024):
+        pass
+except OSError:
+    pass
+c.close()
+PY
+v2=$!
+vm_wait_listen 18702 30
+out=$(timeout 60 "$S" "$VM_IP" -P 18702 --qp ud --timeout 10 2>&1); rc=$?
+wait "$v2"
+vm_check_eq "--qp ud against a version 2 server: exit 1" 1 "$rc"
+vm_check_output "--qp ud against a version 2 server: it has no UD, said plainly" \
+	"FAIL  exchange .*the server speaks exchange version 2 \(an older rdma-selftest\), this side speaks 3: it has no UD test \(--qp ud needs a newer rdma-selftest --server on the peer\); it said: server speaks exchange version 2, client 3" \
+	echo "$out"
+vm_check_output "the version 2 server saw version 3" "client version 3" cat /tmp/v2srv.log
+
+# UD in loopback: two UD QPs of rxe0, the address handle to its own GID.
+out=$(timeout 120 "$S" --qp ud "${Q[@]}" -j); rc=$?
+echo "$out" > /tmp/ud-loop.json
+vm_check_eq "loopback --qp ud: exit 0, pass" "0 pass" "$rc $(jq -r .result /tmp/ud-loop.json)"
+vm_check_eq "loopback --qp ud: qp_type, every stage" "ud connect pingpong latency bandwidth" \
+	"$(jq -r '"\(.ports[0].qp_type) \([.ports[0].stages[] | select(.stage != "counters") | .stage] | join(" "))"' /tmp/ud-loop.json)"
+vm_check_eq "loopback --qp ud: 20 datagrams verified" "20 datagrams of 64 B verified both ways" \
+	"$(jq -r '.ports[0].stages[] | select(.stage == "pingpong") | .detail' /tmp/ud-loop.json)"
+vm_check "loopback --qp ud: bandwidth of 50 at the path MTU, none lost" \
+	jq -e '.ports[0] | .bandwidth[0].bytes == .path_mtu and .bandwidth[0].messages == 50 and .bandwidth[0].lost == 0' /tmp/ud-loop.json
+out=$(timeout 120 "$S" --qp ud "${Q[@]}" -a --latency-only -n 5 -j)
+vm_check_eq "loopback --qp ud -a: the powers of two up to the path MTU" "2 4 8 16 32 64 128 256 512 1024" \
+	"$(jq -r '[.ports[0].latency[].bytes] | join(" ")' <<<"$out")"
+out=$(timeout 120 "$S" --qp ud "${Q[@]}" -s 4096 2>&1); rc=$?
+vm_check_eq "loopback --qp ud -s 4096 on a 1024 path: exit 1" 1 "$rc"
+vm_check_output "loopback --qp ud -s 4096: fails at connect, the one-packet rule" \
+	"FAIL  connect .*a UD message is one packet: 4096 B is above the path MTU 1024" echo "$out"
 if [ "${VM_SHOW:-0}" = 1 ]; then cat /tmp/ops-*.txt /tmp/srv.log; jq . /tmp/deny-read.json; echo "$out"; fi

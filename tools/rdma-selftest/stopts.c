@@ -4,6 +4,7 @@
 #include "stopts.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,6 +93,13 @@ int rd_st_opt_apply(int opt, const char *arg, struct rd_st_config *c, struct rd_
 	case OPT_NO_COUNTERS: c->no_counters = true; break;
 	case OPT_TC: ret = parse_u32(arg, 0, 255, &v); c->rc.tclass = (int)v; break;
 	case OPT_SL: ret = parse_u32(arg, 0, 15, &v); c->rc.sl = (int)v; break;
+	case OPT_QP:
+		if (strcmp(arg, "rc") != 0 && strcmp(arg, "ud") != 0) {
+			snprintf(why, 96, "'%.32s' is not one of rc, ud", arg);
+			ret = -EINVAL;
+		}
+		c->ud = strcmp(arg, "ud") == 0;
+		break;
 	case OPT_MESH: ch->mesh = true; break;
 	case OPT_HOSTS: mo->hosts = arg; break;
 	case OPT_HOSTFILE: mo->hostfile = arg; break;

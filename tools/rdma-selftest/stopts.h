@@ -39,6 +39,7 @@ enum rd_st_opt {
 	OPT_NO_COUNTERS,
 	OPT_TC,
 	OPT_SL,
+	OPT_QP,
 };
 
 /* What the options choose beyond the engine's config. */
