@@ -1,15 +1,16 @@
 #!/bin/bash
 # rdma-selftest against perftest on the same two-VM soft-RoCE link, per
 # operation: --op send vs ib_send_lat/ib_send_bw, --op write vs
-# ib_write_lat/ib_write_bw, --op read vs ib_read_lat/ib_read_bw; same sizes and
+# ib_write_lat/ib_write_bw, --op read vs ib_read_lat/ib_read_bw, --qp ud vs
+# ib_send_lat/ib_send_bw -c UD (1024 B: one packet); same sizes and
 # counts, ROUNDS interleaved rounds, medians compared; then the same in
 # loopback on one VM (10 x ITERS round trips).  Prints ratios; never fails on
 # speed.  Under qemu TCG both are slow and noisy: the ratio, not the absolute
 # figure, is the result.
-# usage: bench/selftest-vs-perftest.sh [ITERS=500 [ROUNDS=5 [OPS="send write read"]]]
+# usage: bench/selftest-vs-perftest.sh [ITERS=500 [ROUNDS=5 [OPS="send write read ud"]]]
 set -u
 cd "$(dirname "$0")/.." || exit 1
-export BENCH_ITERS=${1:-500} BENCH_ROUNDS=${2:-5} BENCH_OPS=${3:-send write read}
+export BENCH_ITERS=${1:-500} BENCH_ROUNDS=${2:-5} BENCH_OPS=${3:-send write read ud}
 make -s all >/dev/null && tests/vm/prepare.sh build/vm >/dev/null || exit 1
 tests/vm/run.sh --pair --name bench-selftest --timeout 7200 \
 	bench/vm/selftest-a.sh bench/vm/selftest-b.sh > /tmp/bench-selftest.out 2>&1

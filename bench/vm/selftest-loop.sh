@@ -8,31 +8,34 @@
 . "$RD_ROOT/bench/vm/lib.sh"
 set -u
 DEV=${VM_RDMA_DEV:-rxe0}
-ITERS=${BENCH_ITERS:-500} ROUNDS=${BENCH_ROUNDS:-5} OPS=${BENCH_OPS:-send write read}
+ITERS=${BENCH_ITERS:-500} ROUNDS=${BENCH_ROUNDS:-5} OPS=${BENCH_OPS:-send write read ud}
 S=$RD_ROOT/build/rdma-selftest
 gid=$(vm_gid_index "$DEV" "$VM_IP")
 for op in $OPS; do : > "/tmp/pl-$op"; : > "/tmp/pb-$op"; : > "/tmp/sl-$op"; : > "/tmp/sb-$op"; done
 n=$((ITERS * 10))
 for round in $(seq "$ROUNDS"); do
 	for op in $OPS; do
-		vm_bg lat timeout 600 "ib_${op}_lat" -d "$DEV" -x "$gid" -F -s 64 -n "$n" -p 18530
+		pt=$(bench_pt "$op") bs=$(bench_bw_size "$op")
+		read -ra px <<<"$(bench_pt_args "$op")"
+		read -ra sx <<<"$(bench_st_args "$op")"
+		vm_bg lat timeout 600 "ib_${pt}_lat" "${px[@]}" -d "$DEV" -x "$gid" -F -s 64 -n "$n" -p 18530
 		vm_wait_listen 18530 60
-		timeout 600 "ib_${op}_lat" -d "$DEV" -x "$gid" -F -s 64 -n "$n" -p 18530 127.0.0.1 |
+		timeout 600 "ib_${pt}_lat" "${px[@]}" -d "$DEV" -x "$gid" -F -s 64 -n "$n" -p 18530 127.0.0.1 |
 			awk '$1 == 64 && NF >= 5 {print $5}' >> "/tmp/pl-$op"
 		vm_bg_wait lat > /dev/null
 		timeout 600 "$S" -d "$DEV" -x "$gid" --timeout 60 -n "$n" --pings 10 --sizes 64 \
-			--op "$op" --latency-only --no-counters -j > /tmp/st-lat.json
-		jq -r --arg op "$op" '[.ports[0].latency[] | select(.op == $op)][0].median_us' /tmp/st-lat.json >> "/tmp/sl-$op"
-		vm_bg bw timeout 600 "ib_${op}_bw" -d "$DEV" -x "$gid" -F -s 65536 -n "$ITERS" -p 18531
+			"${sx[@]}" --latency-only --no-counters -j > /tmp/st-lat.json
+		jq -r --arg op "$(bench_pt "$op")" '[.ports[0].latency[] | select(.op == $op)][0].median_us' /tmp/st-lat.json >> "/tmp/sl-$op"
+		vm_bg bw timeout 600 "ib_${pt}_bw" "${px[@]}" -d "$DEV" -x "$gid" -F -s "$bs" -n "$ITERS" -p 18531
 		vm_wait_listen 18531 60
-		timeout 600 "ib_${op}_bw" -d "$DEV" -x "$gid" -F -s 65536 -n "$ITERS" -p 18531 127.0.0.1 |
-			awk '$1 == 65536 && NF >= 4 {printf "%.6f\n", $4 * 8 / 1000}' >> "/tmp/pb-$op"
+		timeout 600 "ib_${pt}_bw" "${px[@]}" -d "$DEV" -x "$gid" -F -s "$bs" -n "$ITERS" -p 18531 127.0.0.1 |
+			awk -v bs="$bs" '$1 == bs && NF >= 4 {printf "%.6f\n", $4 * 8 / 1000}' >> "/tmp/pb-$op"
 		vm_bg_wait bw > /dev/null
-		timeout 600 "$S" -d "$DEV" -x "$gid" --timeout 60 -n "$ITERS" --pings 10 --sizes 65536 \
-			--op "$op" --bandwidth-only --no-counters -j > /tmp/st-bw.json
-		jq -r --arg op "$op" '[.ports[0].bandwidth[] | select(.op == $op)][0].gbps' /tmp/st-bw.json >> "/tmp/sb-$op"
-		echo "BENCH loopback round $round $op: lat ib_${op}_lat $(tail -1 "/tmp/pl-$op") rdma-selftest $(tail -1 "/tmp/sl-$op");" \
-			"bw ib_${op}_bw $(tail -1 "/tmp/pb-$op") rdma-selftest $(tail -1 "/tmp/sb-$op")"
+		timeout 600 "$S" -d "$DEV" -x "$gid" --timeout 60 -n "$ITERS" --pings 10 --sizes "$bs" \
+			"${sx[@]}" --bandwidth-only --no-counters -j > /tmp/st-bw.json
+		jq -r --arg op "$(bench_pt "$op")" '[.ports[0].bandwidth[] | select(.op == $op)][0].gbps' /tmp/st-bw.json >> "/tmp/sb-$op"
+		echo "BENCH loopback round $round $op: lat ib_${pt}_lat $(tail -1 "/tmp/pl-$op") rdma-selftest $(tail -1 "/tmp/sl-$op");" \
+			"bw ib_${pt}_bw $(tail -1 "/tmp/pb-$op") rdma-selftest $(tail -1 "/tmp/sb-$op")"
 	done
 done
 echo "BENCH loopback, $ROUNDS rounds ($n round trips, $ITERS messages); medians (latency 64 B in us, bandwidth 64 KiB in Gb/s):"
