@@ -78,6 +78,9 @@ expect rdma-selftest "rdma-selftest --no" --no-counters
 expect rdma-selftest "rdma-selftest --qp " rc ud
 expect rdma-selftest "rdma-selftest --qp=u" ud
 expect rdma-selftest "rdma-selftest --q" --qp --qp-timeout --quick
+# rdma-selftest --mcast: a group (its value is no PEER)
+expect rdma-selftest "rdma-selftest --mc" --mcast
+expect rdma-selftest "rdma-selftest --mcast 2" 239.1.1.1
 for f in completions/zsh/_rdma-*; do
 	if zsh -n "$f" 2>"$tmp/err" && grep -q "^#compdef $(basename "$f" | cut -c2-)\$" "$f"; then
 		pass=$((pass + 1))

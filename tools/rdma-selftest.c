@@ -18,6 +18,7 @@
 #include "cli/cli.h"
 #include "output/output.h"
 #include "selftest/selftest.h"
+#include "rdma-selftest/stmcast.h"
 #include "rdma-selftest/stmesh.h"
 #include "rdma-selftest/stopts.h"
 
@@ -36,6 +37,7 @@ static void usage(const char *prog)
 	       "       %s [options] PEER            test against 'rdma-selftest --server' on PEER\n"
 	       "       %s --server [options]        serve clients, forever\n"
 	       "       %s --mesh [--hosts LIST] [options]  every host of LIST tests every other\n"
+	       "       %s --mcast GROUP [--server [--once]] [options]  multicast: send, or receive\n"
 	       "Staged RDMA send/recv self-test: connect, ping-pong with data verification,\n"
 	       "latency, bandwidth; PASS/FAIL per stage with a diagnosis.\n"
 	       "\n"
@@ -66,6 +68,9 @@ static void usage(const char *prog)
 	       "  -D, --duration SEC    bandwidth for SEC seconds instead of -n messages\n"
 	       "      --op OPS          send (default), write, read, atomic, all (comma list):\n"
 	       "                        each verified (--quick: only that), latency, bandwidth\n"
+	       "      --mcast GROUP     join the multicast GROUP through rdma_cm and send -n\n"
+	       "                        datagrams (default 100) of -s bytes; with --server,\n"
+	       "                        receive and tally each sender (--bind: the interface)\n"
 	       "      --qp rc|ud        the QP type (default rc); ud: send only, messages up\n"
 	       "                        to the path MTU, endpoints over the TCP exchange\n"
 	       "      --quick           connect and ping-pong only\n"
@@ -89,7 +94,7 @@ static void usage(const char *prog)
 	       "  -V, --version         version\n"
 	       "\n"
 	       "Exit status: 0 every stage passed, 1 a stage failed, 2 usage error.\n",
-	       prog, prog, prog, prog, RD_ST_SERVICE_PORT);
+	       prog, prog, prog, prog, prog, RD_ST_SERVICE_PORT);
 }
 
 /* ---- printing what the engine reports ---- */
@@ -266,6 +271,7 @@ int main(int argc, char **argv)
 		{ "tc", required_argument, NULL, OPT_TC },
 		{ "sl", required_argument, NULL, OPT_SL },
 		{ "qp", required_argument, NULL, OPT_QP },
+		{ "mcast", required_argument, NULL, OPT_MCAST },
 		RD_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -310,6 +316,8 @@ int main(int argc, char **argv)
 	if (optind < argc)
 		cfg.peer = argv[optind++];
 	why = rd_st_config_conflict(&cfg, ch.server);
+	if (!why && ch.mesh && cfg.mcast)
+		why = "choose one of --mesh and --mcast";
 	if (!why && ch.mesh && (ch.server || cfg.peer || cfg.verbs || cfg.ud))
 		why = "--mesh tests the hosts of its list over rdma_cm: no PEER, --server, --verbs "
 		      "or --qp ud";
@@ -330,6 +338,8 @@ int main(int argc, char **argv)
 		for (uint32_t sz = 2; sz <= (cfg.ud ? 4096u : 1u << 20); sz <<= 1)
 			cfg.sizes[cfg.nsizes++] = sz;
 	}
+	if (cfg.mcast && !ch.iters_given)
+		cfg.iters = 100;
 	/* UD has no connection for rdma_cm to make: the endpoints go over the TCP exchange. */
 	if (cfg.ud && cfg.peer)
 		cfg.verbs = true;
@@ -344,6 +354,10 @@ int main(int argc, char **argv)
 
 	if (ch.mesh) {
 		ret = rd_stmesh_main(&cli, &cfg, &ch.mesh_opts, &pr.o);
+		goto out;
+	}
+	if (cfg.mcast) {
+		ret = rd_stmcast_main(&cli, &cfg, ch.server, &pr.o);
 		goto out;
 	}
 	/* The client side of rdma_cm picks its device by route; others scan. */

@@ -473,7 +473,8 @@ static int ud_filter(struct rd_rc *rc, struct ibv_wc *wc, int got)
 
 	for (int i = 0; i < got; i++) {
 		if ((wc[i].wr_id & RD_WR_RECV) && wc[i].status == IBV_WC_SUCCESS) {
-			if (wc[i].src_qp != rc->remote_qpn || wc[i].byte_len < rc->grh) {
+			if ((!rc->any_src && wc[i].src_qp != rc->remote_qpn) ||
+			    wc[i].byte_len < rc->grh) {
 				rc->stray++;
 				if (rd_rc_post_recv(rc, RD_WR_SLOT(wc[i].wr_id)))
 					return -EIO;

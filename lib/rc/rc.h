@@ -59,6 +59,7 @@ struct rd_rc {
 	 * payload and rd_rc_poll() gives receive lengths without the GRH.
 	 */
 	bool ud;
+	bool any_src;			/* UD multicast: datagrams of any sender are ours */
 	uint32_t grh;			/* RD_RC_GRH for UD, else 0 */
 	size_t stride;			/* bytes from one slot to the next */
 	struct ibv_ah *ah;		/* UD: to the peer */

@@ -104,8 +104,7 @@ static void cm_err(struct rd_cm_error *err, const char *stage, const char *event
 	va_end(ap);
 }
 
-/* Wait for the next event on ch until deadline; -ETIMEDOUT. */
-static int next_event(struct rdma_event_channel *ch, uint64_t deadline, struct rdma_cm_event **ev)
+int rd_cm_next_event(struct rdma_event_channel *ch, uint64_t deadline, struct rdma_cm_event **ev)
 {
 	for (;;) {
 		uint64_t now = rd_now_ns();
@@ -127,7 +126,7 @@ static int next_event(struct rdma_event_channel *ch, uint64_t deadline, struct r
 	}
 }
 
-static int nonblock(struct rdma_event_channel *ch)
+int rd_cm_nonblock(struct rdma_event_channel *ch)
 {
 	int fl = fcntl(ch->fd, F_GETFL);
 
@@ -149,7 +148,7 @@ static int parse_addr(const char *host, uint16_t port, struct sockaddr_storage *
 	return 0;
 }
 
-static void addr_str(const struct sockaddr *sa, char *buf, size_t len)
+void rd_cm_addr_str(const struct sockaddr *sa, char *buf, size_t len)
 {
 	buf[0] = '\0';
 	if (sa->sa_family == AF_INET)
@@ -167,8 +166,8 @@ static void conn_facts(struct rdma_cm_id *id, struct rd_cm_info *info)
 	rd_strlcpy(info->dev, ibv_get_device_name(id->verbs->device), sizeof(info->dev));
 	info->port = id->port_num;
 	info->gid_index = -1;
-	addr_str(rdma_get_local_addr(id), info->local_addr, sizeof(info->local_addr));
-	addr_str(rdma_get_peer_addr(id), info->peer_addr, sizeof(info->peer_addr));
+	rd_cm_addr_str(rdma_get_local_addr(id), info->local_addr, sizeof(info->local_addr));
+	rd_cm_addr_str(rdma_get_peer_addr(id), info->peer_addr, sizeof(info->peer_addr));
 	if (id->qp && ibv_query_qp(id->qp, &a, IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
 				   IBV_QP_SQ_PSN | IBV_QP_RQ_PSN, &ia) == 0) {
 		info->qpn = id->qp->qp_num;
@@ -199,7 +198,7 @@ static void conn_facts(struct rdma_cm_id *id, struct rd_cm_info *info)
 	}
 }
 
-static const char *ev_name(enum rdma_cm_event_type t)
+const char *rd_cm_ev_name(enum rdma_cm_event_type t)
 {
 	/* "RDMA_CM_EVENT_ADDR_ERROR" -> "ADDR_ERROR" */
 	const char *s = rdma_event_str(t);
@@ -263,7 +262,7 @@ int rd_cm_connect(const char *peer, uint16_t port, const char *bind_addr, int ti
 		       "accessible?", strerror(errno));
 		return -errno;
 	}
-	nonblock(c->ch);
+	rd_cm_nonblock(c->ch);
 	if (rdma_create_id(c->ch, &c->id, NULL, RDMA_PS_TCP)) {
 		cm_err(err, "address", NULL, errno, "rdma_create_id: %s", strerror(errno));
 		return -errno;
@@ -289,16 +288,16 @@ int rd_cm_connect(const char *peer, uint16_t port, const char *bind_addr, int ti
 		       peer, strerror(-ret));
 		return ret;
 	}
-	ret = next_event(c->ch, t + MS(timeout_ms) + MS(1000), &ev);
+	ret = rd_cm_next_event(c->ch, t + MS(timeout_ms) + MS(1000), &ev);
 	if (ret) {
 		cm_err(err, "address", NULL, 0, "no answer resolving %s within %d ms", peer, timeout_ms);
 		return -ETIMEDOUT;
 	}
 	if (ev->event != RDMA_CM_EVENT_ADDR_RESOLVED) {
-		cm_err(err, "address", ev_name(ev->event), ev->status,
+		cm_err(err, "address", rd_cm_ev_name(ev->event), ev->status,
 		       "%s (status %d %s): no RDMA device reaches %s — is it the IP of an RDMA netdev, "
 		       "and does it answer ARP/ND? see rdma-devmap and rdma-gids --ip",
-		       ev_name(ev->event), ev->status, strerror(-ev->status < 0 ? ev->status : -ev->status),
+		       rd_cm_ev_name(ev->event), ev->status, strerror(-ev->status < 0 ? ev->status : -ev->status),
 		       peer);
 		rdma_ack_cm_event(ev);
 		return -EHOSTUNREACH;
@@ -313,15 +312,15 @@ int rd_cm_connect(const char *peer, uint16_t port, const char *bind_addr, int ti
 		cm_err(err, "route", NULL, -ret, "rdma_resolve_route: %s", strerror(-ret));
 		return ret;
 	}
-	ret = next_event(c->ch, t + MS(timeout_ms) + MS(1000), &ev);
+	ret = rd_cm_next_event(c->ch, t + MS(timeout_ms) + MS(1000), &ev);
 	if (ret) {
 		cm_err(err, "route", NULL, 0, "no route to %s within %d ms", peer, timeout_ms);
 		return -ETIMEDOUT;
 	}
 	if (ev->event != RDMA_CM_EVENT_ROUTE_RESOLVED) {
-		cm_err(err, "route", ev_name(ev->event), ev->status,
+		cm_err(err, "route", rd_cm_ev_name(ev->event), ev->status,
 		       "%s (status %d): no path to %s (IB: is the subnet manager running? RoCE: is "
-		       "there a route and a GID for it?)", ev_name(ev->event), ev->status, peer);
+		       "there a route and a GID for it?)", rd_cm_ev_name(ev->event), ev->status, peer);
 		rdma_ack_cm_event(ev);
 		return -ENETUNREACH;
 	}
@@ -361,7 +360,7 @@ int rd_cm_connect(const char *peer, uint16_t port, const char *bind_addr, int ti
 		cm_err(err, "connect", NULL, -ret, "rdma_connect: %s", strerror(-ret));
 		return ret;
 	}
-	ret = next_event(c->ch, t + MS(timeout_ms), &ev);
+	ret = rd_cm_next_event(c->ch, t + MS(timeout_ms), &ev);
 	if (ret) {
 		cm_err(err, "connect", NULL, 0,
 		       "no answer from %s port %u within %d ms: no server there, or the CM messages "
@@ -406,8 +405,8 @@ int rd_cm_connect(const char *peer, uint16_t port, const char *bind_addr, int ti
 			       "UNREACHABLE (status %d): %s never answered the connection request "
 			       "(packets lost, wrong GID type or MTU on the path)", ev->status, peer);
 		else
-			cm_err(err, "connect", ev_name(ev->event), ev->status, "%s (status %d)",
-			       ev_name(ev->event), ev->status);
+			cm_err(err, "connect", rd_cm_ev_name(ev->event), ev->status, "%s (status %d)",
+			       rd_cm_ev_name(ev->event), ev->status);
 		rdma_ack_cm_event(ev);
 		return -ECONNREFUSED;
 	}
@@ -463,7 +462,7 @@ int rd_cm_listen(const char *bind_addr, uint16_t port, int tclass, struct rd_cm_
 		       "cannot open the RDMA CM (%s): is rdma_ucm loaded?", strerror(errno));
 		return -errno;
 	}
-	nonblock(l->ch);
+	rd_cm_nonblock(l->ch);
 	if (rdma_create_id(l->ch, &l->id, NULL, RDMA_PS_TCP) ||
 	    (tclass >= 0 && rdma_set_option(l->id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS,
 					    &(uint8_t){ (uint8_t)tclass }, sizeof(uint8_t))) ||
@@ -514,7 +513,7 @@ int rd_cm_accept(struct rd_cm_listener *l, uint64_t deadline, int timeout_ms, un
 	memset(info, 0, sizeof(*info));
 	info->gid_index = -1;
 	for (;;) {
-		ret = next_event(l->ch, deadline, &ev);
+		ret = rd_cm_next_event(l->ch, deadline, &ev);
 		if (ret == -ETIMEDOUT)
 			return -EAGAIN;
 		if (ret)
@@ -583,7 +582,7 @@ int rd_cm_accept(struct rd_cm_listener *l, uint64_t deadline, int timeout_ms, un
 	}
 	/* ESTABLISHED arrives on the listener's channel. */
 	for (;;) {
-		ret = next_event(l->ch, rd_now_ns() + MS(timeout_ms), &ev);
+		ret = rd_cm_next_event(l->ch, rd_now_ns() + MS(timeout_ms), &ev);
 		if (ret) {
 			cm_err(err, "accept", NULL, 0, "the client never completed the connection");
 			goto fail;
@@ -605,8 +604,8 @@ int rd_cm_accept(struct rd_cm_listener *l, uint64_t deadline, int timeout_ms, un
 			rdma_ack_cm_event(ev);
 			break;
 		}
-		cm_err(err, "accept", ev_name(ev->event), ev->status, "%s while accepting",
-		       ev_name(ev->event));
+		cm_err(err, "accept", rd_cm_ev_name(ev->event), ev->status, "%s while accepting",
+		       rd_cm_ev_name(ev->event));
 		rdma_ack_cm_event(ev);
 		ret = -ECONNABORTED;
 		goto fail;

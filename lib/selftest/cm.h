@@ -87,6 +87,14 @@ void rd_cm_listener_close(struct rd_cm_listener *l);
 #define RD_CM_REP_LEN 24
 void rd_cm_params_encode(const struct rd_st_params *p, uint8_t buf[RD_CM_PRIV_LEN]);
 int rd_cm_params_decode(const void *buf, size_t len, struct rd_st_params *p);
+/* Helpers shared with the multicast driver (mcast.c). */
+/* The next event on ch (non-blocking, rd_cm_nonblock) until deadline; -ETIMEDOUT, -EINTR. */
+int rd_cm_next_event(struct rdma_event_channel *ch, uint64_t deadline, struct rdma_cm_event **ev);
+int rd_cm_nonblock(struct rdma_event_channel *ch);
+/* The address of sa as text ("" for another family). */
+void rd_cm_addr_str(const struct sockaddr *sa, char *buf, size_t len);
+/* "ADDR_ERROR" for RDMA_CM_EVENT_ADDR_ERROR. */
+const char *rd_cm_ev_name(enum rdma_cm_event_type t);
 /* The version a REQ's private data speaks (0: not ours). */
 uint32_t rd_cm_priv_version(const void *buf, size_t len);
 void rd_cm_target_encode(const struct rd_st_target *t, uint8_t buf[RD_CM_REP_LEN]);

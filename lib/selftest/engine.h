@@ -36,6 +36,7 @@ struct rd_st_config {
 	uint16_t service_port;
 	bool verbs;			/* client: raw verbs + TCP exchange instead of rdma_cm */
 	bool ud;			/* --qp ud: datagrams (sends only; the TCP exchange) */
+	const char *mcast;		/* --mcast GROUP: send to it, or (server) receive */
 	bool once;			/* server: exit after one client */
 	unsigned int max_clients;	/* server: stop after this many clients (0: no limit) */
 	bool quick, lat_only, bw_only;	/* stage selection */
@@ -95,6 +96,17 @@ struct rd_st_ctr_report {
 	unsigned int nmoves;		/* how many troubled counters moved (may exceed the array) */
 };
 
+/* --mcast: a receiver's tally of one sender's datagrams. */
+struct rd_st_mc_tally {
+	char sender[48];		/* its address (from the GRH), or "?" */
+	uint32_t src_qpn;
+	bool ended;			/* its end marker came: expected is its count */
+	uint64_t expected;		/* else the highest number seen + 1 */
+	uint64_t received, lost, duplicates, corrupted, reordered;
+	uint32_t size;			/* of the last datagram */
+	double seconds;			/* first datagram to the last */
+};
+
 /* Everything one run found. */
 struct rd_st_run {
 	char dev[64];			/* "" until known */
@@ -114,6 +126,10 @@ struct rd_st_run {
 	struct rd_st_bandwidth bw[RD_ST_MAX_FIGURES];
 	unsigned int nbw;
 	struct rd_st_ctr_report ctr;
+	char group[64];			/* --mcast: the group, and the MGID it maps to */
+	char mgid[48];
+	bool have_mc;			/* a receiver's tally (--once): */
+	struct rd_st_mc_tally mc;
 	bool warned;			/* a stage passed with a warning */
 	bool failed;			/* a stage failed: */
 	char fail_stage[16];		/* the first one */
@@ -132,6 +148,8 @@ struct rd_st_hooks {
 	void (*figures)(void *ctx, const struct rd_st_run *run);
 	/* Server: one line per client event. */
 	void (*log)(void *ctx, const char *text);
+	/* --mcast --server: one sender's run ended (its end marker, or silence). */
+	void (*mc_tally)(void *ctx, const struct rd_st_run *run, const struct rd_st_mc_tally *t);
 };
 
 /* Loopback between two QPs of one port.  0 with run filled (run->ok the verdict), or -ENOMEM. */
@@ -153,6 +171,22 @@ int rd_st_client(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
 int rd_st_server(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
 		 const struct rd_device_list *list, const struct rd_st_hooks *h, char *why,
 		 size_t why_len);
+
+/*
+ * --mcast: join cfg->mcast through rdma_cm (UD QP, from cfg->bind's
+ * interface) and send cfg->iters datagrams of cfg->sizes[0] (64) bytes to
+ * it, then end markers.  0 with run filled (run->ok), or -ENOMEM.
+ */
+int rd_st_mcast_send(const struct rd_st_config *cfg, const struct rd_st_hooks *h,
+		     struct rd_st_run *run);
+/*
+ * --mcast --server: join and tally every sender's datagrams (each reported
+ * through h->mc_tally) until *cfg->stop; with cfg->once, until the first
+ * sender's end, or cfg->timeout_ms without any datagram (a failure).  0 with
+ * run filled (run->ok, run->mc for --once), or -ENOMEM.
+ */
+int rd_st_mcast_recv(const struct rd_st_config *cfg, const struct rd_st_hooks *h,
+		     struct rd_st_run *run);
 
 const char *rd_st_mtu_str(enum ibv_mtu m);	/* "1024"; "?" out of range */
 /* ", traffic class 96, SL 3" for a connect stage; "" when both are 0. */

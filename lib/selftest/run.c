@@ -49,6 +49,21 @@ const char *rd_st_config_conflict(const struct rd_st_config *c, bool server)
 		return "--sl needs --verbs: rdma_cm takes the service level from the path (on RoCE from --tc)";
 	if (c->peer && !c->verbs && !c->ud && c->rc.mtu)
 		return "--mtu needs --verbs: rdma_cm takes the path MTU from the route";
+	if (c->mcast && c->peer)
+		return "--mcast takes no PEER: the group is the destination (receivers: --mcast GROUP --server)";
+	if (c->mcast && (c->verbs || c->ud))
+		return "--mcast joins through rdma_cm on a UD QP of its own: no --verbs or --qp";
+	if (c->mcast && (c->ops || c->deny))
+		return "--mcast sends datagrams: no --op or --deny";
+	if (c->mcast && (c->quick || c->lat_only || c->bw_only || c->expect_gbps > 0 ||
+			 c->expect_lat_us > 0))
+		return "--mcast has its own stages (address, join, send or receive): no --quick, "
+		       "--latency-only, --bandwidth-only or --expect-*";
+	if (c->mcast && c->nsizes > 1)
+		return "--mcast sends one size: -s BYTES";
+	if (c->mcast && c->nsizes && c->sizes[0] > RD_ST_UD_MAX_SIZE)
+		return "--mcast: a datagram is one packet, at most 4096 B (the largest MTU; the join "
+		       "checks the port's)";
 	if (c->ud && server)
 		return "the client chooses the QP type: --qp goes without --server (it serves both)";
 	if (c->ud && c->ops & ~(1u << RD_ST_OP_SEND))
@@ -366,6 +381,8 @@ static bool stages(const struct rd_st_config *cfg, struct rd_rc *rc, const struc
 				broken = true;
 				goto figures;
 			}
+			uint64_t sent = bw->msgs + bw->lost;
+
 			if (bw->lost)
 				rd_st_stage_warn(run, h, name, "%llu x %u B: %.3f Gb/s, %.4f Mpps as "
 						 "received; %llu of %llu datagrams lost (UD does not "
@@ -373,7 +390,7 @@ static bool stages(const struct rd_st_config *cfg, struct rd_rc *rc, const struc
 						 "or the network dropped them: see the counters)",
 						 (unsigned long long)bw->msgs, bw->size, bw->gbps,
 						 bw->mpps, (unsigned long long)bw->lost,
-						 (unsigned long long)(bw->msgs + bw->lost));
+						 (unsigned long long)sent);
 			else
 				rd_st_stage_add(run, h, name, true, ms_since(t0), NULL,
 						"%llu x %u B: %.3f Gb/s, %.4f Mpps%s",

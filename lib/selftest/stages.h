@@ -29,6 +29,8 @@ enum rd_st_type {
 	RD_ST_VERIFY,		/* payload: length, seq (be32 each): check the write area */
 	RD_ST_VERIFYR,		/* payload: be64 offset of the first wrong byte, ~0 if intact */
 	RD_ST_WPING,		/* RDMA WRITE with immediate: check the write area, answer VERIFYR */
+	RD_ST_MCDATA,		/* --mcast: datagram seq, payload rd_st_fill(seq) */
+	RD_ST_MCEND,		/* --mcast: seq = datagrams sent */
 };
 
 /*

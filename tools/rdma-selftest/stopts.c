@@ -71,7 +71,10 @@ int rd_st_opt_apply(int opt, const char *arg, struct rd_st_config *c, struct rd_
 	case OPT_BW_ONLY: c->bw_only = true; break;
 	case 'P': ret = parse_u32(arg, 1, 65535, &v); c->service_port = (uint16_t)v; break;
 	case 'x': ret = parse_u32(arg, 0, 0xffffff, &v); c->gid_index = (int)v; break;
-	case 'n': ret = parse_u32(arg, 1, RD_ST_MAX_ITERS, &c->iters); break;
+	case 'n':
+		ret = parse_u32(arg, 1, RD_ST_MAX_ITERS, &c->iters);
+		ch->iters_given = true;
+		break;
 	case OPT_PINGS: ret = parse_u32(arg, 1, RD_ST_MAX_ITERS, &c->pings); break;
 	case OPT_WINDOW: ret = parse_u32(arg, 1, RD_ST_MAX_WINDOW, &c->window); break;
 	case 'D': ret = parse_u32(arg, 1, 86400, &c->duration_s); break;
@@ -100,6 +103,7 @@ int rd_st_opt_apply(int opt, const char *arg, struct rd_st_config *c, struct rd_
 		}
 		c->ud = strcmp(arg, "ud") == 0;
 		break;
+	case OPT_MCAST: ret = *arg ? 0 : -EINVAL; c->mcast = arg; break;
 	case OPT_MESH: ch->mesh = true; break;
 	case OPT_HOSTS: mo->hosts = arg; break;
 	case OPT_HOSTFILE: mo->hostfile = arg; break;

@@ -40,11 +40,13 @@ enum rd_st_opt {
 	OPT_TC,
 	OPT_SL,
 	OPT_QP,
+	OPT_MCAST,
 };
 
 /* What the options choose beyond the engine's config. */
 struct rd_st_choices {
 	bool server, all_sizes, mesh;
+	bool iters_given;	/* -n was given (--mcast sends 100 by default) */
 	struct rd_stmesh_opts mesh_opts;
 };
 
