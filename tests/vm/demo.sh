@@ -110,6 +110,13 @@ demo_check "rdma-selftest $PEER_IP: PASS" "^rdma-selftest: PASS(, with a warning
 demo_note "every transfer type on one connection (RDMA WRITE with and without immediate, READ, atomics), each verified"
 demo_run rdma-selftest "$PEER_IP" --op all --quick --pings 10
 demo_check "rdma-selftest --op all --quick: PASS" "^rdma-selftest: PASS(, with a warning at counters)?\$"
+demo_note "UD (--qp ud): datagrams through an address handle to the peer's GID, at most one packet each"
+demo_run rdma-selftest "$PEER_IP" --qp ud -n 200 --pings 10
+demo_check "rdma-selftest --qp ud: PASS" "^rdma-selftest: PASS(, with a warning at [a-z]+)?\$"
+demo_note "multicast, like mckey: the other VM receives 239.1.1.1 (rdma-selftest --mcast 239.1.1.1 --server --once); this one sends"
+vm_wait demo-mc-ready 60 || vm_fail "demo: the multicast receiver on $PEER_IP never joined"
+demo_run rdma-selftest --mcast 239.1.1.1 --bind "$VM_IP"
+demo_check "rdma-selftest --mcast sender: PASS" "^rdma-selftest: PASS\$"
 
 demo_section rdma-top "counters as rates, here in batch mode while a transfer runs"
 demo_note "a 6 s bandwidth run to $PEER_IP in the background (rdma-selftest -D 6)"

@@ -11,8 +11,10 @@ S=$RD_ROOT/build/rdma-selftest
 G=239.1.1.1
 
 # The wrong interface: rxe1 on dummy0, in a subnet of its own.
-ip link add dummy0 type dummy && ip addr add 10.20.0.2/24 dev dummy0 && ip link set dummy0 up &&
-	rdma link add rxe1 type rxe netdev dummy0 || vm_fail "no second rxe on dummy0"
+if ! { ip link add dummy0 type dummy && ip addr add 10.20.0.2/24 dev dummy0 &&
+	ip link set dummy0 up && rdma link add rxe1 type rxe netdev dummy0; }; then
+	vm_fail "no second rxe on dummy0"
+fi
 vm_bg text timeout 300 "$S" --mcast "$G" --server --bind "$VM_IP" --timeout 10
 vm_bg lines timeout 300 "$S" --mcast "$G" --server --bind "$VM_IP" --timeout 10 -j
 vm_bg once timeout 300 "$S" --mcast "$G" --server --once --bind "$VM_IP" --timeout 60 -j
