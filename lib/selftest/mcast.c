@@ -321,19 +321,6 @@ static bool mc_send(const struct rd_st_config *cfg, const struct rd_st_hooks *h,
 	return true;
 }
 
-int rd_st_mcast_send(const struct rd_st_config *cfg, const struct rd_st_hooks *h,
-		     struct rd_st_run *run)
-{
-	struct mc m = { 0 };
-
-	memset(run, 0, sizeof(*run));
-	run->gid_index = -1;
-	if (mc_join(cfg, h, run, &m, false))
-		run->ok = mc_send(cfg, h, run, &m);
-	mc_close(&m);
-	run->ok = run->ok && !run->failed;
-	return 0;
-}
 
 /* ---- receiving ---- */
 
@@ -583,16 +570,29 @@ static bool mc_receive(const struct rd_st_config *cfg, const struct rd_st_hooks 
 	return ok;
 }
 
-int rd_st_mcast_recv(const struct rd_st_config *cfg, const struct rd_st_hooks *h,
-		     struct rd_st_run *run)
+/* Join, then send or receive, then leave. */
+static int mc_run(const struct rd_st_config *cfg, const struct rd_st_hooks *h,
+		  struct rd_st_run *run, bool receiver)
 {
 	struct mc m = { 0 };
 
 	memset(run, 0, sizeof(*run));
 	run->gid_index = -1;
-	if (mc_join(cfg, h, run, &m, true))
-		run->ok = mc_receive(cfg, h, run, &m);
+	if (mc_join(cfg, h, run, &m, receiver))
+		run->ok = receiver ? mc_receive(cfg, h, run, &m) : mc_send(cfg, h, run, &m);
 	mc_close(&m);
 	run->ok = run->ok && !run->failed;
 	return 0;
+}
+
+int rd_st_mcast_send(const struct rd_st_config *cfg, const struct rd_st_hooks *h,
+		     struct rd_st_run *run)
+{
+	return mc_run(cfg, h, run, false);
+}
+
+int rd_st_mcast_recv(const struct rd_st_config *cfg, const struct rd_st_hooks *h,
+		     struct rd_st_run *run)
+{
+	return mc_run(cfg, h, run, true);
 }

@@ -110,20 +110,37 @@ kill -TERM "$srv"; wait "$srv"
 vm_check_output "server logged the version 1 client on its accept line" "verbs client .*: [^ ]+ port [0-9]+ GID [0-9]+ .*\(exchange version 1, an older rdma-selftest: send only; answered in its version\)" cat /tmp/srv.log
 vm_check_output "server logged the version 4 client" "rejected: peer speaks exchange version 4, this side speaks 3" cat /tmp/srv.log
 
-# An old (version 1) server: it read 112 bytes of our HELLO and rejected the
-# version in its own layout, as rdma-selftest 1 did.
-python3 - > /tmp/oldsrv.log 2>&1 <<'PY' &
-import socket, struct
+# old_server PORT READ VERSION REASON -- an older rdma-selftest's TCP
+# exchange, in the background: it reads READ bytes of our HELLO (112: all of
+# a version 1 message; 8: the header, where a version 2 server stops at a
+# version it does not know), prints the client's version, and answers a
+# REJECT with REASON in its own layout (112 bytes for 1, 128 for 2).
+old_server() {
+	python3 - "$@" <<'PY' &
+import socket, struct, sys
+port, need, ver, reason = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4].encode()
 s = socket.socket(socket.AF_INET6); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("::", 18701)); s.listen(1); s.settimeout(60)
+s.bind(("::", port)); s.listen(1); s.settimeout(60)
 c, _ = s.accept(); c.settimeout(30)
 got = b""
-while len(got) < 112:
-    got += c.recv(112 - len(got))
+while len(got) < need:
+    got += c.recv(need - len(got))
 print("client version", struct.unpack(">H", got[4:6])[0])
-c.sendall(b"RDST" + struct.pack(">HH", 1, 3) + bytes(40) + b"protocol version mismatch".ljust(64, b"\0"))
+c.sendall(b"RDST" + struct.pack(">HH", ver, 3) + bytes(40) + reason.ljust(64, b"\0") + (bytes(16) if ver > 1 else b""))
+c.shutdown(socket.SHUT_WR)
+c.settimeout(2)
+try:
+    while c.recv(1024):
+        pass
+except OSError:
+    pass
 c.close()
 PY
+}
+
+# An old (version 1) server: it read 112 bytes of our HELLO and rejected the
+# version in its own layout, as rdma-selftest 1 did.
+old_server 18701 112 1 "protocol version mismatch" > /tmp/oldsrv.log 2>&1
 old=$!
 vm_wait_listen 18701 30
 out=$(timeout 60 "$S" "$VM_IP" -P 18701 --verbs --timeout 10 --op read 2>&1); rc=$?
@@ -136,26 +153,7 @@ vm_check_output "the old server saw our version" "client version 2" cat /tmp/old
 
 # A version 2 server (before UD) meets a UD client: it stops at the version 3
 # header and rejects in its own layout, as rdma-selftest with exchange 2 did.
-python3 - > /tmp/v2srv.log 2>&1 <<'PY' &
-import socket, struct
-s = socket.socket(socket.AF_INET6); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("::", 18702)); s.listen(1); s.settimeout(60)
-c, _ = s.accept(); c.settimeout(30)
-got = b""
-while len(got) < 8:
-    got += c.recv(8 - len(got))
-print("client version", struct.unpack(">H", got[4:6])[0])
-reason = b"server speaks exchange version 2, client 3"
-c.sendall(b"RDST" + struct.pack(">HH", 2, 3) + bytes(40) + reason.ljust(64, b"\0") + bytes(16))
-c.shutdown(socket.SHUT_WR)
-c.settimeout(2)
-try:
-    while c.recv(1024):
-        pass
-except OSError:
-    pass
-c.close()
-PY
+old_server 18702 8 2 "server speaks exchange version 2, client 3" > /tmp/v2srv.log 2>&1
 v2=$!
 vm_wait_listen 18702 30
 out=$(timeout 60 "$S" "$VM_IP" -P 18702 --qp ud --timeout 10 2>&1); rc=$?
