@@ -298,6 +298,84 @@ static void test_path_conflicts(void **state)
 	assert_null(rd_st_config_conflict(&c, false));	/* --tc goes with rdma_cm */
 }
 
+/*
+ * UD and multicast: what they cannot carry is refused before any device is
+ * opened; a UD run's sizes against the path MTU (-a trimmed to it, a size
+ * asked for refused); UD's deeper receive queue and one-packet limit.
+ */
+static void test_ud_mcast_rules(void **state)
+{
+	struct rd_st_config c, out;
+	struct rd_st_params p = { .max_size = 1024, .window = 8, .iters = 10, .ud = true };
+	unsigned int nrecv, nsend;
+	size_t slot;
+	char why[200];
+
+	(void)state;
+	rd_st_config_default(&c);
+	c.ud = true;
+	assert_null(rd_st_config_conflict(&c, false));
+	assert_non_null(strstr(rd_st_config_conflict(&c, true), "--qp goes without --server"));
+	c.ops = 1u << RD_ST_OP_READ;
+	assert_non_null(strstr(rd_st_config_conflict(&c, false), "carries sends only"));
+	c.ops = 1u << RD_ST_OP_SEND;
+	assert_null(rd_st_config_conflict(&c, false));
+	c.nsizes = 2;
+	c.sizes[0] = 64;
+	c.sizes[1] = 8192;
+	assert_non_null(strstr(rd_st_config_conflict(&c, false), "at most 4096 B"));
+	c.sizes[1] = 2048;
+	assert_null(rd_st_config_conflict(&c, false));
+	/* a path of 1024: 2048 cannot go; asked for, it is an error naming both sizes */
+	assert_non_null(rd_st_ud_sizes(&c, IBV_MTU_1024, &out, why, sizeof(why)));
+	assert_non_null(strstr(why, "2048 B is above the path MTU 1024 (use -s 1024 or less"));
+	assert_null(rd_st_ud_sizes(&c, IBV_MTU_2048, &out, why, sizeof(why)));
+	assert_int_equal(out.nsizes, 2);
+	/* -a: kept up to the path MTU */
+	c.all_sizes = true;
+	c.nsizes = 0;
+	for (uint32_t s = 2; s <= 4096; s <<= 1)
+		c.sizes[c.nsizes++] = s;
+	assert_null(rd_st_ud_sizes(&c, IBV_MTU_1024, &out, why, sizeof(why)));
+	assert_int_equal(out.nsizes, 10);
+	assert_int_equal(out.sizes[9], 1024);
+	/* RC: untouched */
+	c.ud = false;
+	c.all_sizes = false;
+	c.nsizes = 1;
+	c.sizes[0] = 65536;
+	assert_null(rd_st_ud_sizes(&c, IBV_MTU_1024, &out, why, sizeof(why)));
+	assert_int_equal(out.sizes[0], 65536);
+	/* UD keeps 512 receives posted; RC window + 2 */
+	rd_st_slots(&p, &nrecv, &nsend, &slot);
+	assert_int_equal(nrecv, RD_ST_UD_RECV);
+	assert_int_equal(nsend, 10);
+	p.ud = false;
+	rd_st_slots(&p, &nrecv, &nsend, &slot);
+	assert_int_equal(nrecv, 10);
+	/* a server refuses a UD datagram above one packet */
+	p.ud = true;
+	p.max_size = 8192;
+	assert_int_equal(rd_st_params_check(&p, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "UD message size 8192 above one packet"));
+	/* multicast */
+	rd_st_config_default(&c);
+	c.mcast = "239.1.1.1";
+	assert_null(rd_st_config_conflict(&c, false));
+	assert_null(rd_st_config_conflict(&c, true));
+	c.peer = "10.0.0.1";
+	assert_non_null(strstr(rd_st_config_conflict(&c, false), "--mcast takes no PEER"));
+	c.peer = NULL;
+	c.ud = true;
+	assert_non_null(strstr(rd_st_config_conflict(&c, false), "no --verbs or --qp"));
+	c.ud = false;
+	c.quick = true;
+	assert_non_null(strstr(rd_st_config_conflict(&c, false), "its own stages"));
+	c.quick = false;
+	c.nsizes = 2;
+	assert_non_null(strstr(rd_st_config_conflict(&c, false), "one size"));
+}
+
 /* The commands a passed run prints for perftest and NCCL. */
 static void test_next_cmds(void **state)
 {
@@ -381,6 +459,7 @@ int main(void)
 		cmocka_unit_test(test_config),
 		cmocka_unit_test(test_size_and_mtu),
 		cmocka_unit_test(test_path_conflicts),
+		cmocka_unit_test(test_ud_mcast_rules),
 		cmocka_unit_test(test_oob_recv_versions),
 		cmocka_unit_test(test_next_cmds),
 		cmocka_unit_test(test_gid_mismatch),
