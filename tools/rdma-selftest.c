@@ -138,15 +138,13 @@ static void print_begin(void *ctx, const struct rd_st_run *run)
 /* The server's log: one timestamped line per client event. */
 static void print_log(void *ctx, const char *text)
 {
-	char ts[32];
 	struct timespec now;
-	struct tm tm;
+	char ts[40];
 
 	(void)ctx;
 	clock_gettime(CLOCK_REALTIME, &now);
-	localtime_r(&now.tv_sec, &tm);
-	(void)strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);	/* fits: 19 chars */
-	printf("%s.%03ld %s\n", ts, now.tv_nsec / 1000000, text);
+	rd_format_time(&now, false, ts);
+	printf("%s %s\n", ts, text);
 	fflush(stdout);
 }
 

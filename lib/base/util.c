@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 int rd_strlist_add(struct rd_strlist *l, const char *s)
 {
@@ -193,4 +194,18 @@ int rd_write_error(int err)
 int rd_first_write_error(void)
 {
 	return first_write_errno;
+}
+
+void rd_format_time(const struct timespec *ts, bool utc, char buf[40])
+{
+	struct tm tm;
+	time_t t = ts->tv_sec;
+	size_t n;
+
+	if (!(utc ? gmtime_r(&t, &tm) : localtime_r(&t, &tm))) {
+		snprintf(buf, 40, "%lld.%03ld", (long long)ts->tv_sec, ts->tv_nsec / 1000000);
+		return;
+	}
+	n = strftime(buf, 40, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf + n, 40 - n, ".%03ld%s", ts->tv_nsec / 1000000, utc ? "Z" : "");
 }

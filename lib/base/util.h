@@ -55,6 +55,12 @@ int rd_vsnprintf(char *buf, size_t len, const char *fmt, va_list ap)
 
 /* Copy with truncation, always NUL-terminated. */
 void rd_strlcpy(char *dst, const char *src, size_t len);
+/*
+ * A timestamp as logs print it: "2026-11-25T19:43:13.003" in local time, or
+ * with utc "...Z".  buf holds 40 bytes.
+ */
+struct timespec;
+void rd_format_time(const struct timespec *ts, bool utc, char buf[40]);
 
 /*
  * GCC 12's -fanalyzer (make lint) loses track of a heap pointer stored into a

@@ -520,14 +520,5 @@ void rd_ev_link_from_sysfs(const struct rd_sysroot *sr, const char *ifname, stru
 
 void rd_ev_format_time(const struct timespec *ts, bool utc, char buf[40])
 {
-	struct tm tm;
-	time_t t = ts->tv_sec;
-	size_t n;
-
-	if (!(utc ? gmtime_r(&t, &tm) : localtime_r(&t, &tm))) {
-		snprintf(buf, 40, "%lld.%03ld", (long long)ts->tv_sec, ts->tv_nsec / 1000000);
-		return;
-	}
-	n = strftime(buf, 40, "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf + n, 40 - n, ".%03ld%s", ts->tv_nsec / 1000000, utc ? "Z" : "");
+	rd_format_time(ts, utc, buf);
 }

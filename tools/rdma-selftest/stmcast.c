@@ -22,14 +22,12 @@ struct mc_printer {
 
 static void stamp(void)
 {
-	char ts[32];
 	struct timespec now;
-	struct tm tm;
+	char ts[40];
 
 	clock_gettime(CLOCK_REALTIME, &now);
-	localtime_r(&now.tv_sec, &tm);
-	(void)strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);	/* fits: 19 chars */
-	printf("%s.%03ld ", ts, now.tv_nsec / 1000000);
+	rd_format_time(&now, false, ts);
+	printf("%s ", ts);
 }
 
 static void json_tally(struct rd_out *o, const struct rd_st_mc_tally *t)
