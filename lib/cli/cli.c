@@ -417,7 +417,11 @@ int rd_cli_scan_devices(struct rd_cli *cli, struct rd_device_list *list)
 int rd_cli_help_version(const struct rd_cli *cli, void (*usage)(const char *prog))
 {
 	if (cli->want_help) {
+		errno = 0;
 		usage(cli->prog);
+		/* a help longer than stdout's buffer failed while printing: keep why */
+		if (ferror(stdout) && errno)
+			(void)rd_write_error(errno);
 		return RD_EXIT_OK;
 	}
 	if (cli->want_version) {
