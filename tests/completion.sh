@@ -81,6 +81,12 @@ expect rdma-selftest "rdma-selftest --q" --qp --qp-timeout --quick
 # rdma-selftest --mcast: a group (its value is no PEER)
 expect rdma-selftest "rdma-selftest --mc" --mcast
 expect rdma-selftest "rdma-selftest --mcast 2" 239.1.1.1
+# rdma-selftest --devices (mesh rails): all or this host's devices, a comma list; --peer-dev
+expect rdma-selftest "rdma-selftest --sysroot $tmp --mesh --devices " all mlx5_0 rxe0
+expect rdma-selftest "rdma-selftest --sysroot $tmp --mesh --devices mlx5_0,r" mlx5_0,rxe0
+expect rdma-selftest "rdma-selftest --cr" --cross
+expect rdma-selftest "rdma-selftest --sysroot $tmp --peer-dev m" mlx5_0
+expect rdma-selftest "rdma-selftest --dev" --device --devices
 for f in completions/zsh/_rdma-*; do
 	if zsh -n "$f" 2>"$tmp/err" && grep -q "^#compdef $(basename "$f" | cut -c2-)\$" "$f"; then
 		pass=$((pass + 1))

@@ -57,6 +57,11 @@ static void usage(const char *prog)
 	       "      --self NAME       this host's name in the list (default SLURMD_NODENAME,\n"
 	       "                        else the host name)\n"
 	       "      --mesh-wait SEC   how long a peer may take to answer (default 60)\n"
+	       "      --devices all|DEV[:PORT],...  mesh rails: test each against the peer's\n"
+	       "                        port of the same device name (TCP exchange)\n"
+	       "      --cross           with --devices: every rail against every peer rail\n"
+	       "      --peer-dev DEV[:PORT]  client: use this device of the server (implies\n"
+	       "                        --verbs; -d chooses ours)\n"
 	       "  -P, --service-port P  rdma_cm and TCP port (default %d)\n"
 	       "  -n, --iters N         latency round trips and bandwidth messages (default 1000)\n"
 	       "      --pings N         verified ping-pong messages (default 100)\n"
@@ -209,6 +214,10 @@ static bool client(const struct rd_cli *cli, const struct rd_st_config *cfg,
 	rd_st_client(cfg, &cli->sr, list, cli->port, h, run);
 	rd_st_json_stages(pr->o, run);
 	rd_st_json_where(pr->o, run);
+	if (run->peer_dev[0]) {
+		rd_out_str(pr->o, RD_JSON, "peer_dev", NULL, run->peer_dev);
+		rd_out_u64(pr->o, RD_JSON, "peer_port", NULL, run->peer_port);
+	}
 	rd_out_str(pr->o, RD_JSON, "result", NULL, run->ok ? "pass" : "fail");
 	if (run->failed && !run->figures)
 		rd_out_str(pr->o, RD_JSON, "failed_stage", NULL, run->fail_stage);
@@ -270,6 +279,9 @@ int main(int argc, char **argv)
 		{ "sl", required_argument, NULL, OPT_SL },
 		{ "qp", required_argument, NULL, OPT_QP },
 		{ "mcast", required_argument, NULL, OPT_MCAST },
+		{ "devices", required_argument, NULL, OPT_DEVICES },
+		{ "cross", no_argument, NULL, OPT_CROSS },
+		{ "peer-dev", required_argument, NULL, OPT_PEER_DEV },
 		RD_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -303,7 +315,9 @@ int main(int argc, char **argv)
 		}
 		if (ret) {
 			ret = opnames[0] ? rd_cli_usage_error(&cli, "%s: %s", opt == OPT_OP ? "--op" :
-							      opt == OPT_QP ? "--qp" : "--deny", opnames) :
+							      opt == OPT_QP ? "--qp" :
+							      opt == OPT_DEVICES ? "--devices" : "--deny",
+							      opnames) :
 					   rd_cli_bad_value(&cli, opt, optarg, longopts);
 			goto out;
 		}
@@ -316,9 +330,15 @@ int main(int argc, char **argv)
 	why = rd_st_config_conflict(&cfg, ch.server);
 	if (!why && ch.mesh && cfg.mcast)
 		why = "choose one of --mesh and --mcast";
-	if (!why && ch.mesh && (ch.server || cfg.peer || cfg.verbs || cfg.ud))
-		why = "--mesh tests the hosts of its list over rdma_cm: no PEER, --server, --verbs "
-		      "or --qp ud";
+	if (!why && ch.mesh && (ch.server || cfg.peer || cfg.ud || cfg.peer_dev))
+		why = "--mesh tests the hosts of its list: no PEER, --server, --qp ud or --peer-dev "
+		      "(--devices names the rails)";
+	if (!why && !ch.mesh && (ch.mesh_opts.devices || ch.mesh_opts.cross))
+		why = "--devices and --cross go with --mesh (one pair: -d and --peer-dev)";
+	if (!why && ch.mesh_opts.cross && !ch.mesh_opts.devices)
+		why = "--cross needs --devices (every rail to every rail)";
+	if (!why && cfg.peer_dev && (ch.server || !cfg.peer || cfg.mcast))
+		why = "--peer-dev names the server's device for a client: it needs a PEER";
 	if (!why && !ch.mesh && (ch.mesh_opts.hosts || ch.mesh_opts.hostfile || ch.mesh_opts.self))
 		why = "--hosts, --hostfile and --self go with --mesh";
 	if (!why && ch.mesh_opts.hosts && ch.mesh_opts.hostfile)
@@ -338,8 +358,11 @@ int main(int argc, char **argv)
 	}
 	if (cfg.mcast && !ch.iters_given)
 		cfg.iters = 100;
-	/* UD has no connection for rdma_cm to make: the endpoints go over the TCP exchange. */
-	if (cfg.ud && cfg.peer)
+	/*
+	 * UD has no connection for rdma_cm to make, and rdma_cm cannot name the
+	 * server's device: the endpoints go over the TCP exchange.
+	 */
+	if ((cfg.ud || cfg.peer_dev) && cfg.peer)
 		cfg.verbs = true;
 	rd_st_config_finish(&cfg);
 	ret = rd_cli_setup(&cli);

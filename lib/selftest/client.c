@@ -107,8 +107,17 @@ static void client_verbs(const struct rd_st_config *cfg, const struct rd_sysroot
 	int fd = -1, ret;
 
 	if (!first_active(list, ib_port, &d, &p)) {
-		rd_st_stage_add(run, h, "connect", false, 0, NULL, "no ACTIVE port%s",
-				ib_port ? " with that number" : "");
+		if (list->n == 1 && rd_st_port_unusable(&list->v[0], ib_port, why, sizeof(why))) {
+			/* one device asked for (a mesh rail, -d): say what its port is */
+			rd_strlcpy(run->dev, list->v[0].name, sizeof(run->dev));
+			run->port = ib_port;
+			rd_st_stage_add(run, h, "connect", false, 0, NULL,
+					"%s on this host: nothing to test from it (rdma-devinfo -v "
+					"and rdma-doctor say why)", why);
+		} else {
+			rd_st_stage_add(run, h, "connect", false, 0, NULL, "no ACTIVE port%s",
+					ib_port ? " with that number" : "");
+		}
 		return;
 	}
 	rd_strlcpy(run->dev, d->name, sizeof(run->dev));
@@ -147,9 +156,16 @@ static void client_verbs(const struct rd_st_config *cfg, const struct rd_sysroot
 		rd_st_stage_add(run, h, "exchange", false, ms_since(t0), NULL, "%s%s", why,
 				fd == -ECONNREFUSED ? ": no rdma-selftest server there (start "
 						      "'rdma-selftest --server' on the peer, or check -P)" : "");
+		run->unanswered = fd == -ECONNREFUSED;
 		goto out;
 	}
 	rd_st_hello(&m, RD_OOB_HELLO, &me, &lp, prm);
+	if (cfg->peer_dev) {
+		/* the server's device by name (a rail of the mesh): version 4 carries it */
+		m.version = RD_OOB_VERSION_DEV;
+		rd_strlcpy(m.dev, cfg->peer_dev, sizeof(m.dev));
+		m.port = (uint8_t)cfg->peer_port;
+	}
 	sent_version = m.version;
 	len = rd_oob_encode(&m, buf);
 	ret = rd_tcp_send_all(fd, buf, len, deadline(cfg));
@@ -165,6 +181,8 @@ static void client_verbs(const struct rd_st_config *cfg, const struct rd_sysroot
 	if (ret) {
 		rd_st_stage_add(run, h, "exchange", false, ms_since(t0), NULL,
 				"no answer from the server's TCP exchange: %s", strerror(-ret));
+		/* timed out: busy with another client (a mesh peer), or wedged */
+		run->unanswered = ret == -ETIMEDOUT;
 		goto out;
 	}
 	ret = rd_oob_decode(buf, len, &m, why, sizeof(why));
@@ -173,7 +191,10 @@ static void client_verbs(const struct rd_st_config *cfg, const struct rd_sysroot
 		rd_st_stage_add(run, h, "exchange", false, ms_since(t0), NULL,
 				"the server speaks exchange version %u (an older rdma-selftest), this "
 				"side speaks %u: %s%s%s", (unsigned int)m.version, sent_version,
-				cfg->ud && m.version < RD_OOB_VERSION ?
+				cfg->peer_dev && m.version < RD_OOB_VERSION_DEV ?
+					"it cannot serve a device by name (a mesh rail, --peer-dev: "
+					"needs a newer rdma-selftest on the peer)" :
+				cfg->ud && m.version < RD_OOB_VERSION_UD ?
 					"it has no UD test (--qp ud needs a newer rdma-selftest "
 					"--server on the peer)" : "run the same version on both sides",
 				m.type == RD_OOB_REJECT ? "; it said: " : "",
@@ -210,10 +231,29 @@ static void client_verbs(const struct rd_st_config *cfg, const struct rd_sysroot
 				m.qp_type == RD_OOB_QP_UD ? "UD" : "RC", cfg->ud ? "UD" : "RC");
 		goto out;
 	}
-	rd_st_stage_add(run, h, "exchange", true, ms_since(t0), NULL,
-			"%s port %u GID %d (%s) <-> peer GID %s, %sQPN 0x%x <-> 0x%x", d->name, p->num,
-			lp.gid_index, rd_st_kind_name(rd_st_gid_kind(&lp)), rd_st_kind_name(m.gid_kind),
-			cfg->ud ? "UD " : "", me.qpn, m.qpn);
+	if (m.version >= RD_OOB_VERSION_DEV && m.dev[0]) {
+		rd_strlcpy(run->peer_dev, m.dev, sizeof(run->peer_dev));
+		run->peer_port = m.port;
+	}
+	if (cfg->peer_dev && (strcmp(run->peer_dev, cfg->peer_dev) != 0 ||
+			      (cfg->peer_port && run->peer_port != cfg->peer_port))) {
+		rd_st_stage_add(run, h, "exchange", false, ms_since(t0), NULL,
+				"protocol error: this side asked for the server's %s port %u, it "
+				"answered with %s port %u", cfg->peer_dev, cfg->peer_port,
+				run->peer_dev[0] ? run->peer_dev : "?", run->peer_port);
+		goto out;
+	}
+	if (run->peer_dev[0])
+		rd_st_stage_add(run, h, "exchange", true, ms_since(t0), NULL,
+				"%s port %u GID %d (%s) <-> peer %s port %u GID %s, %sQPN 0x%x <-> 0x%x",
+				d->name, p->num, lp.gid_index, rd_st_kind_name(rd_st_gid_kind(&lp)),
+				run->peer_dev, run->peer_port, rd_st_kind_name(m.gid_kind),
+				cfg->ud ? "UD " : "", me.qpn, m.qpn);
+	else
+		rd_st_stage_add(run, h, "exchange", true, ms_since(t0), NULL,
+				"%s port %u GID %d (%s) <-> peer GID %s, %sQPN 0x%x <-> 0x%x", d->name,
+				p->num, lp.gid_index, rd_st_kind_name(rd_st_gid_kind(&lp)),
+				rd_st_kind_name(m.gid_kind), cfg->ud ? "UD " : "", me.qpn, m.qpn);
 	rd_st_endpoint_from(&m, &them);
 	tgt.addr = m.addr;
 	tgt.rkey = m.rkey;

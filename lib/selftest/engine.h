@@ -35,6 +35,9 @@ struct rd_st_config {
 	const char *bind;		/* server: listen address; client: source address */
 	uint16_t service_port;
 	bool verbs;			/* client: raw verbs + TCP exchange instead of rdma_cm */
+	const char *peer_dev;		/* client --verbs: the server's device to use (a mesh rail;
+					 * exchange version 4); NULL: the port of the address */
+	unsigned int peer_port;		/* with peer_dev: its port (0: its first ACTIVE one) */
 	bool ud;			/* --qp ud: datagrams (sends only; the TCP exchange) */
 	const char *mcast;		/* --mcast GROUP: send to it, or (server) receive */
 	bool once;			/* server: exit after one client */
@@ -115,6 +118,10 @@ struct rd_st_run {
 	enum rd_gid_ver ver;		/* of that GID */
 	char gid_type[16];		/* as the mode reports it ("v2", "RoCE v2") */
 	char addr[48];			/* the GID's address */
+	char peer_dev[64];		/* the server's device and port, when it said (version 4) */
+	unsigned int peer_port;
+	bool unanswered;		/* --verbs: no server took the exchange (none listening, or
+					 * busy past --timeout): worth another attempt */
 	enum ibv_mtu path_mtu;		/* 0 until connected */
 	bool ud;			/* over a UD QP */
 	uint8_t tclass, sl;		/* of the connection's address vector */
@@ -158,7 +165,8 @@ int rd_st_loopback(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
 		   struct rd_st_run *run);
 /*
  * Client against cfg->peer.  rdma_cm picks the device by route; --verbs uses
- * the first ACTIVE port of list (port ib_port when non-zero).  0 or -ENOMEM.
+ * the first ACTIVE port of list (port ib_port when non-zero), and asks the
+ * server for cfg->peer_dev when set.  0 or -ENOMEM.
  */
 int rd_st_client(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
 		 const struct rd_device_list *list, unsigned int ib_port,

@@ -53,6 +53,72 @@ int rd_st_pick_gid(const struct rd_sysroot *sr, const struct rd_device *d, const
 	return g ? 0 : -ENOENT;
 }
 
+const char *rd_st_port_unusable(const struct rd_device *d, unsigned int port, char *why,
+				size_t why_len)
+{
+	const struct rd_port *p = NULL;
+
+	for (unsigned int j = 0; j < d->nports; j++)
+		if (port ? d->ports[j].num == port : d->ports[j].state == 4) {
+			p = &d->ports[j];
+			break;
+		}
+	if (p && p->state == 4)
+		return NULL;
+	if (p) {
+		const char *st = rd_port_state_name(p->state);
+
+		snprintf(why, why_len, "%s port %u is %s", d->name, p->num, st ? st : "not ACTIVE");
+	} else if (port) {
+		snprintf(why, why_len, "%s has no port %u", d->name, port);
+	} else if (d->nports == 1) {
+		const char *st = rd_port_state_name(d->ports[0].state);
+
+		snprintf(why, why_len, "%s port %u is %s", d->name, d->ports[0].num,
+			 st ? st : "not ACTIVE");
+	} else {
+		snprintf(why, why_len, "%s has no ACTIVE port", d->name);
+	}
+	return why;
+}
+
+int rd_st_port_named(const struct rd_device_list *list, const struct rd_sysroot *sr,
+		     const char *dev, unsigned int port, int gid_index, struct rd_st_local *lp,
+		     char *why, size_t why_len)
+{
+	const struct rd_device *d = NULL;
+	unsigned int j;
+	size_t at;
+
+	for (unsigned int i = 0; i < list->n && !d; i++)
+		if (strcmp(list->v[i].name, dev) == 0)
+			d = &list->v[i];
+	if (!d) {
+		at = (size_t)snprintf(why, why_len, "no device %s here (%s", dev,
+				      list->n ? "it has " : "it has no RDMA device");
+		for (unsigned int i = 0; i < list->n && at < why_len; i++)
+			at += (size_t)snprintf(why + at, why_len - at, "%s%s", i ? ", " : "",
+					       list->v[i].name);
+		if (at < why_len)
+			snprintf(why + at, why_len - at, ")");
+		return -ENODEV;
+	}
+	if (rd_st_port_unusable(d, port, why, why_len)) {
+		at = strlen(why);
+		if (at < why_len)
+			snprintf(why + at, why_len - at, " here");
+		return -ENETDOWN;
+	}
+	for (j = 0; j < d->nports; j++)
+		if (port ? d->ports[j].num == port : d->ports[j].state == 4)
+			break;
+	if (rd_st_pick_gid(sr, d, &d->ports[j], gid_index, lp)) {
+		snprintf(why, why_len, "%s port %u: no usable GID here", d->name, d->ports[j].num);
+		return -ENOENT;
+	}
+	return 0;
+}
+
 int rd_st_port_for_addr(const struct sockaddr_storage *ss, const struct rd_device_list *list,
 			const struct rd_sysroot *sr, struct rd_st_local *lp)
 {
@@ -169,8 +235,8 @@ void rd_st_hello(struct rd_oob_msg *m, int type, const struct rd_rc_endpoint *ep
 		 const struct rd_st_local *lp, const struct rd_st_params *prm)
 {
 	memset(m, 0, sizeof(*m));
-	/* RC in version 2 (every server since it serves it); UD needs 3. */
-	m->version = ep->qkey ? RD_OOB_VERSION : RD_OOB_VERSION_RC;
+	/* RC in version 2 (every server since it serves it); UD needs 3; a named device 4. */
+	m->version = ep->qkey ? RD_OOB_VERSION_UD : RD_OOB_VERSION_RC;
 	m->qp_type = ep->qkey ? RD_OOB_QP_UD : RD_OOB_QP_RC;
 	m->qkey = ep->qkey;
 	m->type = (uint16_t)type;

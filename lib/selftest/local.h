@@ -39,6 +39,18 @@ int rd_st_pick_gid(const struct rd_sysroot *sr, const struct rd_device *d, const
 /* The port and GID of list that carry a local address (a server's accepted socket). */
 int rd_st_port_for_addr(const struct sockaddr_storage *ss, const struct rd_device_list *list,
 			const struct rd_sysroot *sr, struct rd_st_local *lp);
+/*
+ * The port a client named (exchange version 4: a mesh rail): device dev, port
+ * port (0: its first ACTIVE port), GID gid_index (-1: the best).  -ENODEV,
+ * -ENETDOWN or -ENOENT with why[] in words a REJECT can carry ("no device
+ * mlx5_3 here (it has mlx5_0, mlx5_1)", "mlx5_1 port 1 is DOWN here").
+ */
+int rd_st_port_named(const struct rd_device_list *list, const struct rd_sysroot *sr,
+		     const char *dev, unsigned int port, int gid_index, struct rd_st_local *lp,
+		     char *why, size_t why_len);
+/* Why port (0: any) of list's device cannot carry a test, or NULL when it can. */
+const char *rd_st_port_unusable(const struct rd_device *d, unsigned int port, char *why,
+				size_t why_len);
 enum rd_gid_kind rd_st_gid_kind(const struct rd_st_local *lp);
 const char *rd_st_kind_name(unsigned int kind);	/* "RoCE v2" */
 /* ibv_open_device by name; NULL with why (no provider, permission...). */

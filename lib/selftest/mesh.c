@@ -93,6 +93,78 @@ static void mesh_hint(struct rd_st_run *run, const struct rd_st_pair *pair, unsi
 	}
 }
 
+/*
+ * A pair whose peer's server did not take it yet (not listening, or busy with
+ * another peer): worth another attempt until the wait is over.  rdma_cm says
+ * so at its connect stage; the TCP exchange says which.  Name and route
+ * failures, and every answer, are final.
+ */
+static bool try_again(const struct rd_st_config *c, const struct rd_st_run *run)
+{
+	if (run->ok || !run->failed)
+		return false;
+	if (c->verbs)
+		return strcmp(run->fail_stage, "exchange") == 0 && run->unanswered;
+	return strcmp(run->fail_stage, "connect") == 0;
+}
+
+struct mesh_state {
+	const struct rd_st_config *cfg;
+	const struct rd_sysroot *sr;
+	const struct rd_device_list *list;
+	const struct rd_st_mesh *m;
+	const struct rd_st_hooks *h;
+	struct serve_ctx *s;
+	struct rd_st_run *run;
+	rd_st_pair_fn done;
+	void *ctx;
+	unsigned int failed;
+};
+
+/* One pair: from this host's rail li (or rdma_cm's choice, li < 0) to dst's rail pi. */
+static void test_pair(struct mesh_state *ms, const char *dst, unsigned int round, int li, int pi)
+{
+	const struct rd_st_mesh *m = ms->m;
+	struct rd_st_config c = *ms->cfg;
+	struct rd_st_pair pair = { .src = m->hosts->v[rd_st_mesh_self(m)], .dst = dst, .round = round,
+				   .run = ms->run };
+	struct rd_device_list one = { 0 };
+	const struct rd_device_list *list = ms->list;
+	unsigned int ib_port = 0;
+	uint64_t t0 = rd_now_ns(), give_up = t0 + (uint64_t)m->wait_ms * 1000000;
+
+	c.peer = dst;
+	if (li >= 0) {
+		/* the TCP exchange names the peer's device; rdma_cm could only route */
+		c.verbs = true;
+		c.peer_dev = m->rails[pi].dev->name;
+		c.peer_port = m->rails[pi].port;
+		one.v = (struct rd_device *)m->rails[li].dev;
+		one.n = 1;
+		list = &one;
+		ib_port = m->rails[li].port;
+		pair.src_dev = m->rails[li].dev->name;
+		pair.src_port = m->rails[li].port;
+		pair.dst_dev = c.peer_dev;
+		pair.dst_port = c.peer_port;
+	}
+	for (;;) {
+		pair.attempts++;
+		pair.wait_ms = (double)(rd_now_ns() - t0) / 1e6;
+		rd_st_client(&c, ms->sr, list, ib_port, ms->h, ms->run);
+		if (!try_again(&c, ms->run) || rd_now_ns() >= give_up || stopped(ms->cfg) ||
+		    server_failed(ms->s))
+			break;
+		nap_ms(500);
+	}
+	if (try_again(&c, ms->run) && !stopped(ms->cfg))
+		mesh_hint(ms->run, &pair, ms->cfg->service_port);
+	if (!ms->run->ok)
+		ms->failed++;
+	if (ms->done)
+		ms->done(ms->ctx, &pair);
+}
+
 int rd_st_mesh_run(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
 		   const struct rd_device_list *list, const struct rd_st_mesh *m,
 		   const struct rd_st_hooks *h, rd_st_pair_fn done, void *ctx, unsigned int *failed,
@@ -103,6 +175,7 @@ int rd_st_mesh_run(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
 	unsigned int rounds, incoming;
 	struct serve_ctx *s;
 	struct rd_st_run *run;
+	struct mesh_state ms;
 	pthread_t th;
 	uint64_t end;
 
@@ -116,7 +189,8 @@ int rd_st_mesh_run(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
 		return -EINVAL;
 	}
 	rounds = m->ring ? 1 : (unsigned int)(n - 1);
-	incoming = rounds;	/* the schedule is symmetric: as many peers test us as we test */
+	/* the schedule is symmetric: as many peers (and rails) test us as we test */
+	incoming = rounds * (unsigned int)(m->nrails ? m->nrails * (m->cross ? m->nrails : 1) : 1);
 	s = calloc(1, sizeof(*s));
 	run = malloc(sizeof(*run));
 	if (!s || !run) {
@@ -137,35 +211,21 @@ int rd_st_mesh_run(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
 		free(run);
 		return -EAGAIN;
 	}
+	ms = (struct mesh_state){ .cfg = cfg, .sr = sr, .list = list, .m = m, .h = h, .s = s,
+				  .run = run, .done = done, .ctx = ctx };
 	for (unsigned int r = 1; r <= rounds && !stopped(cfg); r++) {
-		struct rd_st_config c = *cfg;
-		struct rd_st_pair pair = { .src = m->hosts->v[self], .round = r, .run = run };
-		uint64_t t0 = rd_now_ns(), give_up = t0 + (uint64_t)m->wait_ms * 1000000;
+		const char *dst = m->hosts->v[((size_t)self + r) % n];
 
-		pair.dst = m->hosts->v[((size_t)self + r) % n];
-		c.peer = pair.dst;
-		for (;;) {
-			pair.attempts++;
-			pair.wait_ms = (double)(rd_now_ns() - t0) / 1e6;
-			rd_st_client(&c, sr, list, 0, h, run);
-			/*
-			 * Not connected yet (no listener, or it is busy with another
-			 * peer): try again until this peer's wait is over.  Name and
-			 * route failures are final.
-			 */
-			if (run->ok || !run->failed || strcmp(run->fail_stage, "connect") != 0 ||
-			    rd_now_ns() >= give_up || stopped(cfg) || server_failed(s))
-				break;
-			nap_ms(500);
+		if (!m->nrails) {
+			test_pair(&ms, dst, r, -1, -1);
+			continue;
 		}
-		if (!run->ok && run->failed && strcmp(run->fail_stage, "connect") == 0 &&
-		    !stopped(cfg))
-			mesh_hint(run, &pair, cfg->service_port);
-		if (!run->ok)
-			(*failed)++;
-		if (done)
-			done(ctx, &pair);
+		for (size_t li = 0; li < m->nrails && !stopped(cfg); li++)
+			for (size_t pi = m->cross ? 0 : li; pi < (m->cross ? m->nrails : li + 1) &&
+			     !stopped(cfg); pi++)
+				test_pair(&ms, dst, r, (int)li, (int)pi);
 	}
+	*failed = ms.failed;
 	/* Serve the peers still to come, at most one wait after our last round. */
 	end = rd_now_ns() + (uint64_t)m->wait_ms * 1000000;
 	while (!stopped(cfg) && rd_now_ns() < end && !__atomic_load_n(&s->finished, __ATOMIC_ACQUIRE))

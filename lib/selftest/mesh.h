@@ -4,7 +4,10 @@
  * on every host: Slurm's node list or --hosts) serves, and tests its peers as
  * a client in rounds.  In round r host i tests host (i + r) mod N, so each
  * host is a client of one peer and the server of one peer at a time, and the
- * whole mesh takes N - 1 rounds (one for --pairs ring).  Nothing is started
+ * whole mesh takes N - 1 rounds (one for --pairs ring).  With rails (--devices)
+ * a round tests the peer on each rail in turn (rail to the same-named rail,
+ * or every rail to every rail), so a port carries one pair at a time in each
+ * direction.  Nothing is started
  * on another host: the cluster's engine (srun, pdsh, clush) starts one
  * rdma-selftest --mesh per host.
  */
@@ -22,11 +25,28 @@ struct rd_st_mesh {
 	const char *self;		/* this host's name (matched up to the first dot too) */
 	bool ring;			/* only the next host; else every other host */
 	int wait_ms;			/* how long a peer's server may take to answer */
+	/*
+	 * --devices: this host's rails, each tested against the peer's port of
+	 * the same device name (every peer rail by these names with cross)
+	 * through the TCP exchange, which names the peer's device.  nrails 0:
+	 * one test per peer, on the port rdma_cm routes to.
+	 */
+	const struct rd_st_rail *rails;
+	size_t nrails;
+	bool cross;
+};
+
+/* One rail: a port of a device of this host. */
+struct rd_st_rail {
+	const struct rd_device *dev;
+	unsigned int port;
 };
 
 /* One tested pair, as it ends. */
 struct rd_st_pair {
 	const char *src, *dst;
+	const char *src_dev, *dst_dev;	/* the rails (NULL without --devices) */
+	unsigned int src_port, dst_port;
 	unsigned int round;
 	unsigned int attempts;		/* connection attempts (the peer's server was busy or not up) */
 	double wait_ms;			/* time spent before the attempt that counted */

@@ -36,7 +36,7 @@ unsigned int rd_oob_hdr_version(const uint8_t *hdr)
 
 static size_t version_len(unsigned int v)
 {
-	return v == 1 ? RD_OOB_LEN_V1 : v == 2 ? RD_OOB_LEN_V2 : RD_OOB_LEN;
+	return v == 1 ? RD_OOB_LEN_V1 : v == 2 ? RD_OOB_LEN_V2 : v == 3 ? RD_OOB_LEN_V3 : RD_OOB_LEN;
 }
 
 size_t rd_oob_msg_len(const uint8_t *hdr)
@@ -70,6 +70,11 @@ size_t rd_oob_encode(const struct rd_oob_msg *m, uint8_t buf[RD_OOB_LEN])
 		return RD_OOB_LEN_V2;
 	buf[128] = m->qp_type;
 	put32(buf + 132, m->qkey);
+	if (m->version == 3)
+		return RD_OOB_LEN_V3;
+	memcpy(buf + 136, m->dev, sizeof(m->dev));
+	buf[136 + sizeof(m->dev) - 1] = '\0';
+	buf[200] = m->port;
 	return RD_OOB_LEN;
 }
 
@@ -77,7 +82,7 @@ int rd_oob_decode(const uint8_t *buf, size_t len, struct rd_oob_msg *m, char *wh
 {
 	memset(m, 0, sizeof(*m));
 	why[0] = '\0';
-	if (len != RD_OOB_LEN && len != RD_OOB_LEN_V2 && len != RD_OOB_LEN_V1) {
+	if (len != RD_OOB_LEN && len != RD_OOB_LEN_V3 && len != RD_OOB_LEN_V2 && len != RD_OOB_LEN_V1) {
 		snprintf(why, why_len, "message of %zu bytes, expected %d", len, RD_OOB_LEN);
 		return -EINVAL;
 	}
@@ -124,6 +129,26 @@ int rd_oob_decode(const uint8_t *buf, size_t len, struct rd_oob_msg *m, char *wh
 			snprintf(why, why_len, "QP type %u unknown", m->qp_type);
 			return -EINVAL;
 		}
+	}
+	if (m->version >= 4) {
+		memcpy(m->dev, buf + 136, sizeof(m->dev));
+		m->port = buf[200];
+		if (buf[201] || buf[202] || buf[203]) {
+			snprintf(why, why_len, "reserved bytes not zero");
+			return -EINVAL;
+		}
+		if (m->dev[sizeof(m->dev) - 1] != '\0') {
+			snprintf(why, why_len, "device name not terminated");
+			return -EINVAL;
+		}
+		/* what the kernel allows in an RDMA device name, and nothing a log could misread */
+		for (const char *p = m->dev; *p; p++)
+			if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			      (*p >= '0' && *p <= '9') || *p == '_' || *p == '-' || *p == '.')) {
+				snprintf(why, why_len, "device name has a character 0x%02x",
+					 (unsigned char)*p);
+				return -EINVAL;
+			}
 	}
 	if (m->type < RD_OOB_HELLO || m->type > RD_OOB_REJECT) {
 		snprintf(why, why_len, "unknown message type %u", m->type);

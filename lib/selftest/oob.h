@@ -14,16 +14,21 @@
 #define RD_OOB_MAGIC 0x52445354u	/* "RDST" */
 /*
  * Version 2 added the server's target memory (rkey, address, length) for
- * RDMA WRITE, READ and atomics; version 3 the QP type and the UD Q_Key.  A
- * client sends the lowest version that carries its test (RC: 2, UD: 3), so
- * that a version 2 server still serves every RC test; a server answers in
+ * RDMA WRITE, READ and atomics; version 3 the QP type and the UD Q_Key;
+ * version 4 a device and port (HELLO: the one the client asks for, a rail of
+ * the mesh; ACCEPT: the one the server uses).  A client sends the lowest
+ * version that carries its test (RC: 2, UD: 3, a named device: 4), so that a
+ * version 2 server still serves every RC test; a server answers in
  * the client's version and still serves version 1 (send only, 112 bytes).
  * A client says so when the answer is an older version (an old server's
  * REJECT).
  */
-#define RD_OOB_VERSION 3	/* the newest this side speaks */
+#define RD_OOB_VERSION 4	/* the newest this side speaks */
 #define RD_OOB_VERSION_RC 2	/* what an RC client sends */
-#define RD_OOB_LEN 136		/* version 3; the largest */
+#define RD_OOB_VERSION_UD 3	/* what a UD client sends */
+#define RD_OOB_VERSION_DEV 4	/* what a client naming the server's device sends */
+#define RD_OOB_LEN 204		/* version 4; the largest */
+#define RD_OOB_LEN_V3 136
 #define RD_OOB_LEN_V2 128
 #define RD_OOB_LEN_V1 112
 #define RD_OOB_HDR_LEN 8	/* magic, version, type: enough to know the length */
@@ -67,11 +72,15 @@ struct rd_oob_msg {
 	/* version 3 */
 	uint8_t qp_type;	/* enum rd_oob_qp; HELLO asks, ACCEPT confirms */
 	uint32_t qkey;		/* UD: the Q_Key of the sender's QP */
+	/* version 4: HELLO: the server's device and port the client asks for ("" and 0:
+	 * the port of the address it reached); ACCEPT: the ones the server uses */
+	char dev[64];		/* NUL-terminated, a device name's characters */
+	uint8_t port;
 };
 
 /*
- * To the wire (big-endian) in m->version's layout (1, 2 or 3: 112, 128 or
- * 136 bytes).  Returns the length.
+ * To the wire (big-endian) in m->version's layout (1 to 4: 112, 128, 136 or
+ * 204 bytes).  Returns the length.
  */
 size_t rd_oob_encode(const struct rd_oob_msg *m, uint8_t buf[RD_OOB_LEN]);
 /* How many bytes a message whose first RD_OOB_HDR_LEN bytes are hdr has. */
@@ -79,7 +88,7 @@ size_t rd_oob_msg_len(const uint8_t *hdr);
 /*
  * Decode and validate: magic, version (1 to ours: m->version says which),
  * type, 24-bit QPN/PSN, MTU, GID kind, a NUL-terminated printable reason, the
- * target area, the QP type.  -EPROTO (bad magic), -EPROTONOSUPPORT (another version:
+ * target area, the QP type, the device name.  -EPROTO (bad magic), -EPROTONOSUPPORT (another version:
  * why[] says "peer speaks exchange version N"), -EINVAL (a field out of range,
  * or a length not its version's), with why[] naming the field.
  */

@@ -37,7 +37,7 @@ static uint64_t deadline(const struct rd_st_config *cfg)
 	return rd_now_ns() + (uint64_t)cfg->timeout_ms * 1000000;
 }
 
-/* One pending rdma_cm client: 0 served or nothing pending, 1 failed. */
+/* One pending rdma_cm client: 0 served, 1 failed, -1 nothing pending. */
 static int serve_cm(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
 		    struct rd_cm_listener *l, const struct rd_st_hooks *h)
 {
@@ -54,7 +54,7 @@ static int serve_cm(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
 	ret = rd_cm_accept(l, rd_now_ns() + 10000000ull, cfg->timeout_ms, cfg->deny, &c, &info, &prm,
 			   &err);
 	if (ret == -EAGAIN)
-		return 0;
+		return -1;
 	if (ret) {
 		rd_st_log(h, "rdma_cm client: %s", err.what);
 		return 1;
@@ -119,7 +119,11 @@ static void drain_after_reject(int fd)
 	}
 }
 
-/* One pending --verbs client: 0 served or nothing pending, 1 failed. */
+/*
+ * One pending --verbs client: 0 served, 1 failed, -1 none pending, -2 failed
+ * before its first message (maybe a client that gave up waiting while
+ * another was served, and comes again: not one that counts for max_clients).
+ */
 static int serve_verbs(const struct rd_st_config *cfg, int lfd, const struct rd_sysroot *sr,
 		       const struct rd_device_list *list, const struct rd_st_hooks *h)
 {
@@ -144,7 +148,7 @@ static int serve_verbs(const struct rd_st_config *cfg, int lfd, const struct rd_
 
 	fd = rd_tcp_accept(lfd, rd_now_ns() + 10000000ull, peer, sizeof(peer));
 	if (fd == -EAGAIN)
-		return 0;
+		return -1;
 	if (fd < 0)
 		return 1;
 	/* A half-open or silent client gets --timeout, then the next one is served. */
@@ -188,10 +192,21 @@ static int serve_verbs(const struct rd_st_config *cfg, int lfd, const struct rd_
 		oob_reject(fd, why, m.version);
 		goto out;
 	}
-	/* The port that owns the address the client reached us on, unless -d/-x say. */
+	/*
+	 * The port the client named (a mesh rail), else the one that owns the
+	 * address the client reached us on, unless -d/-x say.
+	 */
 	if (getsockname(fd, (struct sockaddr *)&local, &sl) < 0)
 		local.ss_family = AF_UNSPEC;	/* no port owns it: rejected below */
-	if (cfg->gid_index >= 0 && list->n && list->v[0].nports)
+	if (m.version >= RD_OOB_VERSION_DEV && m.dev[0]) {
+		ret = rd_st_port_named(list, sr, m.dev, m.port, cfg->gid_index, &lp, why,
+				       sizeof(m.reason));
+		if (ret) {
+			rd_st_log(h, "verbs client %s: rejected: %s", peer, why);
+			oob_reject(fd, why, m.version);
+			goto out;
+		}
+	} else if (cfg->gid_index >= 0 && list->n && list->v[0].nports)
 		ret = rd_st_pick_gid(sr, &list->v[0], &list->v[0].ports[0], cfg->gid_index, &lp);
 	else
 		ret = rd_st_port_for_addr(&local, list, sr, &lp);
@@ -233,9 +248,12 @@ static int serve_verbs(const struct rd_st_config *cfg, int lfd, const struct rd_
 	reply.addr = tgt.addr;
 	reply.area_len = tgt.len;
 	reply.version = m.version;	/* a version 1 client reads 112 bytes */
+	rd_strlcpy(reply.dev, lp.dev, sizeof(reply.dev));	/* version 4: the rail it got */
+	reply.port = lp.port;
 	len = rd_oob_encode(&reply, buf);
 	if (rd_tcp_send_all(fd, buf, len, deadline(cfg))) {
 		rd_st_log(h, "verbs client %s: gone before the reply", peer);
+		status = -2;
 		goto out;
 	}
 	/* One line per client event: an older client's version goes on its accept line. */
@@ -257,7 +275,12 @@ static int serve_verbs(const struct rd_st_config *cfg, int lfd, const struct rd_
 		rd_st_log(h, "verbs client %s: done, %llu messages", peer, (unsigned long long)msgs);
 	snprintf(why, sizeof(why), "verbs client %s", peer);
 	log_counters(&ctr, h, why, lp.dev, lp.port);
-	status = ret ? 1 : 0;
+	/*
+	 * Failed before its first message: a client that gave up waiting (its
+	 * HELLO sat in the backlog while another was served) and may come again,
+	 * or one that failed on its side.  Either way not one that counts.
+	 */
+	status = ret ? (msgs ? 1 : -2) : 0;
 out:
 	close(fd);
 	rd_rc_free(&rc);
@@ -298,6 +321,8 @@ int rd_st_server(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
 			r = serve_cm(cfg, sr, &l, h);
 		if (p[1].revents)
 			r = serve_verbs(cfg, lfd, sr, list, h);
+		if (r == -2)
+			r = cfg->once ? 1 : -1;	/* --once: that client was the one */
 		if (cfg->once && r >= 0) {
 			status = r;
 			break;

@@ -262,12 +262,12 @@ static void test_oob_recv_versions(void **state)
 	assert_int_equal(write(sv[0], buf, n), (ssize_t)n);
 	assert_int_equal(rd_oob_recv(sv[1], in, &len, rd_now_ns() + 1000000000ull), 0);
 	assert_int_equal(len, RD_OOB_LEN_V1);
-	/* a version 4 message of some other length: the header is enough to say no */
-	buf[5] = 4;
+	/* a version 5 message of some other length: the header is enough to say no */
+	buf[5] = 5;
 	assert_int_equal(write(sv[0], buf, 40), 40);
 	assert_int_equal(rd_oob_recv(sv[1], in, &len, rd_now_ns() + 1000000000ull), -EPROTONOSUPPORT);
 	assert_int_equal(len, RD_OOB_HDR_LEN);
-	assert_int_equal(rd_oob_hdr_version(in), 4);
+	assert_int_equal(rd_oob_hdr_version(in), 5);
 	close(sv[0]);
 	close(sv[1]);
 }

@@ -8,6 +8,7 @@
 
 #include "selftest/cm.h"
 #include "selftest/engine.h"
+#include "selftest/local.h"
 #include "selftest/oob.h"
 #include "selftest/run.h"
 #include "selftest/stages.h"
@@ -75,10 +76,10 @@ static void test_oob_v3_ud(void **state)
 	m.version = 3;
 	m.qp_type = RD_OOB_QP_UD;
 	m.qkey = 0x12345611;
-	assert_int_equal(rd_oob_encode(&m, buf), RD_OOB_LEN);
-	assert_int_equal(RD_OOB_LEN, 136);
-	assert_int_equal(rd_oob_msg_len(buf), RD_OOB_LEN);
-	assert_int_equal(rd_oob_decode(buf, RD_OOB_LEN, &d, why, sizeof(why)), 0);
+	assert_int_equal(rd_oob_encode(&m, buf), RD_OOB_LEN_V3);
+	assert_int_equal(RD_OOB_LEN_V3, 136);
+	assert_int_equal(rd_oob_msg_len(buf), RD_OOB_LEN_V3);
+	assert_int_equal(rd_oob_decode(buf, RD_OOB_LEN_V3, &d, why, sizeof(why)), 0);
 	assert_int_equal(d.version, 3);
 	assert_int_equal(d.qp_type, RD_OOB_QP_UD);
 	assert_int_equal(d.qkey, 0x12345611);
@@ -91,17 +92,86 @@ static void test_oob_v3_ud(void **state)
 	assert_non_null(strstr(why, "version 3 has 136"));
 	/* an unknown QP type, and reserved bytes that are not zero */
 	buf[128] = 7;
-	assert_int_equal(rd_oob_decode(buf, RD_OOB_LEN, &d, why, sizeof(why)), -EINVAL);
+	assert_int_equal(rd_oob_decode(buf, RD_OOB_LEN_V3, &d, why, sizeof(why)), -EINVAL);
 	assert_non_null(strstr(why, "QP type 7"));
 	buf[128] = RD_OOB_QP_UD;
 	buf[130] = 1;
+	assert_int_equal(rd_oob_decode(buf, RD_OOB_LEN_V3, &d, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "reserved"));
+	/* version 5 is another program's */
+	buf[130] = 0;
+	buf[5] = 5;
+	assert_int_equal(rd_oob_decode(buf, RD_OOB_LEN_V3, &d, why, sizeof(why)), -EPROTONOSUPPORT);
+	assert_non_null(strstr(why, "version 5"));
+}
+
+/*
+ * Version 4: the server's device and port (a mesh rail), 68 bytes after
+ * version 3's; the name is checked like a device name.  The server's refusals
+ * of a rail it cannot serve fit a REJECT's 64 bytes and name what it has.
+ */
+static void test_oob_v4_dev(void **state)
+{
+	struct rd_oob_msg m, d;
+	uint8_t buf[RD_OOB_LEN];
+	char why[200];
+	struct rd_port ports[2] = { { .num = 1, .state = 4 }, { .num = 2, .state = 1 } };
+	struct rd_device devs[2] = { { .name = "mlx5_0", .ports = ports, .nports = 2 },
+				     { .name = "mlx5_1", .ports = ports + 1, .nports = 1 } };
+	struct rd_device_list list = { .v = devs, .n = 2 };
+	struct rd_st_local lp;
+
+	(void)state;
+	accept_msg(&m);
+	m.version = RD_OOB_VERSION_DEV;
+	m.type = RD_OOB_HELLO;
+	strcpy(m.dev, "mlx5_1");
+	m.port = 2;
+	assert_int_equal(RD_OOB_VERSION, 4);
+	assert_int_equal(rd_oob_encode(&m, buf), RD_OOB_LEN);
+	assert_int_equal(RD_OOB_LEN, 204);
+	assert_int_equal(rd_oob_msg_len(buf), RD_OOB_LEN);
+	assert_int_equal(rd_oob_decode(buf, RD_OOB_LEN, &d, why, sizeof(why)), 0);
+	assert_string_equal(d.dev, "mlx5_1");
+	assert_int_equal(d.port, 2);
+	assert_int_equal(d.rkey, 0xdeadbeef);	/* the older fields stay where they were */
+	assert_memory_equal(buf + 136, "mlx5_1", 7);
+	assert_int_equal(buf[200], 2);
+	/* cut to version 3's length; reserved bytes; a name that is not one */
+	assert_int_equal(rd_oob_decode(buf, RD_OOB_LEN_V3, &d, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "version 4 has 204"));
+	buf[202] = 1;
 	assert_int_equal(rd_oob_decode(buf, RD_OOB_LEN, &d, why, sizeof(why)), -EINVAL);
 	assert_non_null(strstr(why, "reserved"));
-	/* version 4 is another program's */
-	buf[130] = 0;
-	buf[5] = 4;
-	assert_int_equal(rd_oob_decode(buf, RD_OOB_LEN, &d, why, sizeof(why)), -EPROTONOSUPPORT);
-	assert_non_null(strstr(why, "version 4"));
+	buf[202] = 0;
+	buf[138] = '\n';
+	assert_int_equal(rd_oob_decode(buf, RD_OOB_LEN, &d, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "device name has a character 0x0a"));
+	memset(buf + 136, 'a', 64);
+	assert_int_equal(rd_oob_decode(buf, RD_OOB_LEN, &d, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "not terminated"));
+	/* the encoder terminates a name that fills the field */
+	memset(m.dev, 'b', sizeof(m.dev));
+	rd_oob_encode(&m, buf);
+	assert_int_equal(rd_oob_decode(buf, RD_OOB_LEN, &d, why, sizeof(why)), 0);
+	assert_int_equal(strlen(d.dev), 63);
+
+	/* the server's refusals, before any GID is read */
+	assert_int_equal(rd_st_port_named(&list, NULL, "mlx5_3", 0, -1, &lp, why, 64), -ENODEV);
+	assert_string_equal(why, "no device mlx5_3 here (it has mlx5_0, mlx5_1)");
+	assert_int_equal(rd_st_port_named(&list, NULL, "mlx5_1", 0, -1, &lp, why, 64), -ENETDOWN);
+	assert_string_equal(why, "mlx5_1 port 2 is DOWN here");
+	assert_int_equal(rd_st_port_named(&list, NULL, "mlx5_0", 2, -1, &lp, why, 64), -ENETDOWN);
+	assert_string_equal(why, "mlx5_0 port 2 is DOWN here");
+	assert_int_equal(rd_st_port_named(&list, NULL, "mlx5_0", 3, -1, &lp, why, 64), -ENETDOWN);
+	assert_string_equal(why, "mlx5_0 has no port 3 here");
+	list.n = 0;
+	assert_int_equal(rd_st_port_named(&list, NULL, "mlx5_0", 0, -1, &lp, why, 64), -ENODEV);
+	assert_string_equal(why, "no device mlx5_0 here (it has no RDMA device)");
+	/* a client's own rail: the words of its connect stage */
+	assert_null(rd_st_port_unusable(&devs[0], 0, why, sizeof(why)));
+	assert_null(rd_st_port_unusable(&devs[0], 1, why, sizeof(why)));
+	assert_string_equal(rd_st_port_unusable(&devs[1], 0, why, sizeof(why)), "mlx5_1 port 2 is DOWN");
 }
 
 /*
@@ -143,11 +213,11 @@ static void test_oob_old_peer(void **state)
 
 	/* a future peer */
 	accept_msg(&m);
-	m.version = 3;
+	m.version = 4;
 	rd_oob_encode(&m, buf);
-	buf[5] = 4;
+	buf[5] = 5;
 	assert_int_equal(rd_oob_decode(buf, RD_OOB_LEN, &d, why, sizeof(why)), -EPROTONOSUPPORT);
-	assert_non_null(strstr(why, "peer speaks exchange version 4, this side speaks 3"));
+	assert_non_null(strstr(why, "peer speaks exchange version 5, this side speaks 4"));
 }
 
 static void test_oob_short(void **state)
@@ -303,6 +373,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_oob_v2_target),
 		cmocka_unit_test(test_oob_v3_ud),
+		cmocka_unit_test(test_oob_v4_dev),
 		cmocka_unit_test(test_oob_old_peer),
 		cmocka_unit_test(test_oob_short),
 		cmocka_unit_test(test_cm_private_data),

@@ -72,7 +72,7 @@ msg() {
 }
 M=0x52445354
 msg HELLO $M 1 1 0x11 1 3 3 65536 8 100	# a valid HELLO of a small client
-msg V4 $M 4 1 0x11 1 3 3 65536 8 100	# a newer version: refused at its header
+msg V5 $M 5 1 0x11 1 3 3 65536 8 100	# a newer version: refused at its header
 msg V0 $M 0 1 0x11 1 3 3 65536 8 100
 msg BIG $M 1 1 0x11 1 3 3 0x40000000 8 100
 msg WIN $M 1 1 0x11 1 3 3 65536 100000 100
@@ -126,13 +126,13 @@ garbage_stream() {
 		2) conn truncated "${HELLO:0:$((4 * (1 + RANDOM % 111)))}" ;;
 		3) conn oversized-text "$A112$X4K" ;;
 		4) conn oversized-hello "$BIG$X4K" ;;
-		5) conn version-4 "$V4" "server speaks exchange version 3, client 4" ;;
-		6) conn version-0 "$V0" "server speaks exchange version 3, client 0" ;;
+		5) conn version-5 "$V5" "server speaks exchange version 4, client 5" ;;
+		6) conn version-0 "$V0" "server speaks exchange version 4, client 0" ;;
 		7) conn size-1GiB "$BIG" "message size" ;;
 		8) conn window-100000 "$WIN" "window 100000" ;;
 		9) f=${BAD[RANDOM % ${#BAD[@]}]}; conn "bad-field" "${!f}" ;;
 		10) conn gid-v1 "$V1" "GID type mismatch" ;;
-		11) conn truncated-after-magic "${V4:0:$((4 * (4 + RANDOM % 100)))}" ;;
+		11) conn truncated-after-magic "${V5:0:$((4 * (4 + RANDOM % 100)))}" ;;
 		esac
 	done
 	{

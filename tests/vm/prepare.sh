@@ -30,7 +30,7 @@ BOOT_MODULES=(
     "virtio_pci" "virtio_net" "9pnet_virtio" "9p" "overlay"
     "rdma_rxe" "ib_uverbs" "ib_cm" "iw_cm" "rdma_cm" "rdma_ucm" "ib_umad"
     "8021q" "veth" "bonding max_bonds=0" "dummy numdummies=0"
-    "sch_netem"
+    "sch_netem" "macvlan"
 )
 # shellcheck disable=SC2206 # word splitting intended
 EXTRA=(${RD_VM_EXTRA_MODULES:-})

@@ -100,21 +100,29 @@ exec 3<>"/dev/tcp/$VM_IP/18700"; cat /tmp/hello2 >&3; timeout 10 cat <&3 > /tmp/
 vm_check_eq "version 2 HELLO: a 128-byte version 2 ACCEPT" "128 5244535400020002" \
 	"$(stat -c %s /tmp/reply2) $(head -c 8 /tmp/reply2 | od -An -tx1 | tr -d ' \n')"
 # A newer client than we know: refused, saying which version each side speaks.
-hello 4 > /tmp/hello4
-exec 3<>"/dev/tcp/$VM_IP/18700"; cat /tmp/hello4 >&3; timeout 10 cat <&3 > /tmp/reply4; exec 3>&-
-tr -d '\000' < /tmp/reply4 > /tmp/reply4.txt
-vm_check_output "version 4 HELLO: a REJECT naming both versions" "server speaks exchange version 3, client 4" cat /tmp/reply4.txt
+hello 5 > /tmp/hello5
+exec 3<>"/dev/tcp/$VM_IP/18700"; cat /tmp/hello5 >&3; timeout 10 cat <&3 > /tmp/reply5; exec 3>&-
+tr -d '\000' < /tmp/reply5 > /tmp/reply5.txt
+vm_check_output "version 5 HELLO: a REJECT naming both versions" "server speaks exchange version 4, client 5" cat /tmp/reply5.txt
+# Version 4 names the server's device (a mesh rail): ours, and one it lacks.
+vm_check_output "--peer-dev rxe0: the server's rxe0, by name, PASS" "^rdma-selftest: PASS(, with a warning at counters)?\$" \
+	timeout 200 "$S" "$VM_IP" -P 18700 --peer-dev rxe0:1 "${Q[@]}"
+out=$(timeout 60 "$S" "$VM_IP" -P 18700 --peer-dev mlx5_3 --timeout 10 2>&1); rc=$?
+vm_check_eq "--peer-dev mlx5_3: exit 1" 1 "$rc"
+vm_check_output "... the server refused, naming its devices" \
+	"FAIL  exchange .*the server refused: no device mlx5_3 here \(it has rxe0\)" echo "$out"
 vm_check_output "a current --verbs client still PASSes --op all" "^rdma-selftest: PASS(, with a warning at counters)?\$" \
 	timeout 200 "$S" "$VM_IP" -P 18700 --verbs "${Q[@]}" --op all
 kill -TERM "$srv"; wait "$srv"
 vm_check_output "server logged the version 1 client on its accept line" "verbs client .*: [^ ]+ port [0-9]+ GID [0-9]+ .*\(exchange version 1, an older rdma-selftest: send only; answered in its version\)" cat /tmp/srv.log
-vm_check_output "server logged the version 4 client" "rejected: peer speaks exchange version 4, this side speaks 3" cat /tmp/srv.log
+vm_check_output "server logged the version 5 client" "rejected: peer speaks exchange version 5, this side speaks 4" cat /tmp/srv.log
+vm_check_output "server logged the refused device" "rejected: no device mlx5_3 here \(it has rxe0\)" cat /tmp/srv.log
 
 # old_server PORT READ VERSION REASON -- an older rdma-selftest's TCP
 # exchange, in the background: it reads READ bytes of our HELLO (112: all of
 # a version 1 message; 8: the header, where a version 2 server stops at a
 # version it does not know), prints the client's version, and answers a
-# REJECT with REASON in its own layout (112 bytes for 1, 128 for 2).
+# REJECT with REASON in its own layout (112 bytes for 1, 128 for 2, 136 for 3).
 old_server() {
 	python3 - "$@" <<'PY' &
 import socket, struct, sys
@@ -126,7 +134,7 @@ got = b""
 while len(got) < need:
     got += c.recv(need - len(got))
 print("client version", struct.unpack(">H", got[4:6])[0])
-c.sendall(b"RDST" + struct.pack(">HH", ver, 3) + bytes(40) + reason.ljust(64, b"\0") + (bytes(16) if ver > 1 else b""))
+c.sendall(b"RDST" + struct.pack(">HH", ver, 3) + bytes(40) + reason.ljust(64, b"\0") + (bytes(16) if ver > 1 else b"") + (bytes(8) if ver > 2 else b""))
 c.shutdown(socket.SHUT_WR)
 c.settimeout(2)
 try:
@@ -163,6 +171,19 @@ vm_check_output "--qp ud against a version 2 server: it has no UD, said plainly"
 	"FAIL  exchange .*the server speaks exchange version 2 \(an older rdma-selftest\), this side speaks 3: it has no UD test \(--qp ud needs a newer rdma-selftest --server on the peer\); it said: server speaks exchange version 2, client 3" \
 	echo "$out"
 vm_check_output "the version 2 server saw version 3" "client version 3" cat /tmp/v2srv.log
+
+# A version 3 server (before rails) asked for a device by name: it stops at
+# the version 4 header and rejects in its own layout.
+old_server 18703 8 3 "server speaks exchange version 3, client 4" > /tmp/v3srv.log 2>&1
+v3=$!
+vm_wait_listen 18703 30
+out=$(timeout 60 "$S" "$VM_IP" -P 18703 --peer-dev rxe0 --timeout 10 2>&1); rc=$?
+wait "$v3"
+vm_check_eq "--peer-dev against a version 3 server: exit 1" 1 "$rc"
+vm_check_output "--peer-dev against a version 3 server: it cannot serve a device by name, said plainly" \
+	"FAIL  exchange .*the server speaks exchange version 3 \(an older rdma-selftest\), this side speaks 4: it cannot serve a device by name \(a mesh rail, --peer-dev: needs a newer rdma-selftest on the peer\); it said: server speaks exchange version 3, client 4" \
+	echo "$out"
+vm_check_output "the version 3 server saw version 4" "client version 4" cat /tmp/v3srv.log
 
 # UD in loopback: two UD QPs of rxe0, the address handle to its own GID.
 out=$(timeout 120 "$S" --qp ud "${Q[@]}" -j); rc=$?

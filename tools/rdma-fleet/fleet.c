@@ -389,7 +389,8 @@ static int doctor_read(struct reader_ctx *c, json_object *doc)
 
 /*
  * rdma-selftest --mesh -j: one JSON line per pair, {mode: "mesh", src, dst,
- * round, dev, port, result, failed_stage, diagnosis, warning, latency_us, gbps}.
+ * round, dev, port, dst_dev, dst_port (with --devices), result, failed_stage,
+ * diagnosis, warning, latency_us, gbps}.
  * The pairs make the matrix; a FAIL is also a problem of the source host.
  */
 static bool mesh_match(json_object *doc)
@@ -424,6 +425,7 @@ static void pair_clear(struct rd_fleet_pair *p)
 	free(p->src);
 	free(p->dst);
 	free(p->dev);
+	free(p->dst_dev);
 	free(p->stage);
 	free(p->diagnosis);
 	free(p->warning);
@@ -431,21 +433,36 @@ static void pair_clear(struct rd_fleet_pair *p)
 	memset(p, 0, sizeof(*p));
 }
 
+static bool same_str(const char *a, const char *b)
+{
+	return a && b ? strcmp(a, b) == 0 : a == b;
+}
+
+static unsigned int obj_port(json_object *doc, const char *key)
+{
+	json_object *v;
+
+	if (json_object_object_get_ex(doc, key, &v) && json_object_is_type(v, json_type_int) &&
+	    json_object_get_int(v) > 0 && json_object_get_int(v) <= 255)
+		return (unsigned int)json_object_get_int(v);
+	return 0;
+}
+
 static int mesh_read(struct reader_ctx *c, json_object *doc)
 {
 	const char *src = obj_str(doc, "src"), *dst = obj_str(doc, "dst");
 	struct rd_fleet *f = c->f;
 	struct rd_fleet_pair *p = NULL, n = { 0 };
-	json_object *port;
 	bool oom = false;
+	char rails[300] = "";
 
 	n.ok = strcmp(obj_str(doc, "result"), "pass") == 0;
 	n.src = dup_or_null(src, &oom);
 	n.dst = dup_or_null(dst, &oom);
 	n.dev = dup_or_null(obj_str(doc, "dev"), &oom);
-	if (json_object_object_get_ex(doc, "port", &port) && json_object_is_type(port, json_type_int) &&
-	    json_object_get_int(port) > 0)
-		n.port = (unsigned int)json_object_get_int(port);
+	n.port = obj_port(doc, "port");
+	n.dst_dev = dup_or_null(obj_str(doc, "dst_dev"), &oom);
+	n.dst_port = obj_port(doc, "dst_port");
 	if (!n.ok) {
 		n.stage = dup_or_null(obj_str(doc, "failed_stage") ? obj_str(doc, "failed_stage") : "?", &oom);
 		n.diagnosis = dup_or_null(obj_str(doc, "diagnosis") ? obj_str(doc, "diagnosis") : "", &oom);
@@ -462,7 +479,10 @@ static int mesh_read(struct reader_ctx *c, json_object *doc)
 	}
 	/* the same pair again (a second run): the later one counts */
 	for (size_t i = 0; i < f->npairs && !p; i++)
-		if (strcmp(f->pairs[i].src, src) == 0 && strcmp(f->pairs[i].dst, dst) == 0) {
+		if (strcmp(f->pairs[i].src, src) == 0 && strcmp(f->pairs[i].dst, dst) == 0 &&
+		    (!n.dst_dev || (same_str(f->pairs[i].dev, n.dev) && f->pairs[i].port == n.port &&
+				    same_str(f->pairs[i].dst_dev, n.dst_dev) &&
+				    f->pairs[i].dst_port == n.dst_port))) {
 			p = &f->pairs[i];
 			pair_clear(p);
 		}
@@ -483,10 +503,12 @@ static int mesh_read(struct reader_ctx *c, json_object *doc)
 	RD_GCC_LEAK_FP_BEGIN	/* the strings move into f->pairs, freed by rd_fleet_free */
 	*p = n;
 	RD_GCC_LEAK_FP_END
-	if (!n.ok)
-		return problem_add(f, c->h->name, c->src, c->line, "mesh %s -> %s: FAIL at %s: %s", src,
-				   dst, n.stage, n.diagnosis);
-	return 0;
+	if (n.ok)
+		return 0;
+	if (n.dst_dev)
+		rd_fleet_pair_rails(&n, rails, sizeof(rails));
+	return problem_add(f, c->h->name, c->src, c->line, "mesh %s -> %s%s: FAIL at %s: %s", src, dst,
+			   rails, n.stage, n.diagnosis);
 }
 
 /*
@@ -997,6 +1019,16 @@ const struct rd_fleet_problem *rd_fleet_problems(const struct rd_fleet *f, size_
 {
 	*n = f->nproblems;
 	return f->problems;
+}
+
+void rd_fleet_pair_rails(const struct rd_fleet_pair *p, char *buf, size_t len)
+{
+	if (!p->dst_dev) {
+		buf[0] = '\0';
+		return;
+	}
+	snprintf(buf, len, " (%s/%u -> %s/%u)", p->dev ? p->dev : "?", p->port, p->dst_dev,
+		 p->dst_port);
 }
 
 const struct rd_fleet_pair *rd_fleet_pairs(const struct rd_fleet *f, size_t *n)

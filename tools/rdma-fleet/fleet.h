@@ -64,6 +64,8 @@ struct rd_fleet_pair {
 	char *src, *dst;
 	char *dev;		/* NULL when the run never got a device */
 	unsigned int port;
+	char *dst_dev;		/* the peer's rail (--devices), else NULL */
+	unsigned int dst_port;
 	bool ok;
 	char *stage;		/* the failed stage, NULL on PASS */
 	char *diagnosis;	/* NULL on PASS */
@@ -91,7 +93,12 @@ int rd_fleet_analyze(struct rd_fleet *f);
 const struct rd_strlist *rd_fleet_hosts(const struct rd_fleet *f);
 const struct rd_fleet_fact *rd_fleet_facts(const struct rd_fleet *f, size_t *n);
 const struct rd_fleet_problem *rd_fleet_problems(const struct rd_fleet *f, size_t *n);
-/* The mesh pairs, in input order (a pair reported twice: the later one). */
+/*
+ * The mesh pairs, in input order (a pair reported twice: the later one; with
+ * rails a pair is the two hosts and the two rails).
+ */
+/* " (mlx5_0/1 -> mlx5_1/1)" for a pair of rails, "" otherwise. */
+void rd_fleet_pair_rails(const struct rd_fleet_pair *p, char *buf, size_t len);
 const struct rd_fleet_pair *rd_fleet_pairs(const struct rd_fleet *f, size_t *n);
 /* Documents read, in all. */
 size_t rd_fleet_documents(const struct rd_fleet *f);

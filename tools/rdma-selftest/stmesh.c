@@ -22,6 +22,127 @@ struct pair_printer {
 	bool color;
 };
 
+int rd_stmesh_parse_dev(const char *s, size_t len, char name[64], unsigned int *port)
+{
+	const char *colon = memchr(s, ':', len);
+	size_t n = colon ? (size_t)(colon - s) : len;
+	uint64_t v;
+
+	*port = 0;
+	if (!n || n > 63)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_' || s[i] == '-' || s[i] == '.'))
+			return -EINVAL;
+	if (colon) {
+		char num[8];
+		size_t pl = len - n - 1;
+
+		if (!pl || pl >= sizeof(num))
+			return -EINVAL;
+		memcpy(num, colon + 1, pl);
+		num[pl] = '\0';
+		if (rd_parse_u64(num, &v) || v < 1 || v > 255)
+			return -EINVAL;
+		*port = (unsigned int)v;
+	}
+	memcpy(name, s, n);
+	name[n] = '\0';
+	return 0;
+}
+
+/*
+ * --devices: "all" (every port of every device of the list: a port that is
+ * down is a rail that fails, not one left out), or DEV[:PORT],... each of
+ * which must exist.  RD_EXIT_* with the error said, or -1.
+ */
+static int mesh_rails(struct rd_cli *cli, const char *spec, const struct rd_device_list *list,
+		      struct rd_st_rail **out, size_t *nout)
+{
+	struct rd_st_rail *r = NULL;
+	size_t n = 0, cap = 0;
+	const char *s = spec;
+
+	*out = NULL;
+	*nout = 0;
+	if (strcmp(spec, "all") == 0) {
+		for (unsigned int i = 0; i < list->n; i++)
+			cap += list->v[i].nports;
+		r = calloc(cap ? cap : 1, sizeof(*r));
+		if (!r)
+			goto oom;
+		for (unsigned int i = 0; i < list->n; i++)
+			for (unsigned int j = 0; j < list->v[i].nports; j++)
+				r[n++] = (struct rd_st_rail){ &list->v[i], list->v[i].ports[j].num };
+		goto done;
+	}
+	while (*s) {
+		size_t len = strcspn(s, ",");
+		char name[64];
+		unsigned int port, i;
+
+		if (rd_stmesh_parse_dev(s, len, name, &port)) {
+			free(r);
+			return rd_cli_usage_error(cli, "--devices '%s': '%.*s' is not DEV or DEV:PORT",
+						  spec, (int)len, s);
+		}
+		for (i = 0; i < list->n && strcmp(list->v[i].name, name) != 0; i++)
+			;
+		if (i == list->n) {
+			size_t at = 0;
+			char known[512] = "";
+
+			for (unsigned int k = 0; k < list->n && at < sizeof(known); k++)
+				at += (size_t)snprintf(known + at, sizeof(known) - at, "%s%s", k ? " " : "",
+						       list->v[k].name);
+			rd_cli_error(cli, "--devices: %s: no such device (known: %s)", name, known);
+			free(r);
+			return RD_EXIT_FAIL;
+		}
+		if (port && !rd_device_port(&list->v[i], port)) {
+			rd_cli_error(cli, "--devices: %s has no port %u", name, port);
+			free(r);
+			return RD_EXIT_FAIL;
+		}
+		for (unsigned int j = 0; j < list->v[i].nports; j++) {
+			const struct rd_st_rail one = { &list->v[i], list->v[i].ports[j].num };
+			bool dup = false;
+
+			if (port && one.port != port)
+				continue;
+			for (size_t k = 0; k < n; k++)
+				dup = dup || (r[k].dev == one.dev && r[k].port == one.port);
+			if (dup)
+				continue;
+			if (n == cap) {
+				struct rd_st_rail *t = realloc(r, (cap = cap ? cap * 2 : 8) * sizeof(*r));
+
+				if (!t)
+					goto oom;
+				r = t;
+			}
+			r[n++] = one;
+		}
+		s += len;
+		if (*s == ',')
+			s++;
+	}
+done:
+	if (!n) {
+		free(r);
+		rd_cli_error(cli, "--devices %s: no port to test (see rdma-devinfo)", spec);
+		return RD_EXIT_FAIL;
+	}
+	*out = r;
+	*nout = n;
+	return -1;
+oom:
+	free(r);
+	rd_cli_error(cli, "out of memory");
+	return RD_EXIT_FAIL;
+}
+
 static const struct rd_st_stage *failed_stage(const struct rd_st_run *run)
 {
 	for (unsigned int i = 0; i < run->nstages; i++)
@@ -46,7 +167,11 @@ static void pair_done(void *ctx, const struct rd_st_pair *p)
 
 	if (!pp->o) {
 		printf("%s -> %s", p->src, p->dst);
-		if (run->dev[0])
+		if (p->src_dev)
+			printf("  %s/%u -> %s/%u", p->src_dev, p->src_port,
+			       run->peer_dev[0] ? run->peer_dev : p->dst_dev,
+			       run->peer_dev[0] ? run->peer_port : p->dst_port);
+		else if (run->dev[0])
 			printf("  %s/%u", run->dev, run->port);
 		if (run->ok) {
 			printf("  %s", pp->color ? "\033[32mPASS\033[0m" : "PASS");
@@ -75,7 +200,18 @@ static void pair_done(void *ctx, const struct rd_st_pair *p)
 	rd_out_u64(pp->o, RD_JSON, "round", NULL, p->round);
 	rd_out_u64(pp->o, RD_JSON, "attempts", NULL, p->attempts);
 	rd_out_double(pp->o, RD_JSON, "wait_ms", NULL, round(p->wait_ms * 10) / 10, NULL);
+	if (p->src_dev && !run->dev[0]) {
+		/* failed before the device was opened: the rail still says where */
+		rd_out_str(pp->o, RD_JSON, "dev", NULL, p->src_dev);
+		rd_out_u64(pp->o, RD_JSON, "port", NULL, p->src_port);
+	}
 	rd_st_json_where(pp->o, run);
+	if (run->peer_dev[0] || p->dst_dev) {
+		rd_out_str(pp->o, RD_JSON, "dst_dev", NULL, run->peer_dev[0] ? run->peer_dev : p->dst_dev);
+		if (run->peer_dev[0] ? run->peer_port : p->dst_port)
+			rd_out_u64(pp->o, RD_JSON, "dst_port", NULL,
+				   run->peer_dev[0] ? run->peer_port : p->dst_port);
+	}
 	rd_out_str(pp->o, RD_JSON, "result", NULL, run->ok ? "pass" : "fail");
 	if (run->failed) {
 		rd_out_str(pp->o, RD_JSON, "failed_stage", NULL, run->fail_stage);
@@ -141,6 +277,7 @@ int rd_stmesh_main(struct rd_cli *cli, const struct rd_st_config *cfg,
 	struct rd_st_mesh m = { .hosts = &hosts, .ring = o->ring, .wait_ms = o->wait_ms };
 	const char *local = getenv("SLURM_LOCALID"), *node = getenv("SLURMD_NODENAME");
 	char self[256], why[320] = "";
+	struct rd_st_rail *rails = NULL;
 	unsigned int failed = 0;
 	int ret;
 
@@ -176,6 +313,13 @@ int rd_stmesh_main(struct rd_cli *cli, const struct rd_st_config *cfg,
 	ret = rd_cli_scan_devices(cli, &list);
 	if (ret)
 		goto out;
+	if (o->devices) {
+		ret = mesh_rails(cli, o->devices, &list, &rails, &m.nrails);
+		if (ret >= 0)
+			goto out;
+		m.rails = rails;
+		m.cross = o->cross;
+	}
 	if (cli->json) {
 		pp.o = rd_out_new(stdout, true, false);
 		if (!pp.o) {
@@ -192,6 +336,7 @@ int rd_stmesh_main(struct rd_cli *cli, const struct rd_st_config *cfg,
 	}
 	ret = failed || (cfg->stop && *cfg->stop) ? RD_EXIT_FAIL : RD_EXIT_OK;
 out:
+	free(rails);
 	rd_device_list_free(&list);
 	rd_strlist_free(&hosts);
 	*out = pp.o;

@@ -15,7 +15,15 @@ struct rd_stmesh_opts {
 	const char *self;	/* --self NAME */
 	bool ring;		/* --pairs ring */
 	int wait_ms;		/* --mesh-wait */
+	const char *devices;	/* --devices all|DEV[:PORT],...: the rails */
+	bool cross;		/* --cross: every rail to every rail */
 };
+
+/*
+ * One device name with an optional port, "DEV[:PORT]" (letters, digits, _ - .):
+ * 0 with name[] and *port (0: none given), or -EINVAL.
+ */
+int rd_stmesh_parse_dev(const char *s, size_t len, char name[64], unsigned int *port);
 
 /* Run this host's part of the mesh and print its pairs; the tool's exit status (*out: the JSON writer). */
 int rd_stmesh_main(struct rd_cli *cli, const struct rd_st_config *cfg,

@@ -51,6 +51,28 @@ static int parse_positive(const char *s, double *v)
 	return *end || !(*v > 0) ? -EINVAL : 0;
 }
 
+/* --devices all, or DEV[:PORT] items separated by commas (which exist is seen later). */
+static int devices_check(const char *arg, char why[96])
+{
+	const char *s = arg;
+
+	if (strcmp(arg, "all") == 0)
+		return 0;
+	do {
+		size_t len = strcspn(s, ",");
+		char name[64];
+		unsigned int port;
+
+		if (rd_stmesh_parse_dev(s, len, name, &port)) {
+			snprintf(why, 96, "'%.*s' is not DEV or DEV:PORT (or 'all')",
+				 (int)(len > 40 ? 40 : len), s);
+			return -EINVAL;
+		}
+		s += len;
+	} while (*s++ == ',');
+	return 0;
+}
+
 int rd_st_opt_apply(int opt, const char *arg, struct rd_st_config *c, struct rd_st_choices *ch,
 		    char why[96])
 {
@@ -113,6 +135,12 @@ int rd_st_opt_apply(int opt, const char *arg, struct rd_st_config *c, struct rd_
 		mo->ring = strcmp(arg, "ring") == 0;
 		break;
 	case OPT_MESH_WAIT: ret = parse_u32(arg, 1, 3600, &v); mo->wait_ms = (int)v * 1000; break;
+	case OPT_DEVICES: ret = devices_check(arg, why); mo->devices = arg; break;
+	case OPT_CROSS: mo->cross = true; break;
+	case OPT_PEER_DEV:
+		ret = rd_stmesh_parse_dev(arg, strlen(arg), ch->peer_dev, &c->peer_port);
+		c->peer_dev = ch->peer_dev;
+		break;
 	default: return -ENOENT;
 	}
 	return ret;

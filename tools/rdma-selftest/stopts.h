@@ -41,12 +41,16 @@ enum rd_st_opt {
 	OPT_SL,
 	OPT_QP,
 	OPT_MCAST,
+	OPT_DEVICES,
+	OPT_CROSS,
+	OPT_PEER_DEV,
 };
 
 /* What the options choose beyond the engine's config. */
 struct rd_st_choices {
 	bool server, all_sizes, mesh;
 	bool iters_given;	/* -n was given (--mcast sends 100 by default) */
+	char peer_dev[64];	/* --peer-dev DEV[:PORT]: the DEV part (c->peer_dev points here) */
 	struct rd_stmesh_opts mesh_opts;
 };
 
