@@ -29,6 +29,7 @@ for round in $(seq "$ROUNDS"); do
 		timeout 600 "$S" "$PEER_IP" -P 18532 --timeout 60 -n "$ITERS" --pings 10 --sizes 64 \
 			"${sx[@]}" --latency-only --no-counters -j > /tmp/st-lat.json
 		jq -r --arg op "$(bench_pt "$op")" '[.latency[] | select(.op == $op)][0].median_us' /tmp/st-lat.json >> "/tmp/sl-$op"
+		vm_signal "st-lat-done-$op-$round"
 		vm_wait "bw-ready-$op-$round" 600
 		# BW average[MB/sec] -> Gb/s
 		timeout 600 "ib_${pt}_bw" "${px[@]}" -d "$DEV" -x "$gid" -F -s "$bs" -n "$ITERS" -p 18531 "$PEER_IP" |
@@ -36,6 +37,7 @@ for round in $(seq "$ROUNDS"); do
 		timeout 600 "$S" "$PEER_IP" -P 18532 --timeout 60 -n "$ITERS" --pings 10 --sizes "$bs" \
 			"${sx[@]}" --bandwidth-only --no-counters -j > /tmp/st-bw.json
 		jq -r --arg op "$(bench_pt "$op")" '[.bandwidth[] | select(.op == $op)][0].gbps' /tmp/st-bw.json >> "/tmp/sb-$op"
+		vm_signal "st-bw-done-$op-$round"
 		echo "BENCH round $round $op: lat ib_${pt}_lat $(tail -1 "/tmp/pl-$op") rdma-selftest $(tail -1 "/tmp/sl-$op");" \
 			"bw ib_${pt}_bw $(tail -1 "/tmp/pb-$op") rdma-selftest $(tail -1 "/tmp/sb-$op")"
 	done

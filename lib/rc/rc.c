@@ -487,6 +487,13 @@ static int ud_filter(struct rd_rc *rc, struct ibv_wc *wc, int got)
 	return keep;
 }
 
+static bool spin_yields;
+
+void rd_rc_spin_yields(bool on)
+{
+	__atomic_store_n(&spin_yields, on, __ATOMIC_RELAXED);
+}
+
 int rd_rc_poll(struct rd_rc *rc, struct ibv_wc *wc, int n, uint64_t deadline,
 	       const volatile int *stop)
 {
@@ -523,8 +530,9 @@ int rd_rc_poll(struct rd_rc *rc, struct ibv_wc *wc, int n, uint64_t deadline,
 		if (!spin_end)
 			spin_end = rc->spin_ns > UINT64_MAX - now ? UINT64_MAX : now + rc->spin_ns;
 		if (!rc->chan || now < spin_end) {
-			/* Let the kernel's softirq work run (soft-RoCE). */
-			sched_yield();
+			/* another thread of ours may need this CPU (rd_rc_spin_yields) */
+			if (__atomic_load_n(&spin_yields, __ATOMIC_RELAXED))
+				sched_yield();
 			continue;
 		}
 		if (!armed) {

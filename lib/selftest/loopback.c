@@ -126,7 +126,10 @@ int rd_st_loopback(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
 		struct serve_arg sa = { .rc = &srv, .idle_ms = cfg->timeout_ms, .halt = &halt };
 		pthread_t th;
 
+		/* two threads polling: on one CPU each must let the other run */
+		rd_rc_spin_yields(true);
 		if (pthread_create(&th, NULL, serve_thread, &sa)) {
+			rd_rc_spin_yields(false);
 			rd_st_stage_add(run, h, "pingpong", false, 0, NULL, "cannot start the server thread");
 			goto free;
 		}
@@ -135,6 +138,7 @@ int rd_st_loopback(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
 		if (!ok)
 			halt = 1;	/* no goodbye is coming: give up at once */
 		pthread_join(th, NULL);
+		rd_rc_spin_yields(false);
 		if (ok && sa.ret)
 			rd_st_stage_add(run, h, "server", false, 0, NULL, "the receiving side failed: %s",
 					sa.err.what);

@@ -205,7 +205,10 @@ int rd_st_mesh_run(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
 	s->cfg.stop = &s->halt;
 	s->sr = sr;
 	s->list = list;
+	/* our server thread and our client poll at once: on one CPU each must let the other run */
+	rd_rc_spin_yields(true);
 	if (pthread_create(&th, NULL, serve, s)) {
+		rd_rc_spin_yields(false);
 		snprintf(why, why_len, "cannot start the server thread");
 		free(s);
 		free(run);
@@ -232,6 +235,7 @@ int rd_st_mesh_run(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
 		nap_ms(200);
 	s->halt = 1;
 	pthread_join(th, NULL);
+	rd_rc_spin_yields(false);
 	if (s->ret < 0) {
 		snprintf(why, why_len, "cannot serve the peers: %s", s->why);
 		free(s);
