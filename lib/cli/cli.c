@@ -115,6 +115,8 @@ static void vprint_line(const struct rd_cli *cli, const char *fmt, va_list ap)
 		return;
 	}
 	print_line(cli, "", msg);
+	if (cli->last_error && cli->last_error_len)
+		rd_strlcpy(cli->last_error, msg, cli->last_error_len);
 	free(msg);
 }
 

@@ -55,6 +55,10 @@ struct rd_cli {
 	struct rd_warnings warnings;
 	bool want_help, want_version;
 	unsigned int scan_flags;	/* RD_SCAN_*; rd_cli_init sets them all */
+	/* When set, rd_cli_error also keeps its last message here (a tool that
+	 * reports the failure in its own output too: the mesh's JSON lines). */
+	char *last_error;
+	size_t last_error_len;
 };
 
 void rd_cli_init(struct rd_cli *cli, const char *prog);

@@ -75,6 +75,29 @@ vm_check_output "rdma-fleet: vm$((N - 1))'s row has X under vm$N" "^vm$((N - 1))
 vm_check_output "rdma-fleet: the problem names vm$((N - 1)) -> vm$N and the stage" \
 	"^vm$((N - 1)) .* mesh vm$((N - 1)) -> vm$N: FAIL at connect: " cat /tmp/fm-missing.out
 vm_check_output "rdma-fleet: vm$N sent nothing" "^vm$N +- +- +expected, but sent nothing" cat /tmp/fm-missing.out
+# ---- a host without its RDMA device, for real (vmN's rxe0 deleted): its
+# own pairs say why on its row (stage setup), its peers find no server
+ssh "vm$N" rdma link delete rxe0
+t0=$SECONDS
+timeout 300 srun -N "$N" -n "$N" "${ST[@]}" --pairs ring --mesh-wait 8 -j >/tmp/fm-nodev.jsonl 2>/tmp/fm-nodev.err
+took=$((SECONDS - t0))
+vm_log "srun --mesh --pairs ring with vm$N's rxe0 deleted: $took s"
+vm_check_eq "vm$N without rxe0: its pair FAILs at setup, saying there is no RDMA device" "fail setup" \
+	"$(jq -r "select(.src == \"vm$N\") | \"\(.result) \(.failed_stage)\"" /tmp/fm-nodev.jsonl 2>&1)"
+vm_check "... the diagnosis says how to get one" \
+	jq -e -s "map(select(.src == \"vm$N\"))[0].diagnosis | test(\"^no RDMA devices found: no kernel RDMA driver has registered a device\")" /tmp/fm-nodev.jsonl
+vm_check_eq "... vm$((N - 1)) -> vm$N fails at connect (no server there)" "fail connect" \
+	"$(jq -r "select(.dst == \"vm$N\") | \"\(.result) \(.failed_stage)\"" /tmp/fm-nodev.jsonl 2>&1)"
+vm_check_eq "... the other pairs pass" "$((N - 2))" \
+	"$(jq -s "[.[] | select(.src != \"vm$N\" and .dst != \"vm$N\" and .result == \"pass\")] | length" /tmp/fm-nodev.jsonl 2>&1)"
+"$B/rdma-fleet" -w "$HL" /tmp/fm-nodev.jsonl >/tmp/fm-nodev.out 2>&1
+vm_check_output "rdma-fleet: vm$N's row says why" "^vm$N .* mesh vm$N -> vm1: FAIL at setup: no RDMA devices found" \
+	cat /tmp/fm-nodev.out
+vm_check_output "rdma-fleet: vm$N's row is X" "^vm$N +X" cat /tmp/fm-nodev.out
+ssh "vm$N" rdma link add rxe0 type rxe netdev eth0
+rxe_back() { [ "$(ssh "vm$N" cat /sys/class/infiniband/rxe0/ports/1/state 2>&1)" = "4: ACTIVE" ]; }
+vm_check "vm$N: rxe0 back, ACTIVE" vm_retry 30 rxe_back
+
 # VMENV_FLEET_SAVE=DIR: keep the real outputs (the source of tests/fixtures/fleet/vm-mesh-*.txt)
 if [ -n "${VMENV_FLEET_SAVE:-}" ]; then
 	mkdir -p "$VMENV_FLEET_SAVE"

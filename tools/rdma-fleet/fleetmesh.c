@@ -302,7 +302,8 @@ int rd_fleet_print_mesh(struct rd_out *o, const struct rd_fleet *f)
 
 	/* the slowest pairs: highest latency and lowest bandwidth against the median */
 	{
-		rd_out_line(o, "%s", "");
+		if (nlat || nbw)
+			rd_out_line(o, "%s", "");
 		rd_out_table_begin(o, "slowest", slow_cols, RD_ARRAY_SIZE(slow_cols), nlat || nbw);
 		for (int kind = 0; kind < 2; kind++) {
 			bool is_lat = kind == 0;

@@ -226,6 +226,35 @@ static void pair_done(void *ctx, const struct rd_st_pair *p)
 	rd_out_section_end(pp->o);
 }
 
+/*
+ * This host cannot take part (no RDMA device, a rail it lacks, cannot
+ * listen): one FAIL line per peer it would have tested, stage "setup", so
+ * that the fleet summary names the cause on this host's row and not only
+ * "no server" on its peers'.
+ */
+static void cannot_take_part(struct pair_printer *pp, const struct rd_st_mesh *m, const char *why)
+{
+	struct rd_st_run *run = calloc(1, sizeof(*run));
+	size_t n = m->hosts->n, self = (size_t)rd_st_mesh_self(m);
+	unsigned int rounds = m->ring ? 1 : (unsigned int)(n - 1);
+
+	if (!run)
+		return;
+	run->gid_index = -1;
+	run->nstages = 1;
+	rd_strlcpy(run->stages[0].name, "setup", sizeof(run->stages[0].name));
+	rd_strlcpy(run->stages[0].detail, why, sizeof(run->stages[0].detail));
+	run->failed = true;
+	rd_strlcpy(run->fail_stage, "setup", sizeof(run->fail_stage));
+	for (unsigned int r = 1; r <= rounds; r++) {
+		struct rd_st_pair pair = { .src = m->hosts->v[self], .dst = m->hosts->v[(self + r) % n],
+					   .round = r, .run = run };
+
+		pair_done(pp, &pair);
+	}
+	free(run);
+}
+
 /* The participants: --hosts, --hostfile, else Slurm's node list. */
 static int mesh_hosts(struct rd_cli *cli, const struct rd_stmesh_opts *o, struct rd_strlist *hosts)
 {
@@ -310,16 +339,6 @@ int rd_stmesh_main(struct rd_cli *cli, const struct rd_st_config *cfg,
 		ret = rd_cli_usage_error(cli, "a mesh needs at least two hosts (the list has %zu)", hosts.n);
 		goto out;
 	}
-	ret = rd_cli_scan_devices(cli, &list);
-	if (ret)
-		goto out;
-	if (o->devices) {
-		ret = mesh_rails(cli, o->devices, &list, &rails, &m.nrails);
-		if (ret >= 0)
-			goto out;
-		m.rails = rails;
-		m.cross = o->cross;
-	}
 	if (cli->json) {
 		pp.o = rd_out_new(stdout, true, false);
 		if (!pp.o) {
@@ -328,14 +347,31 @@ int rd_stmesh_main(struct rd_cli *cli, const struct rd_st_config *cfg,
 		}
 		rd_out_set_stream(pp.o, true);
 	}
+	/* From here a failure is also this host's pairs' (stage setup), with the error's words. */
+	cli->last_error = why;
+	cli->last_error_len = sizeof(why);
+	ret = rd_cli_scan_devices(cli, &list);
+	if (!ret && o->devices) {
+		ret = mesh_rails(cli, o->devices, &list, &rails, &m.nrails);
+		if (ret < 0)
+			ret = 0;
+		m.rails = rails;
+		m.cross = o->cross;
+	}
+	if (ret) {
+		cannot_take_part(&pp, &m, why[0] ? why : "cannot take part");
+		goto out;
+	}
 	ret = rd_st_mesh_run(cfg, &cli->sr, &list, &m, NULL, pair_done, &pp, &failed, why, sizeof(why));
 	if (ret) {
 		rd_cli_error(cli, "%s", why);
+		cannot_take_part(&pp, &m, why);
 		ret = RD_EXIT_FAIL;
 		goto out;
 	}
 	ret = failed || (cfg->stop && *cfg->stop) ? RD_EXIT_FAIL : RD_EXIT_OK;
 out:
+	cli->last_error = NULL;
 	free(rails);
 	rd_device_list_free(&list);
 	rd_strlist_free(&hosts);
