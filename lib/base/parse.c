@@ -165,6 +165,12 @@ static size_t hex_run(const char *s)
 	return n;
 }
 
+bool rd_is_devname_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+	       c == '-' || c == '.';
+}
+
 bool rd_is_pci_bdf(const char *s)
 {
 	/* domain (4 hex digits, 5 behind a VMD bridge) ':' bus ':' slot '.' function (0-7) */

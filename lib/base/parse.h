@@ -31,4 +31,11 @@ int rd_parse_bond_slaves(char *s, struct rd_strlist *out);
 /* A PCI address as sysfs names it: "0000:3b:00.0" (domain:bus:slot.function; "10000:..." behind VMD), nothing else. */
 bool rd_is_pci_bdf(const char *s);
 
+/*
+ * A character an RDMA device name may have here (letters, digits, '_', '-',
+ * '.'): what the kernel's names use, and nothing a log line or a shell could
+ * misread.  The exchange's decoder and the --devices parser share it.
+ */
+bool rd_is_devname_char(char c);
+
 #endif

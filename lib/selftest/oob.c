@@ -141,10 +141,8 @@ int rd_oob_decode(const uint8_t *buf, size_t len, struct rd_oob_msg *m, char *wh
 			snprintf(why, why_len, "device name not terminated");
 			return -EINVAL;
 		}
-		/* what the kernel allows in an RDMA device name, and nothing a log could misread */
 		for (const char *p = m->dev; *p; p++)
-			if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-			      (*p >= '0' && *p <= '9') || *p == '_' || *p == '-' || *p == '.')) {
+			if (!rd_is_devname_char(*p)) {
 				snprintf(why, why_len, "device name has a character 0x%02x",
 					 (unsigned char)*p);
 				return -EINVAL;

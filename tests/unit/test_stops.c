@@ -147,6 +147,16 @@ static void test_oob_v4_dev(void **state)
 	buf[138] = '\n';
 	assert_int_equal(rd_oob_decode(buf, RD_OOB_LEN, &d, why, sizeof(why)), -EINVAL);
 	assert_non_null(strstr(why, "device name has a character 0x0a"));
+	buf[138] = '/';
+	assert_int_equal(rd_oob_decode(buf, RD_OOB_LEN, &d, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "device name has a character 0x2f"));
+	/* the rule both the decoder and --devices use: the kernel's names pass */
+	for (const char *p = "mlx5_0 rxe-eth0.100 hfi1_0 siw_ens3 bnxt_re0"; *p; p++)
+		assert_true(*p == ' ' || rd_is_devname_char(*p));
+	for (const char *p = " /:;$`'\"\\\t"; *p; p++)
+		assert_false(rd_is_devname_char(*p));
+	assert_false(rd_is_devname_char('\0'));
+	assert_false(rd_is_devname_char((char)0xc3));	/* no UTF-8 either */
 	memset(buf + 136, 'a', 64);
 	assert_int_equal(rd_oob_decode(buf, RD_OOB_LEN, &d, why, sizeof(why)), -EINVAL);
 	assert_non_null(strstr(why, "not terminated"));

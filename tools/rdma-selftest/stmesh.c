@@ -32,8 +32,7 @@ int rd_stmesh_parse_dev(const char *s, size_t len, char name[64], unsigned int *
 	if (!n || n > 63)
 		return -EINVAL;
 	for (size_t i = 0; i < n; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
-		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_' || s[i] == '-' || s[i] == '.'))
+		if (!rd_is_devname_char(s[i]))
 			return -EINVAL;
 	if (colon) {
 		char num[8];
