@@ -64,9 +64,9 @@ sed -n 's/^vm[0-9]*: //p' /tmp/fm-missing.txt >/tmp/fm-missing.jsonl
 vm_check_eq "vm$N listed, never started: vm$((N - 1)) -> vm$N FAILs at connect" "fail connect" \
 	"$(jq -r "select(.dst == \"vm$N\") | \"\(.result) \(.failed_stage)\"" /tmp/fm-missing.jsonl 2>&1)"
 vm_check "... with the diagnosis that nobody answered" \
-	jq -e "select(.dst == \"vm$N\") | .diagnosis | test(\"no rdma-selftest server|no answer\")" /tmp/fm-missing.jsonl
+	jq -e -s "[.[] | select(.dst == \"vm$N\") | .diagnosis | test(\"no rdma-selftest server|no answer\")] | length > 0 and all" /tmp/fm-missing.jsonl
 vm_check "... and the mesh's hint: the peer's own --mesh" \
-	jq -e "select(.dst == \"vm$N\") | .diagnosis | test(\"mesh: [0-9]+ attempts in [0-9.]+ s: is 'rdma-selftest --mesh' running on vm$N\")" /tmp/fm-missing.jsonl
+	jq -e -s "[.[] | select(.dst == \"vm$N\") | .diagnosis | test(\"mesh: [0-9]+ attempts in [0-9.]+ s: is 'rdma-selftest --mesh' running on vm$N\")] | length > 0 and all" /tmp/fm-missing.jsonl
 vm_check_eq "... the pairs between started hosts pass" "$((N - 2))" \
 	"$(jq -s "[.[] | select(.dst != \"vm$N\" and .result == \"pass\")] | length" /tmp/fm-missing.jsonl 2>&1)"
 vm_check "... and it ended within the waits ($took s)" test "$took" -lt 120

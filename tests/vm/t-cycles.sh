@@ -112,8 +112,8 @@ vm_check "rdma-top: SIGTERM, exit status 0" vm_stop_ok "$tpid" TERM
 tpid=""
 vm_check_eq "rdma-events: nothing on stderr" "" "$(cat "$D/events.err")"
 vm_check_eq "rdma-top: nothing on stderr" "" "$(cat "$D/top.err")"
-vm_check "rdma-events: every line is a JSON object" sh -c "jq -e 'type == \"object\"' '$J' >/dev/null"
-vm_check "rdma-top: every line is a JSON object" sh -c "jq -e 'type == \"object\"' '$TOP' >/dev/null"
+vm_check "rdma-events: every line is a JSON object" sh -c "jq -e -s 'length > 0 and all(type == \"object\")' '$J' >/dev/null"
+vm_check "rdma-top: every line is a JSON object" sh -c "jq -e -s 'length > 0 and all(type == \"object\")' '$TOP' >/dev/null"
 
 vm_check "no kernel warnings" vm_dmesg_clean
 cleanup

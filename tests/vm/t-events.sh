@@ -220,7 +220,7 @@ vm_check_eq "no warnings from the JSON watcher" "" "$(cat "$D/json.err")"
 vm_check_eq "no warnings from the text watcher" "" "$(cat "$D/text.err")"
 
 # ---- the JSON lines: every one parses, with the common keys; port only on port events
-vm_check "every line is a JSON object" sh -c "jq -e 'type == \"object\"' '$J' >/dev/null"
+vm_check "every line is a JSON object" sh -c "jq -e -s 'length > 0 and all(type == \"object\")' '$J' >/dev/null"
 vm_check_eq "common keys and sources" "true" \
 	"$(jq -s 'all(.[]; (.time | test("^[0-9-]+T[0-9:.]+Z$")) and (.ts_ms | type == "number") and .dev and .event and .message and (.source | IN("async", "link", "gid", "device", "state")))' "$J")"
 vm_check_eq "device events carry no port" "true" \
