@@ -7,10 +7,17 @@
 # loopback on one VM (10 x ITERS round trips).  Prints ratios; never fails on
 # speed.  Under qemu TCG both are slow and noisy: the ratio, not the absolute
 # figure, is the result.
-# usage: bench/selftest-vs-perftest.sh [ITERS=500 [ROUNDS=5 [OPS="send write read ud"]]]
+# Both tools connect their QPs the same way: BENCH_CONNECT=verbs (default:
+# perftest's TCP exchange against rdma-selftest --verbs) or cm (rdma_cm on
+# both: perftest -R against rdma-selftest's default); see bench/vm/lib.sh.
+# Odd rounds run perftest first, even rounds rdma-selftest first.
+# usage: [BENCH_CONNECT=verbs|cm] [BENCH_LOOPBACK=0]
+#        bench/selftest-vs-perftest.sh [ITERS=500 [ROUNDS=5 [OPS="send write read ud"]]]
 set -u
 cd "$(dirname "$0")/.." || exit 1
 export BENCH_ITERS=${1:-500} BENCH_ROUNDS=${2:-5} BENCH_OPS=${3:-send write read ud}
+export BENCH_CONNECT=${BENCH_CONNECT:-verbs}
+case $BENCH_CONNECT in verbs | cm) ;; *) echo "BENCH_CONNECT: verbs or cm, not '$BENCH_CONNECT'" >&2; exit 2 ;; esac
 make -s all >/dev/null && tests/vm/prepare.sh build/vm >/dev/null || exit 1
 tests/vm/run.sh --pair --name bench-selftest --timeout 7200 \
 	bench/vm/selftest-a.sh bench/vm/selftest-b.sh > /tmp/bench-selftest.out 2>&1
@@ -19,6 +26,7 @@ grep -h "^BENCH" build/vm/logs/bench-selftest.b.out | sed 's/^BENCH //'
 [ $rc -eq 0 ] || { echo "(the VM run failed; see build/vm/logs/bench-selftest.*)"; tail -5 /tmp/bench-selftest.out; }
 # The same on one host: the emulated link's ~22 ms round trip out of the way,
 # the software paths of the two tools are what differs.
+[ "${BENCH_LOOPBACK:-1}" = 0 ] && exit 0
 tests/vm/run.sh --name bench-selftest-loop --timeout 3600 bench/vm/selftest-loop.sh \
 	> /tmp/bench-selftest-loop.out 2>&1
 rc=$?

@@ -4,28 +4,49 @@
 # Driven by bench/vm/selftest-b.sh through the shared scratch directory.
 # Each perftest server starts only once b's rdma-selftest run before it is
 # over: starting a process under TCG takes this VM's one vCPU for a while,
-# and rdma-selftest (which b runs right after each perftest client) would be
-# measured against a busy peer while perftest never is.
+# and rdma-selftest would be measured against a busy peer while perftest
+# never is.  And this side never polls while b measures: it learns that b's
+# rdma-selftest run is over from the server's own "done" line, read from a
+# pipe (a blocking read), and that b's perftest run is over when the
+# perftest server exits; a polling loop here would wake this VM's vCPU in
+# the middle of one tool's run and not the other's.
 . "$RD_ROOT/tests/vm/lib.sh"
 . "$RD_ROOT/bench/vm/lib.sh"
 set -u
 DEV=${VM_RDMA_DEV:-rxe0}
 ITERS=${BENCH_ITERS:-500} ROUNDS=${BENCH_ROUNDS:-5} OPS=${BENCH_OPS:-send write read ud}
 gid=$(vm_gid_index "$DEV" "$VM_IP")
-vm_bg st timeout 6000 "$RD_ROOT/build/rdma-selftest" --server -P 18532 --timeout 60 --no-counters
+rm -f /tmp/st.fifo && mkfifo /tmp/st.fifo
+vm_bg st sh -c "exec timeout 6000 '$RD_ROOT/build/rdma-selftest' --server -P 18532 --timeout 60 --no-counters > /tmp/st.fifo"
+exec 7< /tmp/st.fifo
 vm_wait_listen 18532 60 && vm_signal st-ready
+# st_session_end: block until the server logs the end of one session
+# (however it ended); 1 when it logged nothing more for 15 minutes.
+st_session_end() {
+	local line
+	while IFS= read -r -t 900 -u 7 line; do
+		echo "$line" >> /tmp/st-server.log
+		case $line in
+		*": done, "* | *"session failed"* | *": rejected"* | *"gone before"* | *"cannot set up"* | \
+			*"bring-up failed"* | *"no local RDMA port"* | *"rdma_cm client: "*) return 0 ;;
+		esac
+	done
+	return 1
+}
 for round in $(seq "$ROUNDS"); do
 	for op in $OPS; do
 		pt=$(bench_pt "$op") bs=$(bench_bw_size "$op")
 		read -ra px <<<"$(bench_pt_args "$op")"
 		vm_bg lat timeout 600 "ib_${pt}_lat" "${px[@]}" -d "$DEV" -x "$gid" -F -s 64 -n "$ITERS" -p 18530
-		vm_wait_listen 18530 60 && vm_signal "lat-ready-$op-$round"
+		bench_pt_listen "$op" 18530 || echo "BENCH no ib_${pt}_lat server on 18530" >&2
+		vm_signal "lat-ready-$op-$round"
 		vm_bg_wait lat > /dev/null
-		vm_wait "st-lat-done-$op-$round" 600
+		st_session_end || vm_fail "no end of b's rdma-selftest latency run $op $round"
 		vm_bg bw timeout 600 "ib_${pt}_bw" "${px[@]}" -d "$DEV" -x "$gid" -F -s "$bs" -n "$ITERS" -p 18531
-		vm_wait_listen 18531 60 && vm_signal "bw-ready-$op-$round"
+		bench_pt_listen "$op" 18531 || echo "BENCH no ib_${pt}_bw server on 18531" >&2
+		vm_signal "bw-ready-$op-$round"
 		vm_bg_wait bw > /dev/null
-		vm_wait "st-bw-done-$op-$round" 600
+		st_session_end || vm_fail "no end of b's rdma-selftest bandwidth run $op $round"
 	done
 done
 vm_wait st-done 6000

@@ -8,6 +8,9 @@
 # Like for like: ib_send_lat and ib_write_lat report half a round trip (a
 # ping-pong), ib_read_lat a whole one (one READ); rdma-selftest reports the
 # same (half for send and write, whole for read).  Bandwidth is payload Gb/s.
+# Odd rounds run perftest first, even rounds rdma-selftest first, so that
+# whatever the second run of a pair inherits from the first (the peer's
+# caches, the host's scheduling) falls on both tools alike.
 . "$RD_ROOT/tests/vm/lib.sh"
 . "$RD_ROOT/bench/vm/lib.sh"
 set -u
@@ -16,32 +19,46 @@ ITERS=${BENCH_ITERS:-500} ROUNDS=${BENCH_ROUNDS:-5} OPS=${BENCH_OPS:-send write 
 S=$RD_ROOT/build/rdma-selftest
 gid=$(vm_gid_index "$DEV" "$VM_IP")
 for op in $OPS; do : > "/tmp/pl-$op"; : > "/tmp/pb-$op"; : > "/tmp/sl-$op"; : > "/tmp/sb-$op"; done
+# t_typical is perftest's median
+pt_lat() {
+	timeout 600 "ib_${pt}_lat" "${px[@]}" -d "$DEV" -x "$gid" -F -s 64 -n "$ITERS" -p 18530 "$PEER_IP" |
+		awk '$1 == 64 && NF >= 5 {print $5}' >> "/tmp/pl-$op"
+}
+st_lat() {
+	timeout 600 "$S" "$PEER_IP" -P 18532 --timeout 60 -n "$ITERS" --pings 10 --sizes 64 \
+		"${sx[@]}" --latency-only --no-counters -j > /tmp/st-lat.json
+	jq -r --arg op "$pt" '[.latency[] | select(.op == $op)][0].median_us' /tmp/st-lat.json >> "/tmp/sl-$op"
+	vm_signal "st-lat-done-$op-$round"
+}
+# BW average[MB/sec] -> Gb/s
+pt_bw() {
+	timeout 600 "ib_${pt}_bw" "${px[@]}" -d "$DEV" -x "$gid" -F -s "$bs" -n "$ITERS" -p 18531 "$PEER_IP" |
+		awk -v bs="$bs" '$1 == bs && NF >= 4 {printf "%.6f\n", $4 * 8 / 1000}' >> "/tmp/pb-$op"
+}
+st_bw() {
+	timeout 600 "$S" "$PEER_IP" -P 18532 --timeout 60 -n "$ITERS" --pings 10 --sizes "$bs" \
+		"${sx[@]}" --bandwidth-only --no-counters -j > /tmp/st-bw.json
+	jq -r --arg op "$pt" '[.bandwidth[] | select(.op == $op)][0].gbps' /tmp/st-bw.json >> "/tmp/sb-$op"
+	vm_signal "st-bw-done-$op-$round"
+}
 vm_wait st-ready 300
 for round in $(seq "$ROUNDS"); do
 	for op in $OPS; do
 		pt=$(bench_pt "$op") bs=$(bench_bw_size "$op")
 		read -ra px <<<"$(bench_pt_args "$op")"
 		read -ra sx <<<"$(bench_st_args "$op")"
+		# a's perftest server listens (idle) from its ready signal on, and a
+		# starts the next one only after our st-*-done signal: the peer is
+		# quiet during both runs, whichever goes first.
 		vm_wait "lat-ready-$op-$round" 600
-		# t_typical is perftest's median
-		timeout 600 "ib_${pt}_lat" "${px[@]}" -d "$DEV" -x "$gid" -F -s 64 -n "$ITERS" -p 18530 "$PEER_IP" |
-			awk '$1 == 64 && NF >= 5 {print $5}' >> "/tmp/pl-$op"
-		timeout 600 "$S" "$PEER_IP" -P 18532 --timeout 60 -n "$ITERS" --pings 10 --sizes 64 \
-			"${sx[@]}" --latency-only --no-counters -j > /tmp/st-lat.json
-		jq -r --arg op "$(bench_pt "$op")" '[.latency[] | select(.op == $op)][0].median_us' /tmp/st-lat.json >> "/tmp/sl-$op"
-		vm_signal "st-lat-done-$op-$round"
+		if [ $((round % 2)) = 1 ]; then pt_lat; st_lat; else st_lat; pt_lat; fi
 		vm_wait "bw-ready-$op-$round" 600
-		# BW average[MB/sec] -> Gb/s
-		timeout 600 "ib_${pt}_bw" "${px[@]}" -d "$DEV" -x "$gid" -F -s "$bs" -n "$ITERS" -p 18531 "$PEER_IP" |
-			awk -v bs="$bs" '$1 == bs && NF >= 4 {printf "%.6f\n", $4 * 8 / 1000}' >> "/tmp/pb-$op"
-		timeout 600 "$S" "$PEER_IP" -P 18532 --timeout 60 -n "$ITERS" --pings 10 --sizes "$bs" \
-			"${sx[@]}" --bandwidth-only --no-counters -j > /tmp/st-bw.json
-		jq -r --arg op "$(bench_pt "$op")" '[.bandwidth[] | select(.op == $op)][0].gbps' /tmp/st-bw.json >> "/tmp/sb-$op"
-		vm_signal "st-bw-done-$op-$round"
+		if [ $((round % 2)) = 1 ]; then pt_bw; st_bw; else st_bw; pt_bw; fi
 		echo "BENCH round $round $op: lat ib_${pt}_lat $(tail -1 "/tmp/pl-$op") rdma-selftest $(tail -1 "/tmp/sl-$op");" \
 			"bw ib_${pt}_bw $(tail -1 "/tmp/pb-$op") rdma-selftest $(tail -1 "/tmp/sb-$op")"
 	done
 done
 vm_signal st-done
-echo "BENCH $ROUNDS rounds of $ITERS, two VMs; medians (latency 64 B in us, bandwidth 64 KiB in Gb/s):"
+echo "BENCH $ROUNDS rounds of $ITERS, two VMs, QPs connected by ${BENCH_CONNECT:-verbs} on both sides" \
+	"(UD: the TCP exchange); medians (latency 64 B in us, bandwidth 64 KiB in Gb/s):"
 for op in $OPS; do bench_op_report "" "$op"; done

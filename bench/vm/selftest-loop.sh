@@ -7,6 +7,10 @@
 . "$RD_ROOT/tests/vm/lib.sh"
 . "$RD_ROOT/bench/vm/lib.sh"
 set -u
+# Loopback: perftest connects through 127.0.0.1 with its TCP exchange (rdma_cm
+# cannot reach a device through the loopback interface), and rdma-selftest's
+# loopback connects its two QPs in one process: no --verbs, no -R here.
+BENCH_CONNECT=verbs
 DEV=${VM_RDMA_DEV:-rxe0}
 ITERS=${BENCH_ITERS:-500} ROUNDS=${BENCH_ROUNDS:-5} OPS=${BENCH_OPS:-send write read ud}
 S=$RD_ROOT/build/rdma-selftest
@@ -17,7 +21,7 @@ for round in $(seq "$ROUNDS"); do
 	for op in $OPS; do
 		pt=$(bench_pt "$op") bs=$(bench_bw_size "$op")
 		read -ra px <<<"$(bench_pt_args "$op")"
-		read -ra sx <<<"$(bench_st_args "$op")"
+		read -ra sx <<<"$(bench_st_args "$op" | sed 's/--verbs //')"
 		vm_bg lat timeout 600 "ib_${pt}_lat" "${px[@]}" -d "$DEV" -x "$gid" -F -s 64 -n "$n" -p 18530
 		vm_wait_listen 18530 60
 		timeout 600 "ib_${pt}_lat" "${px[@]}" -d "$DEV" -x "$gid" -F -s 64 -n "$n" -p 18530 127.0.0.1 |
