@@ -241,6 +241,8 @@ bandwidth:
 			rd_out_u64(o, RD_JSON, "lost", NULL, b->lost);
 		rd_out_double(o, RD_JSON, "seconds", NULL, b->seconds, NULL);
 		rd_out_double(o, RD_JSON, "gbps", NULL, b->gbps, NULL);
+		if (run->ud)
+			rd_out_double(o, RD_JSON, "sent_gbps", NULL, b->sent_gbps, NULL);
 		rd_out_double(o, RD_JSON, "mpps", NULL, b->mpps, NULL);
 		rd_out_section_end(o);
 	}

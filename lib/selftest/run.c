@@ -385,11 +385,12 @@ static bool stages(const struct rd_st_config *cfg, struct rd_rc *rc, const struc
 
 			if (bw->lost)
 				rd_st_stage_warn(run, h, name, "%llu x %u B: %.3f Gb/s, %.4f Mpps as "
-						 "received; %llu of %llu datagrams lost (UD does not "
-						 "retransmit: the receiver ran out of posted receives, "
-						 "or the network dropped them: see the counters)",
+						 "received (%.3f Gb/s as sent); %llu of %llu datagrams "
+						 "lost (UD does not retransmit: the receiver ran out of "
+						 "posted receives, or the network dropped them: see the "
+						 "counters)",
 						 (unsigned long long)bw->msgs, bw->size, bw->gbps,
-						 bw->mpps, (unsigned long long)bw->lost,
+						 bw->mpps, bw->sent_gbps, (unsigned long long)bw->lost,
 						 (unsigned long long)sent);
 			else
 				rd_st_stage_add(run, h, name, true, ms_since(t0), NULL,

@@ -531,6 +531,8 @@ int rd_st_bandwidth(struct rd_rc *rc, uint32_t size, uint32_t window, uint64_t n
 	if (res->seconds > 0) {
 		res->gbps = (double)res->bytes * 8 / res->seconds / 1e9;
 		res->mpps = (double)res->msgs / res->seconds / 1e6;
+		/* What left this side: a sender's figure, as ib_send_bw's client gives it. */
+		res->sent_gbps = (double)done * size * 8 / res->seconds / 1e9;
 	}
 	if (rc->ud) {
 		/*

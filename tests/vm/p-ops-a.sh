@@ -117,6 +117,8 @@ vm_check_eq "--qp ud: 50 datagrams verified both ways" "50 datagrams of 64 B ver
 	"$(jq -r '.stages[] | select(.stage == "pingpong") | .detail' /tmp/ud.json)"
 vm_check "--qp ud: bandwidth at the path MTU, 200 received, none lost" \
 	jq -e '.bandwidth[0] | .bytes == 1024 and .messages == 200 and .lost == 0 and .gbps > 0' /tmp/ud.json
+vm_check "--qp ud: nothing lost, the rate as sent is the rate as received" \
+	jq -e '.bandwidth[0] | .sent_gbps == .gbps' /tmp/ud.json
 vm_check "--qp ud: latency measured" jq -e '.latency[0] | .median_us > 0 and .iterations == 200' /tmp/ud.json
 vm_check_output "--qp ud: the next perftest line has -c UD" "^ib_send_bw -d ${VM_RDMA_DEV:-rxe0} -i 1 -x [0-9]+ --report_gbits -c UD $PEER_IP\$" \
 	jq -r .next.perftest /tmp/ud.json
@@ -144,8 +146,10 @@ vm_check_output "--qp ud with loss: pings sent again, and said so" \
 vm_check "--qp ud with loss: latency samples that waited are counted" jq -e '.latency[0].resent > 0' /tmp/udloss.json
 vm_check "--qp ud with loss: the bandwidth stage counts what never arrived" \
 	jq -e '.bandwidth[0] | .lost > 0 and .messages + .lost == 300' /tmp/udloss.json
+vm_check "--qp ud with loss: the rate as sent counts the lost ones too" \
+	jq -e '.bandwidth[0] | .sent_gbps > .gbps and (.sent_gbps / .gbps - 300 / .messages | if . < 0 then -. else . end) < 0.01' /tmp/udloss.json
 vm_check_output "--qp ud with loss: the bandwidth warning" \
-	"^warn .*[0-9]+ of 300 datagrams lost \(UD does not retransmit" \
+	"^warn .* Mpps as received \([0-9.]+ Gb/s as sent\); [0-9]+ of 300 datagrams lost \(UD does not retransmit" \
 	jq -r '.stages[] | select(.stage == "bandwidth") | "\(.result) \(.detail)"' /tmp/udloss.json
 tc qdisc change dev "${VM_NETDEV:-eth0}" root netem loss 10%
 out=$(timeout 300 "$S" "$PEER_IP" --verbs -n 100 --pings 20 --bandwidth-only --timeout 30 -j); rc=$?
