@@ -29,6 +29,11 @@ bench_pt_args() {
 bench_st_args() {
 	if [ "$1" = ud ]; then echo "--qp ud"; elif bench_cm "$1"; then echo "--op $1"; else echo "--verbs --op $1"; fi
 }
+# bench_bw_key OP -- the key of rdma-selftest's JSON bandwidth figure to set
+# against perftest's: for UD the rate as sent (sent_gbps), which is what
+# ib_send_bw -c UD's client prints (from its own send completions: lost
+# datagrams count); gbps (as received) otherwise, where nothing is lost.
+bench_bw_key() { [ "$1" = ud ] && echo sent_gbps || echo gbps; }
 # bench_pt_listen OP PORT -- wait (30 s at most) until a perftest server for
 # OP listens on PORT: its TCP socket, or with -R its rdma_cm ID.
 bench_pt_listen() {

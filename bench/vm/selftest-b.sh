@@ -38,7 +38,8 @@ pt_bw() {
 st_bw() {
 	timeout 600 "$S" "$PEER_IP" -P 18532 --timeout 60 -n "$ITERS" --pings 10 --sizes "$bs" \
 		"${sx[@]}" --bandwidth-only --no-counters -j > /tmp/st-bw.json
-	jq -r --arg op "$pt" '[.bandwidth[] | select(.op == $op)][0].gbps' /tmp/st-bw.json >> "/tmp/sb-$op"
+	jq -r --arg op "$pt" --arg k "$(bench_bw_key "$op")" '[.bandwidth[] | select(.op == $op)][0][$k]' \
+		/tmp/st-bw.json >> "/tmp/sb-$op"
 	vm_signal "st-bw-done-$op-$round"
 }
 vm_wait st-ready 300

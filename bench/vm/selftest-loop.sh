@@ -37,7 +37,8 @@ for round in $(seq "$ROUNDS"); do
 		vm_bg_wait bw > /dev/null
 		timeout 600 "$S" -d "$DEV" -x "$gid" --timeout 60 -n "$ITERS" --pings 10 --sizes "$bs" \
 			"${sx[@]}" --bandwidth-only --no-counters -j > /tmp/st-bw.json
-		jq -r --arg op "$(bench_pt "$op")" '[.ports[0].bandwidth[] | select(.op == $op)][0].gbps' /tmp/st-bw.json >> "/tmp/sb-$op"
+		jq -r --arg op "$(bench_pt "$op")" --arg k "$(bench_bw_key "$op")" \
+			'[.ports[0].bandwidth[] | select(.op == $op)][0][$k]' /tmp/st-bw.json >> "/tmp/sb-$op"
 		echo "BENCH loopback round $round $op: lat ib_${pt}_lat $(tail -1 "/tmp/pl-$op") rdma-selftest $(tail -1 "/tmp/sl-$op");" \
 			"bw ib_${pt}_bw $(tail -1 "/tmp/pb-$op") rdma-selftest $(tail -1 "/tmp/sb-$op")"
 	done
