@@ -56,7 +56,6 @@ void rd_st_ctr_report_from(const struct rd_port_ctrs *pc, struct rd_st_ctr_repor
 	struct rd_sum_val sum[RD_SUM_COUNT];
 
 	memset(r, 0, sizeof(*r));
-	r->read = pc->readings >= 2;
 	for (size_t i = 0; i < pc->n; i++) {
 		const struct rd_counter *ct = &pc->v[i];
 		enum rd_ctr_trouble t = ct->info.trouble;

@@ -89,7 +89,6 @@ struct rd_st_ctrmove {
  * traffic on the port counts too (and both QPs of a loopback run).
  */
 struct rd_st_ctr_report {
-	bool read;			/* both snapshots were taken */
 	unsigned int ncounters;		/* counters read both times */
 	unsigned int nunknown;		/* reset, saturated or unreadable: no delta */
 	uint64_t sum[RD_TROUBLE_COUNT];	/* per enum rd_ctr_trouble */
