@@ -29,6 +29,14 @@ bench_pt_args() {
 bench_st_args() {
 	if [ "$1" = ud ]; then echo "--qp ud"; elif bench_cm "$1"; then echo "--op $1"; else echo "--verbs --op $1"; fi
 }
+# bench_lat_iters OP ITERS -- round trips of a latency run: ITERS for send and
+# write, whose round trip between the VMs is ~22 ms (perftest's ping-pong:
+# see bench/README.md), ten times ITERS for read and ud, whose round trip is
+# a hundred times shorter: a run of 300 of those lasts a tenth of a second,
+# short enough that its start-up weighs on the median.
+bench_lat_iters() {
+	case $1 in read | ud) echo $(($2 * 10)) ;; *) echo "$2" ;; esac
+}
 # bench_bw_key OP -- the key of rdma-selftest's JSON bandwidth figure to set
 # against perftest's: for UD the rate as sent (sent_gbps), which is what
 # ib_send_bw -c UD's client prints (from its own send completions: lost

@@ -37,7 +37,8 @@ for round in $(seq "$ROUNDS"); do
 	for op in $OPS; do
 		pt=$(bench_pt "$op") bs=$(bench_bw_size "$op")
 		read -ra px <<<"$(bench_pt_args "$op")"
-		vm_bg lat timeout 600 "ib_${pt}_lat" "${px[@]}" -d "$DEV" -x "$gid" -F -s 64 -n "$ITERS" -p 18530
+		vm_bg lat timeout 600 "ib_${pt}_lat" "${px[@]}" -d "$DEV" -x "$gid" -F -s 64 \
+			-n "$(bench_lat_iters "$op" "$ITERS")" -p 18530
 		bench_pt_listen "$op" 18530 || echo "BENCH no ib_${pt}_lat server on 18530" >&2
 		vm_signal "lat-ready-$op-$round"
 		vm_bg_wait lat > /dev/null

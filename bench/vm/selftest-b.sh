@@ -21,11 +21,12 @@ gid=$(vm_gid_index "$DEV" "$VM_IP")
 for op in $OPS; do : > "/tmp/pl-$op"; : > "/tmp/pb-$op"; : > "/tmp/sl-$op"; : > "/tmp/sb-$op"; done
 # t_typical is perftest's median
 pt_lat() {
-	timeout 600 "ib_${pt}_lat" "${px[@]}" -d "$DEV" -x "$gid" -F -s 64 -n "$ITERS" -p 18530 "$PEER_IP" |
+	timeout 600 "ib_${pt}_lat" "${px[@]}" -d "$DEV" -x "$gid" -F -s 64 -n "$(bench_lat_iters "$op" "$ITERS")" \
+		-p 18530 "$PEER_IP" |
 		awk '$1 == 64 && NF >= 5 {print $5}' >> "/tmp/pl-$op"
 }
 st_lat() {
-	timeout 600 "$S" "$PEER_IP" -P 18532 --timeout 60 -n "$ITERS" --pings 10 --sizes 64 \
+	timeout 600 "$S" "$PEER_IP" -P 18532 --timeout 60 -n "$(bench_lat_iters "$op" "$ITERS")" --pings 10 --sizes 64 \
 		"${sx[@]}" --latency-only --no-counters -j > /tmp/st-lat.json
 	jq -r --arg op "$pt" '[.latency[] | select(.op == $op)][0].median_us' /tmp/st-lat.json >> "/tmp/sl-$op"
 	vm_signal "st-lat-done-$op-$round"
@@ -60,6 +61,6 @@ for round in $(seq "$ROUNDS"); do
 	done
 done
 vm_signal st-done
-echo "BENCH $ROUNDS rounds of $ITERS, two VMs, QPs connected by ${BENCH_CONNECT:-verbs} on both sides" \
+echo "BENCH $ROUNDS rounds of $ITERS (latency of read and ud: $((ITERS * 10))), two VMs, QPs connected by ${BENCH_CONNECT:-verbs} on both sides" \
 	"(UD: the TCP exchange); medians (latency 64 B in us, bandwidth 64 KiB in Gb/s):"
 for op in $OPS; do bench_op_report "" "$op"; done
