@@ -173,7 +173,7 @@ struct rd_st_bandwidth {
 	uint64_t lost, reordered;	/* UD: lost = sent but never received */
 	uint32_t resent;		/* UD: end messages sent again */
 	double seconds, gbps, mpps;	/* gbps, mpps: as received */
-	double sent_gbps;		/* as sent (UD: received + lost; RC: the same as gbps) */
+	double sent_gbps;		/* as sent: UD received + lost, RC send the same as gbps */
 };
 /* n messages, or for duration_ms when n == 0. */
 int rd_st_bandwidth(struct rd_rc *rc, uint32_t size, uint32_t window, uint64_t n,
