@@ -21,15 +21,13 @@ vm_bg st sh -c "exec timeout 6000 '$RD_ROOT/build/rdma-selftest' --server -P 185
 exec 7< /tmp/st.fifo
 vm_wait_listen 18532 60 && vm_signal st-ready
 # st_session_end: block until the server logs the end of one session
-# (however it ended); 1 when it logged nothing more for 15 minutes.
+# (however it ended: vm_st_closes); 1 when it logged nothing more for 15
+# minutes.
 st_session_end() {
 	local line
 	while IFS= read -r -t 900 -u 7 line; do
 		echo "$line" >> /tmp/st-server.log
-		case $line in
-		*": done, "* | *"session failed"* | *": rejected"* | *"gone before"* | *"cannot set up"* | \
-			*"bring-up failed"* | *"no local RDMA port"* | *"rdma_cm client: "*) return 0 ;;
-		esac
+		vm_st_closes "$line" && return 0
 	done
 	return 1
 }

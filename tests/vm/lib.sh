@@ -130,6 +130,23 @@ vm_check_eq() {
     return 1
 }
 
+# rdma-selftest --server logs one line per client event.  A session opens
+# with "verbs client A: DEV port N GID ..." or "rdma_cm client A: connected
+# on ..."; every other line about a client closes one (done, session failed,
+# rejected, dropped, ...), but the counters line that may follow "done".
+# Scenarios that wait for the end of a session (bench/vm/selftest-a.sh) or
+# count the ends (p-stress-a.sh) go by this rule, not by the closing texts;
+# p-stress-a.sh checks the rule on a log with every kind of end.
+VM_ST_CLIENT_RE='(verbs|rdma_cm) client'
+VM_ST_OPEN_RE='(verbs client [^ ]+: [^ ]+ port [0-9]+ GID |rdma_cm client [^ ]+: connected on )'
+VM_ST_CTR_RE=': counters: '
+# vm_st_closes LINE -- does this line of the server's log close a session?
+vm_st_closes() {
+    [[ $1 =~ $VM_ST_CLIENT_RE ]] && ! [[ $1 =~ $VM_ST_OPEN_RE ]] && ! [[ $1 =~ $VM_ST_CTR_RE ]]
+}
+# vm_st_closing -- the lines of a server log on stdin that close a session.
+vm_st_closing() { grep -E "$VM_ST_CLIENT_RE" | grep -vE "$VM_ST_OPEN_RE|$VM_ST_CTR_RE"; }
+
 # vm_sleep SECS -- sleep (fractions allowed) without forking sleep(1),
 # which is noticeably slow under TCG when polling.
 vm_sleep() {

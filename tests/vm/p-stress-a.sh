@@ -32,9 +32,9 @@ fds() { local n=0 f; for f in /proc/"$srv"/fd/*; do n=$((n + 1)); done; echo "$n
 lines() { local n=0; while IFS= read -r _; do n=$((n + 1)); done <"$LOG"; echo "$n"; }
 # The log from line $1 on.
 since() { tail -n +"$1" "$LOG"; }
-# Lines that close a TCP (--verbs) connection from b: all its lines except the
-# one that opens a session ("verbs client B: rxe0 port 1 GID 1 (...)").
-closing() { since "$1" | grep -E "verbs client $PEER_IP: " | grep -cvE "verbs client $PEER_IP: [^ ]+ port [0-9]+ GID "; }
+# Lines that close a TCP (--verbs) connection from b (vm_st_closing: all its
+# lines but the one that opens a session and a counters line).
+closing() { since "$1" | vm_st_closing | grep -c "verbs client $PEER_IP: "; }
 closing_ge() { [ "$(closing "$1")" -ge "$2" ]; }
 # Wait until the log has been quiet for $1 s (the server is idle).
 quiet() {
@@ -125,6 +125,18 @@ vm_check "RSS back to the baseline (+${RSS_SLACK} KiB at most)" \
 vm_check_eq "no log line longer than 400 characters" "" "$(awk 'length > 400' "$LOG")"
 vm_check_eq "nothing but log lines (timestamped)" "" \
 	"$(grep -vE '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+ ' "$LOG")"
+# The session-end rule, line by line as bench/vm/selftest-a.sh reads a live
+# log, finds the same ends as over the whole log, on a log with every kind.
+ends=0
+while IFS= read -r l; do vm_st_closes "$l" && ends=$((ends + 1)); done <"$LOG"
+vm_check_eq "session ends: line by line as over the whole log" "$(vm_st_closing <"$LOG" | wc -l)" "$ends"
+# Every kind of end is there, and the rule takes each line of it for an end.
+for kind in ': rejected: ' '; dropped$' ': session failed after ' ': done, '; do
+	n=$(grep -cE -- "$kind" "$LOG")
+	vm_log "session ends '$kind': $n lines"
+	vm_check "session ends '$kind': some, and each an end" \
+		test "$n" -gt 0 -a "$(grep -E -- "$kind" "$LOG" | vm_st_closing | wc -l)" = "$n"
+done
 kill -TERM "$srv"
 rc=0
 wait "$srv" || rc=$?
