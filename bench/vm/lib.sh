@@ -1,4 +1,5 @@
 # Helpers for the bench scenarios in bench/vm (sourced after tests/vm/lib.sh).
+# shellcheck shell=bash
 
 # bench_med -- the median of the numbers on stdin, one a line (the mean of the
 # two middle ones for an even count).
@@ -25,17 +26,25 @@ bench_pt_args() {
 	if [ "$1" = ud ]; then echo "-c UD"; elif bench_cm "$1"; then echo "-R"; fi
 	true
 }
-# bench_st_args OP -- rdma-selftest's options for it.
+# bench_st_args OP [loopback] -- rdma-selftest's options for it.  In loopback
+# the tool connects its two QPs in one process: no --verbs there.
 bench_st_args() {
-	if [ "$1" = ud ]; then echo "--qp ud"; elif bench_cm "$1"; then echo "--op $1"; else echo "--verbs --op $1"; fi
+	if [ "$1" = ud ]; then
+		echo "--qp ud"
+	elif [ "${2:-}" = loopback ] || bench_cm "$1"; then
+		echo "--op $1"
+	else
+		echo "--verbs --op $1"
+	fi
 }
-# bench_lat_iters OP ITERS -- round trips of a latency run: ITERS for send and
-# write, whose round trip between the VMs is ~22 ms (perftest's ping-pong:
-# see bench/README.md), ten times ITERS for read and ud, whose round trip is
-# a hundred times shorter: a run of 300 of those lasts a tenth of a second,
-# short enough that its start-up weighs on the median.
+# bench_lat_iters OP ITERS [loopback] -- round trips of a latency run.  A run
+# should last long enough that its start-up does not weigh on the median:
+# ten times ITERS where a round trip is short (read and ud between the VMs,
+# ~0.3 ms; every op in loopback, ~0.03 ms), ITERS for send and write between
+# the VMs, whose round trip is ~22 ms (perftest's ping-pong: see
+# bench/README.md).
 bench_lat_iters() {
-	case $1 in read | ud) echo $(($2 * 10)) ;; *) echo "$2" ;; esac
+	case ${3:-}:$1 in loopback:* | *:read | *:ud) echo $(($2 * 10)) ;; *) echo "$2" ;; esac
 }
 # bench_bw_key OP -- the key of rdma-selftest's JSON bandwidth figure to set
 # against perftest's: for UD the rate as sent (sent_gbps), which is what
@@ -63,6 +72,26 @@ bench_round_ratio() {
 	paste "$1" "$2" | awk '$1 > 0 && $2 != "" {printf "%.6f\n", $2 / $1}' | bench_med
 }
 
+# bench_round_spread A B -- how far the per-round ratios B/A can be trusted:
+# "LO HI CONF BELOW N": a distribution-free interval [LO, HI] for their median
+# (order statistics, sign test) at confidence CONF (the widest interval that
+# reaches 95 %, or min..max with fewer rounds), and in how many of the N
+# rounds the ratio was below 1.  An interval that holds 1 says the two tools
+# are not told apart by this run.
+bench_round_spread() {
+	paste "$1" "$2" | awk '$1 > 0 && $2 != "" {printf "%.6f\n", $2 / $1}' | sort -n | awk '
+	{ r[NR] = $1; if ($1 < 1) below++ }
+	END {
+		n = NR; if (!n) { print "0 0 0 0 0"; exit }
+		# cdf[j] = P(X <= j), X ~ Binomial(n, 1/2)
+		p = 0.5 ^ n; c = 0
+		for (j = 0; j <= n; j++) { c += p; cdf[j] = c; p = p * (n - j) / (j + 1) }
+		k = 1
+		for (j = 2; j <= int((n + 1) / 2); j++) if (2 * cdf[j - 1] <= 0.05) k = j
+		printf "%.3f %.3f %.1f %d %d\n", r[k], r[n - k + 1], 100 * (1 - 2 * cdf[k - 1]), below, n
+	}'
+}
+
 # bench_op_report LABEL OP -- the medians of /tmp/{pl,sl,pb,sb}-OP (perftest
 # and rdma-selftest latency, perftest and rdma-selftest bandwidth), the ratio
 # of the medians and the median of the per-round ratios, as BENCH lines; a
@@ -73,9 +102,16 @@ bench_op_report() {
 	sl=$(bench_med < "/tmp/sl-$op") sb=$(bench_med < "/tmp/sb-$op")
 	rl=$(bench_round_ratio "/tmp/pl-$op" "/tmp/sl-$op") rb=$(bench_round_ratio "/tmp/pb-$op" "/tmp/sb-$op")
 	awk -v l="$label" -v op="$op" -v pt="$(bench_pt "$op")" -v px="$(bench_pt_args "$op")" \
-		-v pl="$pl" -v sl="$sl" -v pb="$pb" -v sb="$sb" -v rl="$rl" -v rb="$rb" 'BEGIN {
+		-v pl="$pl" -v sl="$sl" -v pb="$pb" -v sb="$sb" -v rl="$rl" -v rb="$rb" \
+		-v cl="$(bench_round_spread "/tmp/pl-$op" "/tmp/sl-$op")" \
+		-v cb="$(bench_round_spread "/tmp/pb-$op" "/tmp/sb-$op")" '
+	function spread(s, a) {
+		split(s, a, " ")
+		return sprintf("%.3f..%.3f at %s %%, below 1 in %d of %d rounds", a[1], a[2], a[3], a[4], a[5])
+	}
+	BEGIN {
 		if (px != "") px = " " px
-		printf "BENCH %s%-5s latency %-20s %10.2f  rdma-selftest %10.2f  ratio %.3f, per round %.3f (goal <= 1.0)\n", l, op, "ib_" pt "_lat" px, pl, sl, (pl > 0 ? sl / pl : 0), rl
-		printf "BENCH %s%-5s bw      %-20s %10.4f  rdma-selftest %10.4f  ratio %.3f, per round %.3f (goal >= 1.0)\n", l, op, "ib_" pt "_bw" px, pb, sb, (pb > 0 ? sb / pb : 0), rb }'
+		printf "BENCH %s%-5s latency %-20s %10.2f  rdma-selftest %10.2f  ratio %.3f, per round %.3f (goal <= 1.0; %s)\n", l, op, "ib_" pt "_lat" px, pl, sl, (pl > 0 ? sl / pl : 0), rl, spread(cl)
+		printf "BENCH %s%-5s bw      %-20s %10.4f  rdma-selftest %10.4f  ratio %.3f, per round %.3f (goal >= 1.0; %s)\n", l, op, "ib_" pt "_bw" px, pb, sb, (pb > 0 ? sb / pb : 0), rb, spread(cb) }'
 	vm_check "${label}bench $op produced figures" test -n "$pl" -a -n "$pb" -a -n "$sl" -a -n "$sb"
 }

@@ -16,12 +16,12 @@ ITERS=${BENCH_ITERS:-500} ROUNDS=${BENCH_ROUNDS:-5} OPS=${BENCH_OPS:-send write 
 S=$RD_ROOT/build/rdma-selftest
 gid=$(vm_gid_index "$DEV" "$VM_IP")
 for op in $OPS; do : > "/tmp/pl-$op"; : > "/tmp/pb-$op"; : > "/tmp/sl-$op"; : > "/tmp/sb-$op"; done
-n=$((ITERS * 10))
 for round in $(seq "$ROUNDS"); do
 	for op in $OPS; do
 		pt=$(bench_pt "$op") bs=$(bench_bw_size "$op")
 		read -ra px <<<"$(bench_pt_args "$op")"
-		read -ra sx <<<"$(bench_st_args "$op" | sed 's/--verbs //')"
+		read -ra sx <<<"$(bench_st_args "$op" loopback)"
+		n=$(bench_lat_iters "$op" "$ITERS" loopback)
 		vm_bg lat timeout 600 "ib_${pt}_lat" "${px[@]}" -d "$DEV" -x "$gid" -F -s 64 -n "$n" -p 18530
 		vm_wait_listen 18530 60
 		timeout 600 "ib_${pt}_lat" "${px[@]}" -d "$DEV" -x "$gid" -F -s 64 -n "$n" -p 18530 127.0.0.1 |
@@ -43,5 +43,5 @@ for round in $(seq "$ROUNDS"); do
 			"bw ib_${pt}_bw $(tail -1 "/tmp/pb-$op") rdma-selftest $(tail -1 "/tmp/sb-$op")"
 	done
 done
-echo "BENCH loopback, $ROUNDS rounds ($n round trips, $ITERS messages); medians (latency 64 B in us, bandwidth 64 KiB in Gb/s):"
+echo "BENCH loopback, $ROUNDS rounds ($(bench_lat_iters send "$ITERS" loopback) round trips, $ITERS messages); medians (latency 64 B in us, bandwidth 64 KiB in Gb/s):"
 for op in $OPS; do bench_op_report "loopback " "$op"; done
