@@ -69,11 +69,19 @@ int rd_st_serve(struct rd_rc *rc, int idle_ms, const volatile int *stop, int wat
 
 	*msgs = 0;
 	for (;;) {
-		/* With a socket to watch, look at it every 250 ms of silence. */
-		uint64_t slice = watch_fd >= 0 ? rd_now_ns() + MS(250) : idle_end;
+		/* In slices of 250 ms: a socket to watch is looked at after each. */
+		uint64_t slice = rd_now_ns() + MS(250);
 		int n = rd_rc_poll(rc, wc, 16, slice < idle_end ? slice : idle_end, stop);
 
 		if (n == -ETIMEDOUT && rd_now_ns() < idle_end) {
+			/*
+			 * 250 ms of silence: no round trip of the client is under
+			 * way (a READ or write stage, a paused or gone client).
+			 * Sleep at once until its next message, which sets the spin
+			 * again: the CPU is left to this host's kernel, which
+			 * serves the client's READs and WRITEs.
+			 */
+			rc->spin_ns = 0;
 			if (!peer_closed(watch_fd))
 				continue;
 			/* What came just before the close is served first. */
