@@ -93,7 +93,7 @@ vm_wait ps-kills-done 600 || vm_fail "killed clients done" "no signal from b"
 # out) after the last one died: let the server drain them.
 quiet 4
 vm_check "server alive after 100 killed clients" kill -0 "$srv"
-opened=$(since "$L1" | grep -cE "(rdma_cm client $PEER_IP: connected on|verbs client $PEER_IP: [^ ]+ port [0-9]+ GID )")
+opened=$(since "$L1" | grep -E "$VM_ST_OPEN_RE" | grep -cF "client $PEER_IP: ")
 ended=$(since "$L1" | grep -cE "client $PEER_IP: (done|session failed)")
 vm_check_eq "every session of a killed client logged its end" "$opened" "$ended"
 vm_log "killed clients, server log: $opened sessions opened, $ended ended," \
