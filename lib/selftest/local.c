@@ -15,18 +15,56 @@ static bool up_fn(void *ctx, const char *ifname)
 	return rd_netdev_is_up(ctx, ifname);
 }
 
+/*
+ * Live, GID tables come from each device's one ibv_query_gid_table() call:
+ * sysfs has a file per slot, used or not (soft-RoCE has 1 024), and a server
+ * looks a GID up for every client.  NULL under a --sysroot tree, or where
+ * libibverbs lists no device: sysfs then.
+ */
+static struct rd_gid_live *gids_open(const struct rd_sysroot *sr, struct rd_vlan_map *vlans)
+{
+	struct rd_gid_live *live = rd_sysroot_is_live(sr) ? rd_gid_live_open() : NULL;
+
+	memset(vlans, 0, sizeof(*vlans));
+	if (live)
+		(void)rd_vlan_map_read(sr, vlans);
+	return live;
+}
+
+static void gids_close(struct rd_gid_live *live, struct rd_vlan_map *vlans)
+{
+	rd_gid_live_close(live);
+	rd_vlan_map_free(vlans);
+}
+
+/* The port's used entries: from the verbs call when it answers, else sysfs. */
+static int port_gids(struct rd_gid_live *live, const struct rd_vlan_map *vlans,
+		     const struct rd_sysroot *sr, const struct rd_device *d, const struct rd_port *p,
+		     struct rd_gid_table *t)
+{
+	if (live && rd_gid_live_port(live, sr, d, p, vlans, t) == 0)
+		return 0;
+	return rd_port_gid_table(sr, d, p, false, t, NULL);
+}
+
 int rd_st_pick_gid(const struct rd_sysroot *sr, const struct rd_device *d, const struct rd_port *p,
 		   int want, struct rd_st_local *lp)
 {
 	struct rd_gid_table t;
 	const struct rd_gid *g = NULL;
+	struct rd_gid_live *live;
+	struct rd_vlan_map vlans;
+	int ret;
 
 	memset(lp, 0, sizeof(*lp));
 	lp->gid_index = -1;
 	rd_strlcpy(lp->dev, d->name, sizeof(lp->dev));
 	lp->port = (uint8_t)p->num;
 	lp->ib = (p->known & RD_PORT_LINK_LAYER) && p->link_layer == RD_LL_INFINIBAND;
-	if (rd_port_gid_table(sr, d, p, false, &t, NULL)) {
+	live = gids_open(sr, &vlans);
+	ret = port_gids(live, &vlans, sr, d, p, &t);
+	gids_close(live, &vlans);
+	if (ret) {
 		snprintf(lp->why, sizeof(lp->why), "cannot read the GID table");
 		return -ENOENT;
 	}
@@ -123,6 +161,9 @@ int rd_st_port_for_addr(const struct sockaddr_storage *ss, const struct rd_devic
 			const struct rd_sysroot *sr, struct rd_st_local *lp)
 {
 	uint8_t want[16] = { 0 };
+	struct rd_gid_live *live;
+	struct rd_vlan_map vlans;
+	int ret = -ENOENT;
 
 	if (ss->ss_family == AF_INET) {
 		want[10] = want[11] = 0xff;
@@ -132,12 +173,13 @@ int rd_st_port_for_addr(const struct sockaddr_storage *ss, const struct rd_devic
 	} else {
 		return -EAFNOSUPPORT;
 	}
-	for (unsigned int i = 0; i < list->n; i++) {
-		for (unsigned int j = 0; j < list->v[i].nports; j++) {
+	live = gids_open(sr, &vlans);
+	for (unsigned int i = 0; i < list->n && ret; i++) {
+		for (unsigned int j = 0; j < list->v[i].nports && ret; j++) {
 			struct rd_gid_table t;
 			const struct rd_gid *best = NULL;
 
-			if (rd_port_gid_table(sr, &list->v[i], &list->v[i].ports[j], false, &t, NULL))
+			if (port_gids(live, &vlans, sr, &list->v[i], &list->v[i].ports[j], &t))
 				continue;
 			for (size_t k = 0; k < t.n; k++)
 				if (memcmp(t.v[k].raw, want, 16) == 0 &&
@@ -151,13 +193,13 @@ int rd_st_port_for_addr(const struct sockaddr_storage *ss, const struct rd_devic
 				lp->ver = best->ver;
 				memcpy(lp->raw, best->raw, sizeof(lp->raw));
 				rd_gid_address(best->raw, lp->addr, NULL);
-				rd_gid_table_free(&t);
-				return 0;
+				ret = 0;
 			}
 			rd_gid_table_free(&t);
 		}
 	}
-	return -ENOENT;
+	gids_close(live, &vlans);
+	return ret;
 }
 
 enum rd_gid_kind rd_st_gid_kind(const struct rd_st_local *lp)
