@@ -475,9 +475,8 @@ int main(int argc, char **argv)
 	{
 		const char *src = getenv("RDMA_GIDS_SOURCE");
 
-		if (rd_sysroot_is_live(&cli.sr) && !(f.all && !best && !compat) &&
-		    !(src && strcmp(src, "sysfs") == 0))
-			live = rd_gid_live_open();
+		if (!(f.all && !best && !compat) && !(src && strcmp(src, "sysfs") == 0))
+			live = rd_gid_live_open(&cli.sr);
 	}
 	/* -n naming a VLAN netdev chooses that VLAN: the netdev filter decides, not tagging. */
 	if (best && f.netdev && f.vlan < 0)
@@ -513,9 +512,8 @@ int main(int argc, char **argv)
 
 			if (!rd_cli_port_selected(&cli, p))
 				continue;
-			if ((!live || rd_gid_live_port(live, &cli.sr, d, p, &vlans, &t)) &&
-			    rd_port_gid_table_vlans(&cli.sr, d, p, f.all && !best && !compat, &vlans, &t,
-						    &cli.warnings))
+			if (rd_gid_port_table(live, &cli.sr, d, p, f.all && !best && !compat, &vlans,
+					      &t, &cli.warnings))
 				continue;	/* warned; the other ports go on */
 			if (compat && t.n)
 				qsort(t.v, t.n, sizeof(*t.v), compat_gid_cmp);

@@ -26,10 +26,13 @@ struct rd_gid_live {
 	size_t nnames, capnames;
 };
 
-struct rd_gid_live *rd_gid_live_open(void)
+struct rd_gid_live *rd_gid_live_open(const struct rd_sysroot *sr)
 {
-	struct rd_gid_live *l = calloc(1, sizeof(*l));
+	struct rd_gid_live *l;
 
+	if (!rd_sysroot_is_live(sr))
+		return NULL;
+	l = calloc(1, sizeof(*l));
 	if (!l)
 		return NULL;
 	l->devs = ibv_get_device_list(&l->ndevs);
@@ -183,4 +186,14 @@ int rd_gid_live_port(struct rd_gid_live *l, const struct rd_sysroot *sr,
 	t->n = t->slots = k;
 	qsort(t->v, t->n, sizeof(*t->v), cmp_index);
 	return 0;
+}
+
+int rd_gid_port_table(struct rd_gid_live *l, const struct rd_sysroot *sr,
+		      const struct rd_device *dev, const struct rd_port *port, bool include_empty,
+		      const struct rd_vlan_map *vlans, struct rd_gid_table *t,
+		      struct rd_warnings *w)
+{
+	if (l && !include_empty && rd_gid_live_port(l, sr, dev, port, vlans, t) == 0)
+		return 0;
+	return rd_port_gid_table_vlans(sr, dev, port, include_empty, vlans, t, w);
 }

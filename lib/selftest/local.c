@@ -18,33 +18,19 @@ static bool up_fn(void *ctx, const char *ifname)
 /*
  * Live, GID tables come from each device's one ibv_query_gid_table() call:
  * sysfs has a file per slot, used or not (soft-RoCE has 1 024), and a server
- * looks a GID up for every client.  NULL under a --sysroot tree, or where
- * libibverbs lists no device: sysfs then.
+ * looks a GID up for every client.  Under a --sysroot tree: sysfs.
  */
 static struct rd_gid_live *gids_open(const struct rd_sysroot *sr, struct rd_vlan_map *vlans)
 {
-	struct rd_gid_live *live = rd_sysroot_is_live(sr) ? rd_gid_live_open() : NULL;
-
 	memset(vlans, 0, sizeof(*vlans));
-	if (live)
-		(void)rd_vlan_map_read(sr, vlans);
-	return live;
+	(void)rd_vlan_map_read(sr, vlans);
+	return rd_gid_live_open(sr);
 }
 
 static void gids_close(struct rd_gid_live *live, struct rd_vlan_map *vlans)
 {
 	rd_gid_live_close(live);
 	rd_vlan_map_free(vlans);
-}
-
-/* The port's used entries: from the verbs call when it answers, else sysfs. */
-static int port_gids(struct rd_gid_live *live, const struct rd_vlan_map *vlans,
-		     const struct rd_sysroot *sr, const struct rd_device *d, const struct rd_port *p,
-		     struct rd_gid_table *t)
-{
-	if (live && rd_gid_live_port(live, sr, d, p, vlans, t) == 0)
-		return 0;
-	return rd_port_gid_table(sr, d, p, false, t, NULL);
 }
 
 int rd_st_pick_gid(const struct rd_sysroot *sr, const struct rd_device *d, const struct rd_port *p,
@@ -62,7 +48,7 @@ int rd_st_pick_gid(const struct rd_sysroot *sr, const struct rd_device *d, const
 	lp->port = (uint8_t)p->num;
 	lp->ib = (p->known & RD_PORT_LINK_LAYER) && p->link_layer == RD_LL_INFINIBAND;
 	live = gids_open(sr, &vlans);
-	ret = port_gids(live, &vlans, sr, d, p, &t);
+	ret = rd_gid_port_table(live, sr, d, p, false, &vlans, &t, NULL);
 	gids_close(live, &vlans);
 	if (ret) {
 		snprintf(lp->why, sizeof(lp->why), "cannot read the GID table");
@@ -179,7 +165,8 @@ int rd_st_port_for_addr(const struct sockaddr_storage *ss, const struct rd_devic
 			struct rd_gid_table t;
 			const struct rd_gid *best = NULL;
 
-			if (port_gids(live, &vlans, sr, &list->v[i], &list->v[i].ports[j], &t))
+			if (rd_gid_port_table(live, sr, &list->v[i], &list->v[i].ports[j], false, &vlans,
+					      &t, NULL))
 				continue;
 			for (size_t k = 0; k < t.n; k++)
 				if (memcmp(t.v[k].raw, want, 16) == 0 &&
