@@ -61,6 +61,15 @@ bench_pt_listen() {
 	fi
 }
 _bench_cm_listening() { rdma resource show cm_id 2>/dev/null | grep -q "LISTEN.*:$1\b"; }
+# bench_floor OP -- whether the READ floor runs beside OP's latency runs:
+# bench/read-floor.c, the least a program does to time READs (one in flight,
+# busy-polled), speaking perftest's TCP exchange.  For read, with the verbs
+# connection (the floor has no rdma_cm), unless BENCH_FLOOR=0.
+bench_floor() {
+	[ "$1" = read ] && ! bench_cm "$1" && [ "${BENCH_FLOOR:-1}" != 0 ] &&
+		[ -x "$RD_ROOT/build/bench/read-floor" ]
+}
+bench_floor_bin() { echo "$RD_ROOT/build/bench/read-floor"; }
 # bench_bw_size OP -- the bandwidth message size: a UD message is one packet,
 # the VMs' path MTU (1024: netdev MTU 1500); 64 KiB for the others.
 bench_bw_size() { [ "$1" = ud ] && echo 1024 || echo 65536; }
@@ -114,4 +123,27 @@ bench_op_report() {
 		printf "BENCH %s%-5s latency %-20s %10.2f  rdma-selftest %10.2f  ratio %.3f, per round %.3f (goal <= 1.0; %s)\n", l, op, "ib_" pt "_lat" px, pl, sl, (pl > 0 ? sl / pl : 0), rl, spread(cl)
 		printf "BENCH %s%-5s bw      %-20s %10.4f  rdma-selftest %10.4f  ratio %.3f, per round %.3f (goal >= 1.0; %s)\n", l, op, "ib_" pt "_bw" px, pb, sb, (pb > 0 ? sb / pb : 0), rb, spread(cb) }'
 	vm_check "${label}bench $op produced figures" test -n "$pl" -a -n "$pb" -a -n "$sl" -a -n "$sb"
+}
+
+# bench_floor_report OP -- the floor's median latency beside perftest's and
+# rdma-selftest's, from /tmp/fl-OP: the floor against perftest and
+# rdma-selftest against the floor, per round.  What the floor, which does
+# nothing but post and poll, loses to perftest in the same rounds is the
+# share of a gap no program's own code explains.
+bench_floor_report() {
+	local op=$1 fl
+	fl=$(bench_med < "/tmp/fl-$op")
+	awk -v op="$op" -v fl="$fl" -v pl="$(bench_med < "/tmp/pl-$op")" \
+		-v fp="$(bench_round_ratio "/tmp/pl-$op" "/tmp/fl-$op")" \
+		-v sf="$(bench_round_ratio "/tmp/fl-$op" "/tmp/sl-$op")" \
+		-v cfp="$(bench_round_spread "/tmp/pl-$op" "/tmp/fl-$op")" \
+		-v csf="$(bench_round_spread "/tmp/fl-$op" "/tmp/sl-$op")" '
+	function spread(s, a) {
+		split(s, a, " ")
+		return sprintf("%.3f..%.3f at %s %%, below 1 in %d of %d rounds", a[1], a[2], a[3], a[4], a[5])
+	}
+	BEGIN {
+		printf "BENCH %-5s floor   %-20s %10.2f  against ib_%s_lat: ratio %.3f, per round %.3f (%s)\n", op, "read-floor", fl, op, (pl > 0 ? fl / pl : 0), fp, spread(cfp)
+		printf "BENCH %-5s floor   rdma-selftest against read-floor: per round %.3f (%s)\n", op, sf, spread(csf) }'
+	vm_check "bench $op floor produced figures" test -n "$fl"
 }

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Bench, VM a (server side): an rdma-selftest server for the whole run, and in
-# each round, for each operation, an ib_<op>_lat then an ib_<op>_bw server.
+# each round, for each operation, an ib_<op>_lat then an ib_<op>_bw server
+# (for read also a read-floor server beside ib_read_lat: bench_floor).
 # Driven by bench/vm/selftest-b.sh through the shared scratch directory.
 # Each perftest server starts only once b's rdma-selftest run before it is
 # over: starting a process under TCG takes this VM's one vCPU for a while,
@@ -38,8 +39,14 @@ for round in $(seq "$ROUNDS"); do
 		vm_bg lat timeout 600 "ib_${pt}_lat" "${px[@]}" -d "$DEV" -x "$gid" -F -s 64 \
 			-n "$(bench_lat_iters "$op" "$ITERS")" -p 18530
 		bench_pt_listen "$op" 18530 || echo "BENCH no ib_${pt}_lat server on 18530" >&2
+		if bench_floor "$op"; then
+			vm_bg floor timeout 600 "$(bench_floor_bin)" -s 18533 "$DEV" "$gid"
+			vm_wait_listen 18533 30 || echo "BENCH no read-floor server on 18533" >&2
+		fi
 		vm_signal "lat-ready-$op-$round"
+		# each wait blocks until its run is over, whichever order b runs them in
 		vm_bg_wait lat > /dev/null
+		if bench_floor "$op"; then vm_bg_wait floor > /dev/null; fi
 		st_session_end || vm_fail "no end of b's rdma-selftest latency run $op $round"
 		vm_bg bw timeout 600 "ib_${pt}_bw" "${px[@]}" -d "$DEV" -x "$gid" -F -s "$bs" -n "$ITERS" -p 18531
 		bench_pt_listen "$op" 18531 || echo "BENCH no ib_${pt}_bw server on 18531" >&2

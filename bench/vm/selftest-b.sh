@@ -10,7 +10,10 @@
 # same (half for send and write, whole for read).  Bandwidth is payload Gb/s.
 # Odd rounds run perftest first, even rounds rdma-selftest first, so that
 # whatever the second run of a pair inherits from the first (the peer's
-# caches, the host's scheduling) falls on both tools alike.
+# caches, the host's scheduling) falls on both tools alike.  For read, a
+# third latency run, the floor (bench/read-floor.c, bench_floor), goes
+# through the six orders of the three in turn: each follows each other
+# equally often.
 . "$RD_ROOT/tests/vm/lib.sh"
 . "$RD_ROOT/bench/vm/lib.sh"
 set -u
@@ -18,7 +21,7 @@ DEV=${VM_RDMA_DEV:-rxe0}
 ITERS=${BENCH_ITERS:-500} ROUNDS=${BENCH_ROUNDS:-5} OPS=${BENCH_OPS:-send write read ud}
 S=$RD_ROOT/build/rdma-selftest
 gid=$(vm_gid_index "$DEV" "$VM_IP")
-for op in $OPS; do : > "/tmp/pl-$op"; : > "/tmp/pb-$op"; : > "/tmp/sl-$op"; : > "/tmp/sb-$op"; done
+for op in $OPS; do : > "/tmp/pl-$op"; : > "/tmp/pb-$op"; : > "/tmp/sl-$op"; : > "/tmp/sb-$op"; : > "/tmp/fl-$op"; done
 # t_typical is perftest's median
 pt_lat() {
 	timeout 600 "ib_${pt}_lat" "${px[@]}" -d "$DEV" -x "$gid" -F -s 64 -n "$(bench_lat_iters "$op" "$ITERS")" \
@@ -31,6 +34,12 @@ st_lat() {
 	jq -r --arg op "$pt" '[.latency[] | select(.op == $op)][0].median_us' /tmp/st-lat.json >> "/tmp/sl-$op"
 	vm_signal "st-lat-done-$op-$round"
 }
+# the floor's median, in us
+fl_lat() {
+	timeout 600 "$(bench_floor_bin)" "$PEER_IP" 18533 "$DEV" "$gid" "$(bench_lat_iters "$op" "$ITERS")" 64 |
+		awk 'NF == 3 {print $1}' >> "/tmp/fl-$op"
+}
+ORDERS=("pt st fl" "st fl pt" "fl pt st" "pt fl st" "fl st pt" "st pt fl")
 # BW average[MB/sec] -> Gb/s
 pt_bw() {
 	timeout 600 "ib_${pt}_bw" "${px[@]}" -d "$DEV" -x "$gid" -F -s "$bs" -n "$ITERS" -p 18531 "$PEER_IP" |
@@ -53,14 +62,25 @@ for round in $(seq "$ROUNDS"); do
 		# starts the next one only after our st-*-done signal: the peer is
 		# quiet during both runs, whichever goes first.
 		vm_wait "lat-ready-$op-$round" 600
-		if [ $((round % 2)) = 1 ]; then pt_lat; st_lat; else st_lat; pt_lat; fi
+		if bench_floor "$op"; then
+			for t in ${ORDERS[$(((round - 1) % 6))]}; do "${t}_lat"; done
+		elif [ $((round % 2)) = 1 ]; then
+			pt_lat; st_lat
+		else
+			st_lat; pt_lat
+		fi
 		vm_wait "bw-ready-$op-$round" 600
 		if [ $((round % 2)) = 1 ]; then pt_bw; st_bw; else st_bw; pt_bw; fi
+		fls=
+		if bench_floor "$op"; then fls="; floor $(tail -1 "/tmp/fl-$op")"; fi
 		echo "BENCH round $round $op: lat ib_${pt}_lat $(tail -1 "/tmp/pl-$op") rdma-selftest $(tail -1 "/tmp/sl-$op");" \
-			"bw ib_${pt}_bw $(tail -1 "/tmp/pb-$op") rdma-selftest $(tail -1 "/tmp/sb-$op")"
+			"bw ib_${pt}_bw $(tail -1 "/tmp/pb-$op") rdma-selftest $(tail -1 "/tmp/sb-$op")$fls"
 	done
 done
 vm_signal st-done
 echo "BENCH $ROUNDS rounds of $ITERS (latency of read and ud: $((ITERS * 10))), two VMs, QPs connected by ${BENCH_CONNECT:-verbs} on both sides" \
 	"(UD: the TCP exchange); medians (latency 64 B in us, bandwidth 64 KiB in Gb/s):"
-for op in $OPS; do bench_op_report "" "$op"; done
+for op in $OPS; do
+	bench_op_report "" "$op"
+	if bench_floor "$op"; then bench_floor_report "$op"; fi
+done
