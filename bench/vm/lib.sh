@@ -101,6 +101,12 @@ bench_round_spread() {
 	}'
 }
 
+# bench_spread_text A B -- bench_round_spread A B in words, for a report.
+bench_spread_text() {
+	bench_round_spread "$1" "$2" |
+		awk '{printf "%.3f..%.3f at %s %%, below 1 in %d of %d rounds", $1, $2, $3, $4, $5}'
+}
+
 # bench_op_report LABEL OP -- the medians of /tmp/{pl,sl,pb,sb}-OP (perftest
 # and rdma-selftest latency, perftest and rdma-selftest bandwidth), the ratio
 # of the medians and the median of the per-round ratios, as BENCH lines; a
@@ -112,16 +118,12 @@ bench_op_report() {
 	rl=$(bench_round_ratio "/tmp/pl-$op" "/tmp/sl-$op") rb=$(bench_round_ratio "/tmp/pb-$op" "/tmp/sb-$op")
 	awk -v l="$label" -v op="$op" -v pt="$(bench_pt "$op")" -v px="$(bench_pt_args "$op")" \
 		-v pl="$pl" -v sl="$sl" -v pb="$pb" -v sb="$sb" -v rl="$rl" -v rb="$rb" \
-		-v cl="$(bench_round_spread "/tmp/pl-$op" "/tmp/sl-$op")" \
-		-v cb="$(bench_round_spread "/tmp/pb-$op" "/tmp/sb-$op")" '
-	function spread(s, a) {
-		split(s, a, " ")
-		return sprintf("%.3f..%.3f at %s %%, below 1 in %d of %d rounds", a[1], a[2], a[3], a[4], a[5])
-	}
+		-v cl="$(bench_spread_text "/tmp/pl-$op" "/tmp/sl-$op")" \
+		-v cb="$(bench_spread_text "/tmp/pb-$op" "/tmp/sb-$op")" '
 	BEGIN {
 		if (px != "") px = " " px
-		printf "BENCH %s%-5s latency %-20s %10.2f  rdma-selftest %10.2f  ratio %.3f, per round %.3f (goal <= 1.0; %s)\n", l, op, "ib_" pt "_lat" px, pl, sl, (pl > 0 ? sl / pl : 0), rl, spread(cl)
-		printf "BENCH %s%-5s bw      %-20s %10.4f  rdma-selftest %10.4f  ratio %.3f, per round %.3f (goal >= 1.0; %s)\n", l, op, "ib_" pt "_bw" px, pb, sb, (pb > 0 ? sb / pb : 0), rb, spread(cb) }'
+		printf "BENCH %s%-5s latency %-20s %10.2f  rdma-selftest %10.2f  ratio %.3f, per round %.3f (goal <= 1.0; %s)\n", l, op, "ib_" pt "_lat" px, pl, sl, (pl > 0 ? sl / pl : 0), rl, cl
+		printf "BENCH %s%-5s bw      %-20s %10.4f  rdma-selftest %10.4f  ratio %.3f, per round %.3f (goal >= 1.0; %s)\n", l, op, "ib_" pt "_bw" px, pb, sb, (pb > 0 ? sb / pb : 0), rb, cb }'
 	vm_check "${label}bench $op produced figures" test -n "$pl" -a -n "$pb" -a -n "$sl" -a -n "$sb"
 }
 
@@ -136,14 +138,10 @@ bench_floor_report() {
 	awk -v op="$op" -v fl="$fl" -v pl="$(bench_med < "/tmp/pl-$op")" \
 		-v fp="$(bench_round_ratio "/tmp/pl-$op" "/tmp/fl-$op")" \
 		-v sf="$(bench_round_ratio "/tmp/fl-$op" "/tmp/sl-$op")" \
-		-v cfp="$(bench_round_spread "/tmp/pl-$op" "/tmp/fl-$op")" \
-		-v csf="$(bench_round_spread "/tmp/fl-$op" "/tmp/sl-$op")" '
-	function spread(s, a) {
-		split(s, a, " ")
-		return sprintf("%.3f..%.3f at %s %%, below 1 in %d of %d rounds", a[1], a[2], a[3], a[4], a[5])
-	}
+		-v cfp="$(bench_spread_text "/tmp/pl-$op" "/tmp/fl-$op")" \
+		-v csf="$(bench_spread_text "/tmp/fl-$op" "/tmp/sl-$op")" '
 	BEGIN {
-		printf "BENCH %-5s floor   %-20s %10.2f  against ib_%s_lat: ratio %.3f, per round %.3f (%s)\n", op, "read-floor", fl, op, (pl > 0 ? fl / pl : 0), fp, spread(cfp)
-		printf "BENCH %-5s floor   rdma-selftest against read-floor: per round %.3f (%s)\n", op, sf, spread(csf) }'
+		printf "BENCH %-5s floor   %-20s %10.2f  against ib_%s_lat: ratio %.3f, per round %.3f (%s)\n", op, "read-floor", fl, op, (pl > 0 ? fl / pl : 0), fp, cfp
+		printf "BENCH %-5s floor   rdma-selftest against read-floor: per round %.3f (%s)\n", op, sf, csf }'
 	vm_check "bench $op floor produced figures" test -n "$fl"
 }

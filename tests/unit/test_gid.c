@@ -217,6 +217,7 @@ static void test_table_read(void **state)
 {
 	struct rd_device dev = { .name = "m0" };
 	struct rd_port port = { .num = 1, .known = RD_PORT_LINK_LAYER, .link_layer = RD_LL_ETHERNET };
+	struct rd_vlan_map vlans = { 0 };
 	struct rd_warnings w = { 0 };
 	struct rd_gid_table t;
 	struct rd_sysroot sr;
@@ -256,49 +257,27 @@ static void test_table_read(void **state)
 	assert_int_equal(rd_port_gid_table(&sr, &dev, &port, false, &t, &w), -ENOENT);
 	/* GID 2's warning again from the second read is said once (rd_warn dedups). */
 	assert_int_equal(w.msgs.n, 2);
-	rd_warnings_free(&w);
-	scratch_remove();
-}
 
-/*
- * The one "verbs, else sysfs" rule: under a tree there is no verbs handle
- * (it would describe this host), and the table comes from the tree's files,
- * empty slots included when asked.
- */
-static void test_port_table_source(void **state)
-{
-	struct rd_device dev = { .name = "m0" };
-	struct rd_port port = { .num = 1, .known = RD_PORT_LINK_LAYER, .link_layer = RD_LL_ETHERNET };
-	struct rd_vlan_map vlans = { 0 };
-	struct rd_warnings w = { 0 };
-	struct rd_gid_table t;
-	struct rd_sysroot sr;
-
-	(void)state;
-	scratch_make();
-	put("sys/class/infiniband/m0/ports/1/gids/0", LL "\n");
-	put("sys/class/infiniband/m0/ports/1/gids/1", "0000:0000:0000:0000:0000:0000:0000:0000\n");
-	put("sys/class/infiniband/m0/ports/1/gids/3", V4B "\n");
-	put("sys/class/infiniband/m0/ports/1/gid_attrs/types/3", "RoCE v2\n");
-	put("sys/class/infiniband/m0/ports/1/gid_attrs/ndevs/3", "eth0.100\n");
-	put("proc/net/vlan/config", "VLAN Dev name\t | VLAN ID\nName-Type: VLAN_NAME_TYPE_RAW_PLUS_VID_NO_PAD\n"
-				    "eth0.100       | 100  | eth0\n");
-	assert_int_equal(rd_sysroot_init(&sr, scratch), 0);
+	/*
+	 * The one "verbs, else sysfs" rule (rd_gid_port_table): under a tree
+	 * there is no verbs handle (it would describe this host), and the
+	 * table is the tree's, empty slots included when asked.
+	 */
 	assert_null(rd_gid_live_open(&sr));
 	assert_int_equal(rd_vlan_map_read(&sr, &vlans), 0);
+	port.num = 1;
 	assert_int_equal(rd_gid_port_table(NULL, &sr, &dev, &port, false, &vlans, &t, &w), 0);
-	assert_int_equal(t.n, 2);
-	assert_int_equal(t.v[1].index, 3);
-	assert_int_equal(t.v[1].ver, RD_GID_VER_V2);
-	assert_int_equal(t.v[1].vlan, 100);
+	assert_int_equal(t.n, 3);	/* 0, 9, 10 */
+	assert_int_equal(t.v[2].index, 10);
+	assert_string_equal(t.v[2].ndev, "eth0.100");
+	assert_int_equal(t.v[2].vlan, 100);
 	rd_gid_table_free(&t);
 	assert_int_equal(rd_gid_port_table(NULL, &sr, &dev, &port, true, &vlans, &t, &w), 0);
-	assert_int_equal(t.n, 3);	/* the empty slot 1 too */
+	assert_int_equal(t.n, 4);
 	rd_gid_table_free(&t);
-	/* No gids/ for port 2: the sysfs error, with its warning. */
 	port.num = 2;
 	assert_int_equal(rd_gid_port_table(NULL, &sr, &dev, &port, false, &vlans, &t, &w), -ENOENT);
-	assert_int_equal(w.msgs.n, 1);
+	assert_int_equal(w.msgs.n, 2);
 	rd_vlan_map_free(&vlans);
 	rd_warnings_free(&w);
 	scratch_remove();
@@ -312,7 +291,6 @@ int main(void)
 		cmocka_unit_test(test_best),
 		cmocka_unit_test(test_best_rank_vlan),
 		cmocka_unit_test(test_table_read),
-		cmocka_unit_test(test_port_table_source),
 	};
 
 	return cmocka_run_group_tests_name("gid", tests, NULL, NULL);
