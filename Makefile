@@ -46,6 +46,9 @@ tool_local_objs = $(filter $(BUILD)/obj/tools/$(1)/%,$(TOOL_LOCAL_OBJS))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 MANPAGES := $(sort $(wildcard man/*.1))
+# bench/*.c: the floors and the timer the bench scripts set the tools against.
+BENCH_SRCS := $(sort $(wildcard bench/*.c))
+BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 LIBA := $(BUILD)/librdmadiag.a
 
 .SECONDARY:
@@ -53,7 +56,7 @@ LIBA := $(BUILD)/librdmadiag.a
 .PHONY: fuzz fuzz-build check-fuzz
 .PHONY: deb check-deb
 .PHONY: all clean install uninstall deps check check-unit check-cli check-vm check-san check-valgrind \
-	check-build check-tui lint-man lint demo help vm-prepare check-fleet
+	check-build check-tui lint-man lint demo help vm-prepare check-fleet bench-build
 
 all: $(LIBA) $(TOOL_BINS)
 
@@ -68,6 +71,13 @@ $(BUILD)/obj/lib/%.o: lib/%.c $(HDRS)
 $(BUILD)/obj/tools/%.o: tools/%.c $(HDRS)
 	@mkdir -p $(@D)
 	$(call say,CC,$<)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# The bench's programs, with the kit's warnings (the build tier builds them).
+$(BUILD)/bench/%: bench/%.c
+	@mkdir -p $(@D)
+	$(call say,CC,$<)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(PKG_LIBS)
+
+bench-build: $(BENCH_BINS)
 
 $(LIBA): $(LIB_OBJS)
 	$(call say,AR,$@)rm -f $@ && $(AR) rcs $@ $^
@@ -257,6 +267,7 @@ help:
 	@echo "make lint       static analysis: cppcheck, clang-tidy, gcc -fanalyzer (zero findings)"
 	@echo "make deb        build the Debian package into build/ (dpkg-buildpackage -us -uc -b)"
 	@echo "make demo       boot two soft-RoCE VMs and show every tool at work on the terminal"
+	@echo "make bench-build  build the bench's floors and timer (bench/*.c) into build/bench/"
 	@echo "make check-unit | check-cli | check-tui | check-san | check-valgrind | check-deb | check-vm | check-fleet   one tier"
 	@echo "make deps       install the Debian build and test dependencies (root)"
 	@echo "make install [PREFIX=/usr/local] [DESTDIR=]   | make uninstall"

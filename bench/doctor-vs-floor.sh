@@ -32,7 +32,6 @@ ndev=${1:-32} nport=${2:-2} nslot=${3:-256}
 case "$runs" in ''|*[!0-9]*|0) echo "doctor-vs-floor: -n wants a positive number" >&2; exit 2 ;; esac
 
 doctor=${RDMA_DOCTOR:-$top/build/rdma-doctor}
-cc=${CC:-cc}
 die() { echo "doctor-vs-floor: $*" >&2; exit 1; }
 
 if [ ! -x "$doctor" ]; then
@@ -44,8 +43,7 @@ command -v strace >/dev/null 2>&1 || die "strace is needed to learn the doctor's
 work=$(mktemp -d "${TMPDIR:-/tmp}/doctor-bench.XXXXXX") || die "mktemp failed"
 if [ $keep = 1 ]; then trap 'echo "work dir kept: $work"' EXIT; else trap 'rm -rf "$work"' EXIT; fi
 
-"$cc" -O2 -o "$work/list-floor" "$here/list-floor.c" || die "cannot build list-floor.c"
-"$cc" -O2 -o "$work/runtime" "$here/runtime.c" || die "cannot build runtime.c"
+make -C "$top" -s bench-build > /dev/null || die "cannot build bench/*.c (make bench-build)"
 
 if [ -z "$tree" ]; then
 	tree=$work/sysroot
@@ -64,16 +62,16 @@ rc=$?
 awk -v t="\"$tree" 'index($0, t) && !/= -1 /{
 	s = substr($0, index($0, t) + 1); sub(/".*/, "", s); print s }' "$work/doctor.strace" >"$work/files.list"
 echo "rdma-doctor: exit $rc, $(grep -c . "$work/doctor.txt") lines of verdict, $(wc -l <"$work/doctor.err") warning lines"
-echo "file set:    $(wc -l <"$work/files.list") opens under the tree; list-floor: $("$work/list-floor" "$work/files.list")"
+echo "file set:    $(wc -l <"$work/files.list") opens under the tree; list-floor: $("$top/build/bench/list-floor" "$work/files.list")"
 head -n 3 "$work/doctor.txt" | sed 's/^/  | /'
 
 names=(floor text json)
-cmds_floor=("$work/list-floor" "$work/files.list")
+cmds_floor=("$top/build/bench/list-floor" "$work/files.list")
 cmds_text=("$doctor" "${args[@]}")
 cmds_json=("$doctor" "${args[@]}" -j)
 run_one() {	# name -> appends "wall_us rss_kb rc" to $work/name.times
 	local -n argv="cmds_$1"
-	"$work/runtime" "${argv[@]}" >>"$work/$1.times" || die "runtime failed"
+	"$top/build/bench/runtime" "${argv[@]}" >>"$work/$1.times" || die "runtime failed"
 }
 for n in "${names[@]}"; do run_one "$n"; : >"$work/$n.times"; done
 for ((i = 0; i < runs; i++)); do for n in "${names[@]}"; do run_one "$n"; done; done

@@ -21,6 +21,8 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -42,13 +44,29 @@ static ssize_t slurp(const char *path, char *buf, size_t len)
 	return n;
 }
 
+/* Format a path into out; one that does not fit counts as missing (false). */
+__attribute__((format(printf, 3, 4))) static bool pathf(char *out, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vsnprintf(out, n, fmt, ap);
+	va_end(ap);
+	if (r < 0 || (size_t)r >= n) {
+		nmissing++;
+		return false;
+	}
+	return true;
+}
+
 static void read_attrs(const char *dir, const char *const *names)
 {
 	char path[PATH_MAX], buf[256];
 
 	for (; *names; names++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, *names);
-		slurp(path, buf, sizeof(buf));
+		if (pathf(path, sizeof(path), "%s/%s", dir, *names))
+			slurp(path, buf, sizeof(buf));
 	}
 }
 
@@ -75,9 +93,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s SYSROOT\n", argv[0]);
 		return 2;
 	}
-	snprintf(root, sizeof(root), "%s", strcmp(argv[1], "/") ? argv[1] : "");
-
-	snprintf(path, sizeof(path), "%s/proc/net/vlan/config", root);
+	if (!pathf(root, sizeof(root), "%s", strcmp(argv[1], "/") ? argv[1] : "") ||
+	    !pathf(ib, sizeof(ib), "%s/sys/class/infiniband_verbs", root) ||
+	    !pathf(path, sizeof(path), "%s/proc/net/vlan/config", root)) {
+		fprintf(stderr, "%s: path too long\n", argv[1]);
+		return 2;
+	}
 	{
 		/* The config is small but may exceed one buffer: read it to the end. */
 		int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -90,19 +111,18 @@ int main(int argc, char **argv)
 		}
 	}
 
-	snprintf(ib, sizeof(ib), "%s/sys/class/infiniband_verbs", root);
 	dd = opendir(ib);
 	if (dd) {
 		while ((de = readdir(dd))) {
 			if (strncmp(de->d_name, "uverbs", 6) != 0)
 				continue;
-			snprintf(path, sizeof(path), "%s/%s/ibdev", ib, de->d_name);
-			slurp(path, buf, sizeof(buf));
+			if (pathf(path, sizeof(path), "%s/%s/ibdev", ib, de->d_name))
+				slurp(path, buf, sizeof(buf));
 		}
 		closedir(dd);
 	}
 
-	snprintf(ib, sizeof(ib), "%s/sys/class/infiniband", root);
+	pathf(ib, sizeof(ib), "%s/sys/class/infiniband", root);	/* shorter than the one above */
 	dd = opendir(ib);
 	if (!dd) {
 		perror(ib);
@@ -112,20 +132,20 @@ int main(int argc, char **argv)
 		if (de->d_name[0] == '.')
 			continue;
 		ndev++;
-		snprintf(dev, sizeof(dev), "%s/%s", ib, de->d_name);
+		if (!pathf(dev, sizeof(dev), "%s/%s", ib, de->d_name))
+			continue;
 		read_attrs(dev, dev_attrs);
-		snprintf(path, sizeof(path), "%s/ports", dev);
-		pd = opendir(path);
+		pd = pathf(path, sizeof(path), "%s/ports", dev) ? opendir(path) : NULL;
 		if (!pd)
 			continue;
 		while ((pe = readdir(pd))) {
 			if (pe->d_name[0] == '.')
 				continue;
 			nport++;
-			snprintf(port, sizeof(port), "%s/ports/%s", dev, pe->d_name);
+			if (!pathf(port, sizeof(port), "%s/ports/%s", dev, pe->d_name))
+				continue;
 			read_attrs(port, port_attrs);
-			snprintf(path, sizeof(path), "%s/gids", port);
-			gd = opendir(path);
+			gd = pathf(path, sizeof(path), "%s/gids", port) ? opendir(path) : NULL;
 			if (!gd)
 				continue;
 			while ((ge = readdir(gd))) {
@@ -134,15 +154,16 @@ int main(int argc, char **argv)
 				if (ge->d_name[0] == '.')
 					continue;
 				nslot++;
-				snprintf(path, sizeof(path), "%s/gids/%s", port, ge->d_name);
+				if (!pathf(path, sizeof(path), "%s/gids/%s", port, ge->d_name))
+					continue;
 				n = slurp(path, buf, sizeof(buf));
 				if (n < 39 || memcmp(buf, zero_gid, 39) == 0)
 					continue;
 				nused++;
-				snprintf(path, sizeof(path), "%s/gid_attrs/types/%s", port, ge->d_name);
-				slurp(path, buf, sizeof(buf));
-				snprintf(path, sizeof(path), "%s/gid_attrs/ndevs/%s", port, ge->d_name);
-				slurp(path, buf, sizeof(buf));
+				if (pathf(path, sizeof(path), "%s/gid_attrs/types/%s", port, ge->d_name))
+					slurp(path, buf, sizeof(buf));
+				if (pathf(path, sizeof(path), "%s/gid_attrs/ndevs/%s", port, ge->d_name))
+					slurp(path, buf, sizeof(buf));
 			}
 			closedir(gd);
 		}

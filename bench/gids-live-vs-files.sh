@@ -9,9 +9,7 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 rounds=${1:-15}
 make -s >/dev/null || { echo "gids-live-vs-files: make failed" >&2; exit 1; }
-mkdir -p build/bench
-cc -O2 -o build/bench/gid-floor bench/gid-floor.c || exit 1
-cc -O2 -o build/bench/runtime bench/runtime.c || exit 1
+make -s bench-build > /dev/null || exit 1
 BENCH_ROUNDS=$rounds tests/vm/run.sh --name bench-gids-live --timeout 1200 bench/vm/gids-live.sh \
 	> /tmp/bench-gids-live.out 2>&1
 rc=$?

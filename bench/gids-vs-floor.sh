@@ -34,7 +34,6 @@ ndev=${1:-32} nport=${2:-2} nslot=${3:-256}
 case "$runs" in ''|*[!0-9]*|0) echo "gids-vs-floor: -n wants a positive number" >&2; exit 2 ;; esac
 
 gids=${RDMA_GIDS:-$top/build/rdma-gids}
-cc=${CC:-cc}
 target=1.2
 
 die() { echo "gids-vs-floor: $*" >&2; exit 1; }
@@ -54,8 +53,7 @@ else
 fi
 
 # ---- tools: the floor and the timer, -O2, built fresh each run
-"$cc" -O2 -o "$work/gid-floor" "$here/gid-floor.c" || die "cannot build gid-floor.c"
-"$cc" -O2 -o "$work/runtime" "$here/runtime.c" || die "cannot build runtime.c"
+make -C "$top" -s bench-build > /dev/null || die "cannot build bench/*.c (make bench-build)"
 
 # ---- the tree
 if [ -z "$tree" ]; then
@@ -71,7 +69,7 @@ else
 fi
 
 # ---- sanity: both read the same tree and agree on the number of GIDs
-floor_line=$("$work/gid-floor" "$tree") || die "gid-floor failed"
+floor_line=$("$top/build/bench/gid-floor" "$tree") || die "gid-floor failed"
 used=$(printf '%s\n' "$floor_line" | sed -n 's/.*used=\([0-9]*\).*/\1/p')
 "$gids" --sysroot "$tree" --color=never >"$work/gids.txt" 2>"$work/gids.err"
 rc=$?
@@ -83,7 +81,7 @@ echo "rdma-gids: exit $rc, $rows rows, $(wc -c <"$work/gids.txt") bytes text, $(
 
 # ---- timing: one warm-up each, then RUNS rounds alternating floor / text / -j
 names=(floor text json)
-cmds_floor=("$work/gid-floor" "$tree")
+cmds_floor=("$top/build/bench/gid-floor" "$tree")
 cmds_text=("$gids" --sysroot "$tree" --color=never)
 cmds_json=("$gids" --sysroot "$tree" -j)
 
@@ -92,7 +90,7 @@ cmds_json=("$gids" --sysroot "$tree" -j)
 # those per-pair ratios is the figure reported (robust to load that drifts between rounds).
 run_one() {	# name -> appends "wall_us rss_kb rc" to $work/name.times
 	local -n argv="cmds_$1"
-	"$work/runtime" "${argv[@]}" >>"$work/$1.times" || die "runtime failed"
+	"$top/build/bench/runtime" "${argv[@]}" >>"$work/$1.times" || die "runtime failed"
 }
 for n in "${names[@]}"; do
 	run_one "$n"
@@ -148,7 +146,7 @@ if command -v strace >/dev/null 2>&1; then
 				s#uverbs[0-9]+#uverbs*#g; s#device/net/[^/]+#device/net/*#' |
 			sort | uniq -c | awk '{ print $2, $1 }' | sort
 	}
-	opens floor "$work/gid-floor" "$tree" >"$work/floor.opens"
+	opens floor "$top/build/bench/gid-floor" "$tree" >"$work/floor.opens"
 	opens text "$gids" --sysroot "$tree" --color=never >"$work/text.opens"
 	echo
 	echo "== files and directories opened under the tree (strace, successful opens; numbers folded to N/*)"

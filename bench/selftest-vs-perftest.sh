@@ -12,19 +12,20 @@
 # both: perftest -R against rdma-selftest's default); see bench/vm/lib.sh.
 # Odd rounds run perftest first, even rounds rdma-selftest first.  READ
 # latency has a third figure, the floor (bench/read-floor.c: a bare program
-# speaking perftest's exchange), unless BENCH_FLOOR=0.
-# usage: [BENCH_CONNECT=verbs|cm] [BENCH_LOOPBACK=0] [BENCH_FLOOR=0]
+# speaking perftest's exchange), unless BENCH_FLOOR=0.  The rdma-selftest
+# server on VM a serves the whole run (BENCH_ST_SERVER=session, default) or,
+# like perftest's servers, is a fresh process for each run (run).
+# usage: [BENCH_CONNECT=verbs|cm] [BENCH_LOOPBACK=0] [BENCH_FLOOR=0] [BENCH_ST_SERVER=session|run]
 #        bench/selftest-vs-perftest.sh [ITERS=500 [ROUNDS=5 [OPS="send write read ud"]]]
 set -u
 cd "$(dirname "$0")/.." || exit 1
 export BENCH_ITERS=${1:-500} BENCH_ROUNDS=${2:-5} BENCH_OPS=${3:-send write read ud}
 export BENCH_CONNECT=${BENCH_CONNECT:-verbs}
+export BENCH_ST_SERVER=${BENCH_ST_SERVER:-session}
 case $BENCH_CONNECT in verbs | cm) ;; *) echo "BENCH_CONNECT: verbs or cm, not '$BENCH_CONNECT'" >&2; exit 2 ;; esac
-make -s all >/dev/null && tests/vm/prepare.sh build/vm >/dev/null || exit 1
-# The READ floor (bench/read-floor.c), built with the kit's compiler flags.
-mkdir -p build/bench &&
-	${CC:-cc} -std=gnu11 -O2 -g -Wall -Wextra -Werror -o build/bench/read-floor bench/read-floor.c \
-		$(pkg-config --cflags --libs libibverbs) || exit 1
+case $BENCH_ST_SERVER in session | run) ;; *) echo "BENCH_ST_SERVER: session or run, not '$BENCH_ST_SERVER'" >&2; exit 2 ;; esac
+# the tools, and the READ floor (make bench-build: bench/*.c with the kit's flags)
+make -s all bench-build >/dev/null && tests/vm/prepare.sh build/vm >/dev/null || exit 1
 tests/vm/run.sh --pair --name bench-selftest --timeout 7200 \
 	bench/vm/selftest-a.sh bench/vm/selftest-b.sh > /tmp/bench-selftest.out 2>&1
 rc=$?

@@ -93,10 +93,10 @@ int main(int argc, char **argv)
 
 			if (pe->d_name[0] == '.')
 				continue;
-			snprintf(sub, sizeof(sub), "%s/%s/counters", dir, pe->d_name);
-			add_dir(sub);
-			snprintf(sub, sizeof(sub), "%s/%s/hw_counters", dir, pe->d_name);
-			add_dir(sub);
+			if (snprintf(sub, sizeof(sub), "%s/%s/counters", dir, pe->d_name) < (int)sizeof(sub))
+				add_dir(sub);
+			if (snprintf(sub, sizeof(sub), "%s/%s/hw_counters", dir, pe->d_name) < (int)sizeof(sub))
+				add_dir(sub);
 		}
 		if (pd)
 			closedir(pd);

@@ -32,7 +32,6 @@ done
 shift $((OPTIND - 1))
 nport=${1:-32} nctr=${2:-60}
 rdtop=${RDMA_TOP:-$top/build/rdma-top}
-cc=${CC:-cc}
 die() { echo "top-vs-floor: $*" >&2; exit 1; }
 
 if [ ! -x "$rdtop" ]; then
@@ -41,18 +40,17 @@ if [ ! -x "$rdtop" ]; then
 fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/top-bench.XXXXXX") || die "mktemp failed"
 if [ $keep = 1 ]; then trap 'echo "work dir kept: $work"' EXIT; else trap 'rm -rf "$work"' EXIT; fi
-"$cc" -O2 -o "$work/top-floor" "$here/top-floor.c" || die "cannot build top-floor.c"
-"$cc" -O2 -o "$work/runtime" "$here/runtime.c" || die "cannot build runtime.c"
+make -C "$top" -s bench-build > /dev/null || die "cannot build bench/*.c (make bench-build)"
 if [ -z "$tree" ]; then
 	tree=$work/tree
 	"$here/gen-top-sysroot.sh" "$tree" "$nport" "$nctr" > /dev/null || die "cannot generate the tree"
 fi
-files=$("$work/top-floor" "$tree" 1 | cut -d' ' -f1)
+files=$("$top/build/bench/top-floor" "$tree" 1 | cut -d' ' -f1)
 ports=$("$rdtop" --sysroot "$tree" --once -j | jq length) || die "rdma-top --once failed"
 echo "tree: $ports ports, $files counter files; $rounds rounds; $refreshes refreshes a run"
 
 # wall µs of one run
-run_us() { "$work/runtime" "$rdtop" --sysroot "$tree" -b -i 0 "$@" | cut -d' ' -f1; }
+run_us() { "$top/build/bench/runtime" "$rdtop" --sysroot "$tree" -b -i 0 "$@" | cut -d' ' -f1; }
 # per-refresh µs from one pair of runs
 per_refresh() {
 	local one many
@@ -62,7 +60,7 @@ per_refresh() {
 run_us -n 20 > /dev/null	# warm the page cache and dentries
 floor=() text=() json=()
 for ((r = 0; r < rounds; r++)); do
-	floor+=("$("$work/top-floor" "$tree" "$refreshes" | cut -d' ' -f2)")
+	floor+=("$("$top/build/bench/top-floor" "$tree" "$refreshes" | cut -d' ' -f2)")
 	text+=("$(per_refresh)")
 	json+=("$(per_refresh -j)")
 done
@@ -94,8 +92,8 @@ if [ $memory = 1 ]; then
 		r2=$(awk '/^VmRSS/ { print $2 }' "/proc/$pid/status")
 		kill "$pid"
 		wait "$pid" 2> /dev/null
-		p100=$("$work/runtime" "$rdtop" --sysroot "$tree" -b -i 0 -n 100 "${a[@]}" | cut -d' ' -f2)
-		p10k=$("$work/runtime" "$rdtop" --sysroot "$tree" -b -i 0 -n 10000 "${a[@]}" | cut -d' ' -f2)
+		p100=$("$top/build/bench/runtime" "$rdtop" --sysroot "$tree" -b -i 0 -n 100 "${a[@]}" | cut -d' ' -f2)
+		p10k=$("$top/build/bench/runtime" "$rdtop" --sysroot "$tree" -b -i 0 -n 10000 "${a[@]}" | cut -d' ' -f2)
 		printf '  %-5s VmRSS at ~1 000 refreshes %6s, at ~10 000 %6s;  peak RSS of 100 refreshes %6s, of 10 000 %6s\n' \
 			"$mode" "$r1" "$r2" "$p100" "$p10k"
 	done

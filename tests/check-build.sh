@@ -1,5 +1,6 @@
 #!/bin/bash
-# Build tier: the tree builds warning-free (-Werror) with gcc and clang, and
+# Build tier: the tree, and the bench's programs (bench/*.c), build
+# warning-free (-Werror) with gcc and clang, and
 # make install / uninstall put and remove exactly the expected files.
 # usage: tests/check-build.sh RESULT_FILE
 set -u
@@ -14,7 +15,7 @@ for cc in gcc clang; do
 		bad "$cc not installed"
 		continue
 	fi
-	if out=$(make --no-print-directory -s CC=$cc BUILD=build/cc-$cc all 2>&1); then
+	if out=$(make --no-print-directory -s CC=$cc BUILD=build/cc-$cc all bench-build 2>&1); then
 		ok
 	else
 		bad "build with $cc"

@@ -10,8 +10,8 @@ DEV=${VM_RDMA_DEV:-rxe0}
 NET=${VM_NETDEV:-eth0}
 ROUNDS=${BENCH_ROUNDS:-15}
 G=$RD_ROOT/build/rdma-gids
-FLOOR=$RD_ROOT/build/bench/gid-floor
-RT=$RD_ROOT/build/bench/runtime
+FLOOR=$BENCH_BIN/gid-floor
+RT=$BENCH_BIN/runtime
 
 # 600 IPv4 + 300 IPv6 addresses: ~900 of rxe's 1024 GID slots used
 for i in $(seq 1 600); do echo "addr add 10.77.$((i / 250)).$((i % 250 + 1))/16 dev $NET"; done > /tmp/addrs

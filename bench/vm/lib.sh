@@ -1,10 +1,27 @@
 # Helpers for the bench scenarios in bench/vm (sourced after tests/vm/lib.sh).
 # shellcheck shell=bash
 
+# The bench's own programs (bench/*.c), built by `make bench-build`.
+BENCH_BIN=$RD_ROOT/build/bench
+
+# A figures file holds one line a round, in round order: the figure, or NA
+# when that round's run gave none (bench_put), so that the rounds of two
+# files stay paired line by line.
+# bench_put FILE -- append the first line of stdin to FILE, or NA if empty.
+bench_put() {
+	local v
+	IFS= read -r v || :
+	printf '%s\n' "${v:-NA}" >> "$1"
+}
+# bench_missing FILE... -- how many rounds of the FILEs have no figure.
+bench_missing() { cat "$@" | grep -cv '^[0-9.]\+$'; }
+
 # bench_med -- the median of the numbers on stdin, one a line (the mean of the
-# two middle ones for an even count).
+# two middle ones for an even count); lines that are no number (NA) are left
+# out.
 bench_med() {
-	sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'
+	grep '^[0-9.]\+$' | sort -n |
+		awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'
 }
 
 # An "operation" of BENCH_OPS is send, write, read, or ud (send over UD QPs:
@@ -66,10 +83,20 @@ _bench_cm_listening() { rdma resource show cm_id 2>/dev/null | grep -q "LISTEN.*
 # busy-polled), speaking perftest's TCP exchange.  For read, with the verbs
 # connection (the floor has no rdma_cm), unless BENCH_FLOOR=0.
 bench_floor() {
-	[ "$1" = read ] && ! bench_cm "$1" && [ "${BENCH_FLOOR:-1}" != 0 ] &&
-		[ -x "$RD_ROOT/build/bench/read-floor" ]
+	[ "$1" = read ] && ! bench_cm "$1" && [ "${BENCH_FLOOR:-1}" != 0 ] && [ -x "$BENCH_BIN/read-floor" ]
 }
-bench_floor_bin() { echo "$RD_ROOT/build/bench/read-floor"; }
+# bench_clock_text -- this VM's clock in one phrase: the clocksource, the
+# "cpu MHz" of /proc/cpuinfo (which ib_*_lat turns its cycle counts into
+# microseconds with, when it is within 2 % of the rate it samples), and the
+# kernel's refined TSC calibration (what clock_gettime, used by
+# rdma-selftest and the floor, counts with).
+bench_clock_text() {
+	local cs mhz ref
+	cs=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)
+	mhz=$(awk -F': *' '/^cpu MHz/ {print $2; exit}' /proc/cpuinfo)
+	ref=$(dmesg 2>/dev/null | sed -n 's/.*Refined TSC clocksource calibration: \([0-9.]*\) MHz.*/\1/p' | tail -1)
+	echo "clocksource ${cs:-?}, cpu MHz ${mhz:-?}, refined TSC ${ref:-?} MHz"
+}
 # bench_bw_size OP -- the bandwidth message size: a UD message is one packet,
 # the VMs' path MTU (1024: netdev MTU 1500); 64 KiB for the others.
 bench_bw_size() { [ "$1" = ud ] && echo 1024 || echo 65536; }
@@ -78,7 +105,12 @@ bench_bw_size() { [ "$1" = ud ] && echo 1024 || echo 65536; }
 # of one figure a round, in round order (the rounds are pairs: a drift of the
 # host's load between rounds falls on both figures of a round).
 bench_round_ratio() {
-	paste "$1" "$2" | awk '$1 > 0 && $2 != "" {printf "%.6f\n", $2 / $1}' | bench_med
+	_bench_pairs "$1" "$2" | bench_med
+}
+
+# _bench_pairs A B -- the ratio B/A of each round where both have a figure.
+_bench_pairs() {
+	paste "$1" "$2" | awk '$1 ~ /^[0-9.]+$/ && $1 > 0 && $2 ~ /^[0-9.]+$/ {printf "%.6f\n", $2 / $1}'
 }
 
 # bench_round_spread A B -- how far the per-round ratios B/A can be trusted:
@@ -88,7 +120,7 @@ bench_round_ratio() {
 # rounds the ratio was below 1.  An interval that holds 1 says the two tools
 # are not told apart by this run.
 bench_round_spread() {
-	paste "$1" "$2" | awk '$1 > 0 && $2 != "" {printf "%.6f\n", $2 / $1}' | sort -n | awk '
+	_bench_pairs "$1" "$2" | sort -n | awk '
 	{ r[NR] = $1; if ($1 < 1) below++ }
 	END {
 		n = NR; if (!n) { print "0 0 0 0 0"; exit }
@@ -109,10 +141,12 @@ bench_spread_text() {
 
 # bench_op_report LABEL OP -- the medians of /tmp/{pl,sl,pb,sb}-OP (perftest
 # and rdma-selftest latency, perftest and rdma-selftest bandwidth), the ratio
-# of the medians and the median of the per-round ratios, as BENCH lines; a
-# check that every figure is there.
+# of the medians and the median of the per-round ratios, as BENCH lines, and
+# for the floor (bench_floor) also /tmp/fl-OP; a check that every run of
+# every round gave its figure.
 bench_op_report() {
-	local label=$1 op=$2 pl pb sl sb rl rb
+	local label=$1 op=$2 pl pb sl sb rl rb files miss
+	files=("/tmp/pl-$op" "/tmp/sl-$op" "/tmp/pb-$op" "/tmp/sb-$op")
 	pl=$(bench_med < "/tmp/pl-$op") pb=$(bench_med < "/tmp/pb-$op")
 	sl=$(bench_med < "/tmp/sl-$op") sb=$(bench_med < "/tmp/sb-$op")
 	rl=$(bench_round_ratio "/tmp/pl-$op" "/tmp/sl-$op") rb=$(bench_round_ratio "/tmp/pb-$op" "/tmp/sb-$op")
@@ -124,18 +158,23 @@ bench_op_report() {
 		if (px != "") px = " " px
 		printf "BENCH %s%-5s latency %-20s %10.2f  rdma-selftest %10.2f  ratio %.3f, per round %.3f (goal <= 1.0; %s)\n", l, op, "ib_" pt "_lat" px, pl, sl, (pl > 0 ? sl / pl : 0), rl, cl
 		printf "BENCH %s%-5s bw      %-20s %10.4f  rdma-selftest %10.4f  ratio %.3f, per round %.3f (goal >= 1.0; %s)\n", l, op, "ib_" pt "_bw" px, pb, sb, (pb > 0 ? sb / pb : 0), rb, cb }'
-	vm_check "${label}bench $op produced figures" test -n "$pl" -a -n "$pb" -a -n "$sl" -a -n "$sb"
+	if [ -z "$label" ] && bench_floor "$op"; then
+		files+=("/tmp/fl-$op")
+		_bench_floor_lines "$op" "$pl"
+	fi
+	miss=$(bench_missing "${files[@]}")
+	[ "$miss" = 0 ] || echo "BENCH ${label}${op}: $miss runs gave no figure (their rounds are left out of the ratios)"
+	vm_check "${label}bench $op: every run gave its figure" test "$miss" = 0 -a -n "$pl"
 }
 
-# bench_floor_report OP -- the floor's median latency beside perftest's and
-# rdma-selftest's, from /tmp/fl-OP: the floor against perftest and
-# rdma-selftest against the floor, per round.  What the floor, which does
-# nothing but post and poll, loses to perftest in the same rounds is the
-# share of a gap no program's own code explains.
-bench_floor_report() {
-	local op=$1 fl
-	fl=$(bench_med < "/tmp/fl-$op")
-	awk -v op="$op" -v fl="$fl" -v pl="$(bench_med < "/tmp/pl-$op")" \
+# _bench_floor_lines OP PL -- the floor's median latency (/tmp/fl-OP) beside
+# perftest's (PL): the floor against perftest and rdma-selftest against the
+# floor, per round.  What the floor, which does nothing but post and poll,
+# loses to perftest in the same rounds is the share of a gap no program's
+# own code explains.
+_bench_floor_lines() {
+	local op=$1
+	awk -v op="$op" -v fl="$(bench_med < "/tmp/fl-$op")" -v pl="$2" \
 		-v fp="$(bench_round_ratio "/tmp/pl-$op" "/tmp/fl-$op")" \
 		-v sf="$(bench_round_ratio "/tmp/fl-$op" "/tmp/sl-$op")" \
 		-v cfp="$(bench_spread_text "/tmp/pl-$op" "/tmp/fl-$op")" \
@@ -143,5 +182,4 @@ bench_floor_report() {
 	BEGIN {
 		printf "BENCH %-5s floor   %-20s %10.2f  against ib_%s_lat: ratio %.3f, per round %.3f (%s)\n", op, "read-floor", fl, op, (pl > 0 ? fl / pl : 0), fp, cfp
 		printf "BENCH %-5s floor   rdma-selftest against read-floor: per round %.3f (%s)\n", op, sf, csf }'
-	vm_check "bench $op floor produced figures" test -n "$fl"
 }

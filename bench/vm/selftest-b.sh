@@ -26,33 +26,34 @@ for op in $OPS; do : > "/tmp/pl-$op"; : > "/tmp/pb-$op"; : > "/tmp/sl-$op"; : > 
 pt_lat() {
 	timeout 600 "ib_${pt}_lat" "${px[@]}" -d "$DEV" -x "$gid" -F -s 64 -n "$(bench_lat_iters "$op" "$ITERS")" \
 		-p 18530 "$PEER_IP" |
-		awk '$1 == 64 && NF >= 5 {print $5}' >> "/tmp/pl-$op"
+		awk '$1 == 64 && NF >= 5 {print $5}' | bench_put "/tmp/pl-$op"
 }
 st_lat() {
 	timeout 600 "$S" "$PEER_IP" -P 18532 --timeout 60 -n "$(bench_lat_iters "$op" "$ITERS")" --pings 10 --sizes 64 \
 		"${sx[@]}" --latency-only --no-counters -j > /tmp/st-lat.json
-	jq -r --arg op "$pt" '[.latency[] | select(.op == $op)][0].median_us' /tmp/st-lat.json >> "/tmp/sl-$op"
+	jq -r --arg op "$pt" '[.latency[] | select(.op == $op)][0].median_us' /tmp/st-lat.json | bench_put "/tmp/sl-$op"
 	vm_signal "st-lat-done-$op-$round"
 }
 # the floor's median, in us
 fl_lat() {
-	timeout 600 "$(bench_floor_bin)" "$PEER_IP" 18533 "$DEV" "$gid" "$(bench_lat_iters "$op" "$ITERS")" 64 |
-		awk 'NF == 3 {print $1}' >> "/tmp/fl-$op"
+	timeout 600 "$BENCH_BIN/read-floor" "$PEER_IP" 18533 "$DEV" "$gid" "$(bench_lat_iters "$op" "$ITERS")" 64 |
+		awk 'NF == 3 {print $1}' | bench_put "/tmp/fl-$op"
 }
 ORDERS=("pt st fl" "st fl pt" "fl pt st" "pt fl st" "fl st pt" "st pt fl")
 # BW average[MB/sec] -> Gb/s
 pt_bw() {
 	timeout 600 "ib_${pt}_bw" "${px[@]}" -d "$DEV" -x "$gid" -F -s "$bs" -n "$ITERS" -p 18531 "$PEER_IP" |
-		awk -v bs="$bs" '$1 == bs && NF >= 4 {printf "%.6f\n", $4 * 8 / 1000}' >> "/tmp/pb-$op"
+		awk -v bs="$bs" '$1 == bs && NF >= 4 {printf "%.6f\n", $4 * 8 / 1000}' | bench_put "/tmp/pb-$op"
 }
 st_bw() {
 	timeout 600 "$S" "$PEER_IP" -P 18532 --timeout 60 -n "$ITERS" --pings 10 --sizes "$bs" \
 		"${sx[@]}" --bandwidth-only --no-counters -j > /tmp/st-bw.json
 	jq -r --arg op "$pt" --arg k "$(bench_bw_key "$op")" '[.bandwidth[] | select(.op == $op)][0][$k]' \
-		/tmp/st-bw.json >> "/tmp/sb-$op"
+		/tmp/st-bw.json | bench_put "/tmp/sb-$op"
 	vm_signal "st-bw-done-$op-$round"
 }
 vm_wait st-ready 300
+echo "BENCH clocks: a $(cat "$VM_SIG_DIR/clock-a" 2>/dev/null); b $(bench_clock_text)"
 for round in $(seq "$ROUNDS"); do
 	for op in $OPS; do
 		pt=$(bench_pt "$op") bs=$(bench_bw_size "$op")
@@ -79,8 +80,7 @@ for round in $(seq "$ROUNDS"); do
 done
 vm_signal st-done
 echo "BENCH $ROUNDS rounds of $ITERS (latency of read and ud: $((ITERS * 10))), two VMs, QPs connected by ${BENCH_CONNECT:-verbs} on both sides" \
-	"(UD: the TCP exchange); medians (latency 64 B in us, bandwidth 64 KiB in Gb/s):"
-for op in $OPS; do
-	bench_op_report "" "$op"
-	if bench_floor "$op"; then bench_floor_report "$op"; fi
-done
+	"(UD: the TCP exchange), rdma-selftest server: $([ "${BENCH_ST_SERVER:-session}" = session ] &&
+		echo "one for the whole run" || echo "one per run, like perftest's");" \
+	"medians (latency 64 B in us, bandwidth 64 KiB in Gb/s):"
+for op in $OPS; do bench_op_report "" "$op"; done

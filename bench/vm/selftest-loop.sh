@@ -25,20 +25,20 @@ for round in $(seq "$ROUNDS"); do
 		vm_bg lat timeout 600 "ib_${pt}_lat" "${px[@]}" -d "$DEV" -x "$gid" -F -s 64 -n "$n" -p 18530
 		vm_wait_listen 18530 60
 		timeout 600 "ib_${pt}_lat" "${px[@]}" -d "$DEV" -x "$gid" -F -s 64 -n "$n" -p 18530 127.0.0.1 |
-			awk '$1 == 64 && NF >= 5 {print $5}' >> "/tmp/pl-$op"
+			awk '$1 == 64 && NF >= 5 {print $5}' | bench_put "/tmp/pl-$op"
 		vm_bg_wait lat > /dev/null
 		timeout 600 "$S" -d "$DEV" -x "$gid" --timeout 60 -n "$n" --pings 10 --sizes 64 \
 			"${sx[@]}" --latency-only --no-counters -j > /tmp/st-lat.json
-		jq -r --arg op "$(bench_pt "$op")" '[.ports[0].latency[] | select(.op == $op)][0].median_us' /tmp/st-lat.json >> "/tmp/sl-$op"
+		jq -r --arg op "$(bench_pt "$op")" '[.ports[0].latency[] | select(.op == $op)][0].median_us' /tmp/st-lat.json | bench_put "/tmp/sl-$op"
 		vm_bg bw timeout 600 "ib_${pt}_bw" "${px[@]}" -d "$DEV" -x "$gid" -F -s "$bs" -n "$ITERS" -p 18531
 		vm_wait_listen 18531 60
 		timeout 600 "ib_${pt}_bw" "${px[@]}" -d "$DEV" -x "$gid" -F -s "$bs" -n "$ITERS" -p 18531 127.0.0.1 |
-			awk -v bs="$bs" '$1 == bs && NF >= 4 {printf "%.6f\n", $4 * 8 / 1000}' >> "/tmp/pb-$op"
+			awk -v bs="$bs" '$1 == bs && NF >= 4 {printf "%.6f\n", $4 * 8 / 1000}' | bench_put "/tmp/pb-$op"
 		vm_bg_wait bw > /dev/null
 		timeout 600 "$S" -d "$DEV" -x "$gid" --timeout 60 -n "$ITERS" --pings 10 --sizes "$bs" \
 			"${sx[@]}" --bandwidth-only --no-counters -j > /tmp/st-bw.json
 		jq -r --arg op "$(bench_pt "$op")" --arg k "$(bench_bw_key "$op")" \
-			'[.ports[0].bandwidth[] | select(.op == $op)][0][$k]' /tmp/st-bw.json >> "/tmp/sb-$op"
+			'[.ports[0].bandwidth[] | select(.op == $op)][0][$k]' /tmp/st-bw.json | bench_put "/tmp/sb-$op"
 		echo "BENCH loopback round $round $op: lat ib_${pt}_lat $(tail -1 "/tmp/pl-$op") rdma-selftest $(tail -1 "/tmp/sl-$op");" \
 			"bw ib_${pt}_bw $(tail -1 "/tmp/pb-$op") rdma-selftest $(tail -1 "/tmp/sb-$op")"
 	done
