@@ -15,7 +15,7 @@
 # speaking perftest's exchange), unless BENCH_FLOOR=0.  The rdma-selftest
 # server on VM a serves the whole run (BENCH_ST_SERVER=session, default) or,
 # like perftest's servers, is a fresh process for each run (run).
-# usage: [BENCH_CONNECT=verbs|cm] [BENCH_LOOPBACK=0] [BENCH_FLOOR=0] [BENCH_ST_SERVER=session|run]
+# usage: [BENCH_CONNECT=verbs|cm] [BENCH_LOOPBACK=0] [BENCH_FLOOR=0] [BENCH_ST_SERVER=session|run] [BENCH_BOOTS=1]
 #        bench/selftest-vs-perftest.sh [ITERS=500 [ROUNDS=5 [OPS="send write read ud"]]]
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -26,11 +26,42 @@ case $BENCH_CONNECT in verbs | cm) ;; *) echo "BENCH_CONNECT: verbs or cm, not '
 case $BENCH_ST_SERVER in session | run) ;; *) echo "BENCH_ST_SERVER: session or run, not '$BENCH_ST_SERVER'" >&2; exit 2 ;; esac
 # the tools, and the READ floor (make bench-build: bench/*.c with the kit's flags)
 make -s all bench-build >/dev/null && tests/vm/prepare.sh build/vm >/dev/null || exit 1
-tests/vm/run.sh --pair --name bench-selftest --timeout 7200 \
-	bench/vm/selftest-a.sh bench/vm/selftest-b.sh > /tmp/bench-selftest.out 2>&1
-rc=$?
-grep -h "^BENCH" build/vm/logs/bench-selftest.b.out | sed 's/^BENCH //'
-[ $rc -eq 0 ] || { echo "(the VM run failed; see build/vm/logs/bench-selftest.*)"; tail -5 /tmp/bench-selftest.out; }
+# BENCH_BOOTS=N: the whole two-VM run N times, each in a fresh boot of the
+# pair, then every ratio again over the rounds of all boots (and per boot):
+# whatever one boot of the emulated VMs carries for its whole life (where
+# the host put its vCPU threads, how its clock was calibrated) falls on one
+# boot's rounds alone, and shows as a spread between the boots.
+boots=${BENCH_BOOTS:-1}
+case $boots in '' | *[!0-9]* | 0) echo "BENCH_BOOTS: a positive number, not '$boots'" >&2; exit 2 ;; esac
+all=$(mktemp -d) || exit 1
+trap 'rm -rf "$all"' EXIT
+for boot in $(seq "$boots"); do
+	name=bench-selftest
+	[ "$boots" = 1 ] || { name=bench-selftest-$boot; echo "boot $boot of $boots:"; }
+	tests/vm/run.sh --pair --name "$name" --timeout 7200 \
+		bench/vm/selftest-a.sh bench/vm/selftest-b.sh > "/tmp/$name.out" 2>&1
+	rc=$?
+	grep -h "^BENCH" "build/vm/logs/$name.b.out" | sed 's/^BENCH //'
+	grep -h "^BENCH round" "build/vm/logs/$name.b.out" > "$all/rounds-$boot"
+	[ $rc -eq 0 ] || { echo "(the VM run failed; see build/vm/logs/$name.*)"; tail -5 "/tmp/$name.out"; }
+done
+if [ "$boots" -gt 1 ]; then
+	RD_ROOT=$PWD
+	# shellcheck source=bench/vm/lib.sh
+	. bench/vm/lib.sh
+	echo "all $boots boots, $(cat "$all"/rounds-* | wc -l) rounds (a round: one line per operation):"
+	for boot in $(seq "$boots"); do bench_round_files "$all/b$boot" < "$all/rounds-$boot"; done
+	for op in $BENCH_OPS; do
+		for boot in $(seq "$boots"); do
+			[ -s "$all/b$boot/pl-$op" ] &&
+				echo "boot $boot $op: latency per round $(bench_round_ratio "$all/b$boot/pl-$op" "$all/b$boot/sl-$op")$(
+					[ -s "$all/b$boot/fl-$op" ] && echo ", floor $(bench_round_ratio "$all/b$boot/pl-$op" "$all/b$boot/fl-$op")")," \
+					"bandwidth per round $(bench_round_ratio "$all/b$boot/pb-$op" "$all/b$boot/sb-$op")"
+		done
+	done
+	cat "$all"/rounds-* | bench_round_files "$all/pool"
+	for op in $BENCH_OPS; do BENCH_FIGS=$all/pool bench_op_lines "all boots: " "$op" | sed 's/^BENCH //'; done
+fi
 # The same on one host: the emulated link's ~22 ms round trip out of the way,
 # the software paths of the two tools are what differs.
 [ "${BENCH_LOOPBACK:-1}" = 0 ] && exit 0

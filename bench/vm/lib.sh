@@ -139,47 +139,75 @@ bench_spread_text() {
 		awk '{printf "%.3f..%.3f at %s %%, below 1 in %d of %d rounds", $1, $2, $3, $4, $5}'
 }
 
-# bench_op_report LABEL OP -- the medians of /tmp/{pl,sl,pb,sb}-OP (perftest
-# and rdma-selftest latency, perftest and rdma-selftest bandwidth), the ratio
-# of the medians and the median of the per-round ratios, as BENCH lines, and
-# for the floor (bench_floor) also /tmp/fl-OP; a check that every run of
-# every round gave its figure.
-bench_op_report() {
-	local label=$1 op=$2 pl pb sl sb rl rb files miss
-	files=("/tmp/pl-$op" "/tmp/sl-$op" "/tmp/pb-$op" "/tmp/sb-$op")
-	pl=$(bench_med < "/tmp/pl-$op") pb=$(bench_med < "/tmp/pb-$op")
-	sl=$(bench_med < "/tmp/sl-$op") sb=$(bench_med < "/tmp/sb-$op")
-	rl=$(bench_round_ratio "/tmp/pl-$op" "/tmp/sl-$op") rb=$(bench_round_ratio "/tmp/pb-$op" "/tmp/sb-$op")
+# Reports read the figures files of an operation OP from BENCH_FIGS
+# (default /tmp): pl-OP, sl-OP (perftest's and rdma-selftest's latency),
+# pb-OP, sb-OP (bandwidth) and fl-OP (the floor's latency), one line a round.
+# bench_op_lines LABEL OP -- their medians, the ratio of the medians and the
+# median of the per-round ratios with its interval, as BENCH lines (for the
+# floor, bench_floor, also its lines); a line saying how many runs gave no
+# figure, if any.
+bench_op_lines() {
+	local label=$1 op=$2 d=${BENCH_FIGS:-/tmp} pl pb sl sb miss
+	local files=("$d/pl-$op" "$d/sl-$op" "$d/pb-$op" "$d/sb-$op")
+	pl=$(bench_med < "$d/pl-$op") pb=$(bench_med < "$d/pb-$op")
+	sl=$(bench_med < "$d/sl-$op") sb=$(bench_med < "$d/sb-$op")
 	awk -v l="$label" -v op="$op" -v pt="$(bench_pt "$op")" -v px="$(bench_pt_args "$op")" \
-		-v pl="$pl" -v sl="$sl" -v pb="$pb" -v sb="$sb" -v rl="$rl" -v rb="$rb" \
-		-v cl="$(bench_spread_text "/tmp/pl-$op" "/tmp/sl-$op")" \
-		-v cb="$(bench_spread_text "/tmp/pb-$op" "/tmp/sb-$op")" '
+		-v pl="$pl" -v sl="$sl" -v pb="$pb" -v sb="$sb" \
+		-v rl="$(bench_round_ratio "$d/pl-$op" "$d/sl-$op")" -v rb="$(bench_round_ratio "$d/pb-$op" "$d/sb-$op")" \
+		-v cl="$(bench_spread_text "$d/pl-$op" "$d/sl-$op")" \
+		-v cb="$(bench_spread_text "$d/pb-$op" "$d/sb-$op")" '
 	BEGIN {
 		if (px != "") px = " " px
 		printf "BENCH %s%-5s latency %-20s %10.2f  rdma-selftest %10.2f  ratio %.3f, per round %.3f (goal <= 1.0; %s)\n", l, op, "ib_" pt "_lat" px, pl, sl, (pl > 0 ? sl / pl : 0), rl, cl
 		printf "BENCH %s%-5s bw      %-20s %10.4f  rdma-selftest %10.4f  ratio %.3f, per round %.3f (goal >= 1.0; %s)\n", l, op, "ib_" pt "_bw" px, pb, sb, (pb > 0 ? sb / pb : 0), rb, cb }'
-	if [ -z "$label" ] && bench_floor "$op"; then
-		files+=("/tmp/fl-$op")
-		_bench_floor_lines "$op" "$pl"
+	if [ -s "$d/fl-$op" ]; then
+		files+=("$d/fl-$op")
+		_bench_floor_lines "$label" "$op" "$pl"
 	fi
 	miss=$(bench_missing "${files[@]}")
-	[ "$miss" = 0 ] || echo "BENCH ${label}${op}: $miss runs gave no figure (their rounds are left out of the ratios)"
-	vm_check "${label}bench $op: every run gave its figure" test "$miss" = 0 -a -n "$pl"
+	case $miss in
+	0) ;;
+	1) echo "BENCH ${label}${op}: 1 run gave no figure (its round is left out of the ratios)" ;;
+	*) echo "BENCH ${label}${op}: $miss runs gave no figure (their rounds are left out of the ratios)" ;;
+	esac
 }
 
-# _bench_floor_lines OP PL -- the floor's median latency (/tmp/fl-OP) beside
+# bench_op_report LABEL OP -- bench_op_lines, and a check that every run of
+# every round gave its figure.
+bench_op_report() {
+	local d=${BENCH_FIGS:-/tmp}
+	bench_op_lines "$1" "$2"
+	vm_check "${1}bench $2: every run gave its figure" \
+		test "$(bench_missing "$d/pl-$2" "$d/sl-$2" "$d/pb-$2" "$d/sb-$2")" = 0 -a -n "$(bench_med < "$d/pl-$2")"
+}
+
+# _bench_floor_lines LABEL OP PL -- the floor's median latency beside
 # perftest's (PL): the floor against perftest and rdma-selftest against the
 # floor, per round.  What the floor, which does nothing but post and poll,
 # loses to perftest in the same rounds is the share of a gap no program's
 # own code explains.
 _bench_floor_lines() {
-	local op=$1
-	awk -v op="$op" -v fl="$(bench_med < "/tmp/fl-$op")" -v pl="$2" \
-		-v fp="$(bench_round_ratio "/tmp/pl-$op" "/tmp/fl-$op")" \
-		-v sf="$(bench_round_ratio "/tmp/fl-$op" "/tmp/sl-$op")" \
-		-v cfp="$(bench_spread_text "/tmp/pl-$op" "/tmp/fl-$op")" \
-		-v csf="$(bench_spread_text "/tmp/fl-$op" "/tmp/sl-$op")" '
+	local op=$2 d=${BENCH_FIGS:-/tmp}
+	awk -v l="$1" -v op="$op" -v fl="$(bench_med < "$d/fl-$op")" -v pl="$3" \
+		-v fp="$(bench_round_ratio "$d/pl-$op" "$d/fl-$op")" \
+		-v sf="$(bench_round_ratio "$d/fl-$op" "$d/sl-$op")" \
+		-v cfp="$(bench_spread_text "$d/pl-$op" "$d/fl-$op")" \
+		-v csf="$(bench_spread_text "$d/fl-$op" "$d/sl-$op")" '
 	BEGIN {
-		printf "BENCH %-5s floor   %-20s %10.2f  against ib_%s_lat: ratio %.3f, per round %.3f (%s)\n", op, "read-floor", fl, op, (pl > 0 ? fl / pl : 0), fp, cfp
-		printf "BENCH %-5s floor   rdma-selftest against read-floor: per round %.3f (%s)\n", op, sf, csf }'
+		printf "BENCH %s%-5s floor   %-20s %10.2f  against ib_%s_lat: ratio %.3f, per round %.3f (%s)\n", l, op, "read-floor", fl, op, (pl > 0 ? fl / pl : 0), fp, cfp
+		printf "BENCH %s%-5s floor   rdma-selftest against read-floor: per round %.3f (%s)\n", l, op, sf, csf }'
+}
+
+# bench_round_files DIR < ROUND-LINES -- the figures files of every
+# operation into DIR, from the "BENCH round N OP: lat ..." lines that
+# selftest-b.sh prints (of one boot or of several): each line is a round.
+bench_round_files() {
+	mkdir -p "$1" && rm -f "$1"/[ps][lb]-* "$1"/fl-*
+	sed -n 's/^BENCH round [0-9]* //p' | tr -d ';' | awk -v d="$1" '
+	{
+		op = $1; sub(/:$/, "", op)
+		print $4 > (d "/pl-" op); print $6 > (d "/sl-" op)
+		print $9 > (d "/pb-" op); print $11 > (d "/sb-" op)
+		if ($12 == "floor") print $13 > (d "/fl-" op)
+	}'
 }
