@@ -156,7 +156,7 @@ vm-prepare:
 	@tests/vm/prepare.sh build/vm
 
 # The VM tier installs the Debian package (tests/vm/t-deb.sh): build it first.
-check-vm: all vm-prepare deb
+check-vm: all bench-build vm-prepare deb
 	@tests/vm/check.sh $(BUILD) $(RESULTS)/vm
 
 # ---- Debian package ----
@@ -237,7 +237,7 @@ lint:
 # VMs: every core) run after, alone.
 check:
 	@rm -rf $(RESULTS); mkdir -p $(RESULTS)
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all bench-build
 	@echo "== build tier (gcc, clang, install)"; tests/check-build.sh $(RESULTS)/build || true
 	@$(MAKE) --no-print-directory vm-prepare deb
 	@echo "== VM tier, one VM: started in the background; its output follows the host tiers"; \
