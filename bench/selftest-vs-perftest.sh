@@ -53,10 +53,12 @@ if [ "$boots" -gt 1 ]; then
 	for boot in $(seq "$boots"); do bench_round_files "$all/b$boot" < "$all/rounds-$boot"; done
 	for op in $BENCH_OPS; do
 		for boot in $(seq "$boots"); do
-			[ -s "$all/b$boot/pl-$op" ] &&
-				echo "boot $boot $op: latency per round $(bench_round_ratio "$all/b$boot/pl-$op" "$all/b$boot/sl-$op")$(
-					[ -s "$all/b$boot/fl-$op" ] && echo ", floor $(bench_round_ratio "$all/b$boot/pl-$op" "$all/b$boot/fl-$op")")," \
-					"bandwidth per round $(bench_round_ratio "$all/b$boot/pb-$op" "$all/b$boot/sb-$op")"
+			b=$all/b$boot
+			[ -s "$b/pl-$op" ] || continue
+			printf 'boot %d %s: per round, latency %.3f%s, bandwidth %.3f\n' "$boot" "$op" \
+				"$(bench_round_ratio "$b/pl-$op" "$b/sl-$op")" \
+				"$([ -s "$b/fl-$op" ] && printf ', floor %.3f' "$(bench_round_ratio "$b/pl-$op" "$b/fl-$op")")" \
+				"$(bench_round_ratio "$b/pb-$op" "$b/sb-$op")"
 		done
 	done
 	cat "$all"/rounds-* | bench_round_files "$all/pool"
