@@ -6,7 +6,6 @@
 . "$RD_ROOT/tests/vm/lib.sh"
 . "$RD_ROOT/bench/vm/lib.sh"
 set -u
-DEV=${VM_RDMA_DEV:-rxe0}
 NET=${VM_NETDEV:-eth0}
 ROUNDS=${BENCH_ROUNDS:-15}
 G=$RD_ROOT/build/rdma-gids

@@ -1,8 +1,14 @@
 # Helpers for the bench scenarios in bench/vm (sourced after tests/vm/lib.sh).
 # shellcheck shell=bash
 
-# The bench's own programs (bench/*.c), built by `make bench-build`.
+# The bench's own programs (bench/*.c), built by `make bench-build`;
+# READ_FLOOR is bench/read-floor.c.
 BENCH_BIN=$RD_ROOT/build/bench
+READ_FLOOR=$BENCH_BIN/read-floor
+# The VMs' RDMA device (rxe0 on eth0 in tests/vm); bench_gid: the index of
+# this VM's address among its GIDs.
+DEV=${VM_RDMA_DEV:-rxe0}
+bench_gid() { vm_gid_index "$DEV" "$VM_IP"; }
 
 # A figures file holds one line a round, in round order: the figure, or NA
 # when that round's run gave none (bench_put), so that the rounds of two
@@ -83,7 +89,7 @@ _bench_cm_listening() { rdma resource show cm_id 2>/dev/null | grep -q "LISTEN.*
 # busy-polled), speaking perftest's TCP exchange.  For read, with the verbs
 # connection (the floor has no rdma_cm), unless BENCH_FLOOR=0.
 bench_floor() {
-	[ "$1" = read ] && ! bench_cm "$1" && [ "${BENCH_FLOOR:-1}" != 0 ] && [ -x "$BENCH_BIN/read-floor" ]
+	[ "$1" = read ] && ! bench_cm "$1" && [ "${BENCH_FLOOR:-1}" != 0 ] && [ -x "$READ_FLOOR" ]
 }
 # bench_clock_text -- this VM's clock in one phrase: the clocksource, the
 # "cpu MHz" of /proc/cpuinfo (which ib_*_lat turns its cycle counts into

@@ -17,11 +17,10 @@
 . "$RD_ROOT/tests/vm/lib.sh"
 . "$RD_ROOT/bench/vm/lib.sh"
 set -u
-DEV=${VM_RDMA_DEV:-rxe0}
 ITERS=${BENCH_ITERS:-500} ROUNDS=${BENCH_ROUNDS:-5} OPS=${BENCH_OPS:-send write read ud}
 ST_SERVER=${BENCH_ST_SERVER:-session}
 ST=("$RD_ROOT/build/rdma-selftest" --server -P 18532 --timeout 60 --no-counters)
-gid=$(vm_gid_index "$DEV" "$VM_IP")
+gid=$(bench_gid)
 vm_signal clock-a "$(bench_clock_text)"
 if [ "$ST_SERVER" = session ]; then
 	rm -f /tmp/st.fifo && mkfifo /tmp/st.fifo
@@ -60,7 +59,7 @@ for round in $(seq "$ROUNDS"); do
 			-n "$(bench_lat_iters "$op" "$ITERS")" -p 18530
 		bench_pt_listen "$op" 18530 || echo "BENCH no ib_${pt}_lat server on 18530" >&2
 		if bench_floor "$op"; then
-			vm_bg floor timeout 600 "$BENCH_BIN/read-floor" -s 18533 "$DEV" "$gid"
+			vm_bg floor timeout 600 "$READ_FLOOR" -s 18533 "$DEV" "$gid"
 			vm_wait_listen 18533 30 || echo "BENCH no read-floor server on 18533" >&2
 		fi
 		st_start

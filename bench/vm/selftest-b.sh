@@ -17,10 +17,9 @@
 . "$RD_ROOT/tests/vm/lib.sh"
 . "$RD_ROOT/bench/vm/lib.sh"
 set -u
-DEV=${VM_RDMA_DEV:-rxe0}
 ITERS=${BENCH_ITERS:-500} ROUNDS=${BENCH_ROUNDS:-5} OPS=${BENCH_OPS:-send write read ud}
 S=$RD_ROOT/build/rdma-selftest
-gid=$(vm_gid_index "$DEV" "$VM_IP")
+gid=$(bench_gid)
 for op in $OPS; do : > "/tmp/pl-$op"; : > "/tmp/pb-$op"; : > "/tmp/sl-$op"; : > "/tmp/sb-$op"; : > "/tmp/fl-$op"; done
 # t_typical is perftest's median
 pt_lat() {
@@ -36,7 +35,7 @@ st_lat() {
 }
 # the floor's median, in us
 fl_lat() {
-	timeout 600 "$BENCH_BIN/read-floor" "$PEER_IP" 18533 "$DEV" "$gid" "$(bench_lat_iters "$op" "$ITERS")" 64 |
+	timeout 600 "$READ_FLOOR" "$PEER_IP" 18533 "$DEV" "$gid" "$(bench_lat_iters "$op" "$ITERS")" 64 |
 		awk 'NF == 3 {print $1}' | bench_put "/tmp/fl-$op"
 }
 ORDERS=("pt st fl" "st fl pt" "fl pt st" "pt fl st" "fl st pt" "st pt fl")

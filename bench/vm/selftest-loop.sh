@@ -11,10 +11,9 @@ set -u
 # cannot reach a device through the loopback interface), and rdma-selftest's
 # loopback connects its two QPs in one process: no --verbs, no -R here.
 BENCH_CONNECT=verbs
-DEV=${VM_RDMA_DEV:-rxe0}
 ITERS=${BENCH_ITERS:-500} ROUNDS=${BENCH_ROUNDS:-5} OPS=${BENCH_OPS:-send write read ud}
 S=$RD_ROOT/build/rdma-selftest
-gid=$(vm_gid_index "$DEV" "$VM_IP")
+gid=$(bench_gid)
 for op in $OPS; do : > "/tmp/pl-$op"; : > "/tmp/pb-$op"; : > "/tmp/sl-$op"; : > "/tmp/sb-$op"; done
 for round in $(seq "$ROUNDS"); do
 	for op in $OPS; do

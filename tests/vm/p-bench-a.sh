@@ -9,11 +9,9 @@
 # shellcheck source=bench/vm/lib.sh
 . "$RD_ROOT/bench/vm/lib.sh"
 set -u
-DEV=${VM_RDMA_DEV:-rxe0}
-F=$BENCH_BIN/read-floor
-gid=$(vm_gid_index "$DEV" "$VM_IP")
+gid=$(bench_gid)
 
-vm_check "read-floor is built (make bench-build)" test -x "$F"
+vm_check "read-floor is built (make bench-build)" test -x "$READ_FLOOR"
 # serve: NAME READY-SIGNAL PORT CMD... -- start a one-client server, signal
 # b once it listens, and check that it served and exited 0.
 serve() {
@@ -25,8 +23,8 @@ serve() {
 	vm_bg_wait "$name" > "/tmp/$name.out"
 	vm_check_eq "$name served its client and exited 0" 0 "$?"
 }
-serve floor-floor bench-ff 18540 "$F" -s 18540 "$DEV" "$gid"
+serve floor-floor bench-ff 18540 "$READ_FLOOR" -s 18540 "$DEV" "$gid"
 serve pt-server bench-fp 18541 ib_read_lat -d "$DEV" -x "$gid" -F -s 64 -n 300 -p 18541
-serve floor-pt bench-pf 18542 "$F" -s 18542 "$DEV" "$gid"
+serve floor-pt bench-pf 18542 "$READ_FLOOR" -s 18542 "$DEV" "$gid"
 vm_wait bench-b-done 180 || vm_fail "no end from VM b"
 vm_pass "bench servers done"

@@ -10,19 +10,17 @@
 # shellcheck source=bench/vm/lib.sh
 . "$RD_ROOT/bench/vm/lib.sh"
 set -u
-DEV=${VM_RDMA_DEV:-rxe0}
-F=$BENCH_BIN/read-floor
-gid=$(vm_gid_index "$DEV" "$VM_IP")
+gid=$(bench_gid)
 # a "median min avg" line of positive microseconds, min <= median
 figures() { awk 'NF == 3 && $2 > 0 && $2 <= $1 && $3 > 0 {ok = 1} END {exit !ok}' "$1"; }
 
 vm_wait bench-ff 120 || vm_fail "no read-floor server on $PEER_IP"
-timeout 120 "$F" "$PEER_IP" 18540 "$DEV" "$gid" 300 64 > /tmp/ff.out 2> /tmp/ff.err
+timeout 120 "$READ_FLOOR" "$PEER_IP" 18540 "$DEV" "$gid" 300 64 > /tmp/ff.out 2> /tmp/ff.err
 vm_check_eq "read-floor against read-floor exits 0" 0 "$?"
 vm_check "read-floor against read-floor: median, min, avg" figures /tmp/ff.out
 
 vm_wait bench-fp 120 || vm_fail "no ib_read_lat server on $PEER_IP"
-timeout 120 "$F" "$PEER_IP" 18541 "$DEV" "$gid" 300 64 > /tmp/fp.out 2> /tmp/fp.err
+timeout 120 "$READ_FLOOR" "$PEER_IP" 18541 "$DEV" "$gid" 300 64 > /tmp/fp.out 2> /tmp/fp.err
 vm_check_eq "read-floor against ib_read_lat's server exits 0" 0 "$?"
 vm_check "read-floor against ib_read_lat's server: median, min, avg" figures /tmp/fp.out
 
@@ -34,13 +32,13 @@ vm_check_output "ib_read_lat against read-floor's server: its result line" \
 vm_signal bench-b-done
 
 # errors: nobody listening (exit 1, one line), usage (exit 2)
-timeout 60 "$F" "$PEER_IP" 18549 "$DEV" "$gid" 10 > /tmp/no.out 2> /tmp/no.err
+timeout 60 "$READ_FLOOR" "$PEER_IP" 18549 "$DEV" "$gid" 10 > /tmp/no.out 2> /tmp/no.err
 vm_check_eq "read-floor with no server: exit 1" 1 "$?"
 vm_check_eq "read-floor with no server: one line on stderr" 1 "$(wc -l < /tmp/no.err)"
 vm_check "read-floor with no server: nothing on stdout" test ! -s /tmp/no.out
-"$F" > /dev/null 2>&1
+"$READ_FLOOR" > /dev/null 2>&1
 vm_check_eq "read-floor without arguments: exit 2" 2 "$?"
-"$F" "$PEER_IP" 18540 "$DEV" "$gid" 0 > /dev/null 2> /tmp/zero.err
+"$READ_FLOOR" "$PEER_IP" 18540 "$DEV" "$gid" 0 > /dev/null 2> /tmp/zero.err
 vm_check_eq "read-floor with ITERS 0: exit 2" 2 "$?"
 vm_check_output "read-floor with ITERS 0: says why" "at least 1" cat /tmp/zero.err
 
