@@ -13,21 +13,28 @@ bench_gid() { vm_gid_index "$DEV" "$VM_IP"; }
 # A figures file holds one line a round, in round order: the figure, or NA
 # when that round's run gave none (bench_put), so that the rounds of two
 # files stay paired line by line.
-# bench_put FILE -- append the first line of stdin to FILE, or NA if empty.
+# bench_put FILE -- append the first line of stdin to FILE if it is a figure
+# above 0, else NA: a run that printed nothing, jq's null for a missing key,
+# or perftest's 0.000000 Gb/s for a run that moved nothing is no figure (a 0
+# would pull the median down).
 bench_put() {
 	local v
 	IFS= read -r v || :
-	printf '%s\n' "${v:-NA}" >> "$1"
+	if [[ $v =~ ^[0-9]*\.?[0-9]+$ ]] && awk -v v="$v" 'BEGIN {exit !(v + 0 > 0)}'; then
+		printf '%s\n' "$v" >> "$1"
+	else
+		echo NA >> "$1"
+	fi
 }
 # bench_missing FILE... -- how many rounds of the FILEs have no figure.
 bench_missing() { cat "$@" | grep -cv '^[0-9.]\+$'; }
 
 # bench_med -- the median of the numbers on stdin, one a line (the mean of the
 # two middle ones for an even count); lines that are no number (NA) are left
-# out.
+# out, and with no number at all it prints nothing.
 bench_med() {
 	grep '^[0-9.]\+$' | sort -n |
-		awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'
+		awk '{a[NR]=$1} END {if (NR) print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'
 }
 
 # An "operation" of BENCH_OPS is send, write, read, or ud (send over UD QPs:
@@ -151,7 +158,7 @@ bench_spread_text() {
 # bench_op_lines LABEL OP -- their medians, the ratio of the medians and the
 # median of the per-round ratios with its interval, as BENCH lines (for the
 # floor, bench_floor, also its lines); a line saying how many runs gave no
-# figure, if any.
+# figure, if any.  Sets BENCH_MISSED to that count (the floor's runs too).
 bench_op_lines() {
 	local label=$1 op=$2 d=${BENCH_FIGS:-/tmp} pl pb sl sb miss
 	local files=("$d/pl-$op" "$d/sl-$op" "$d/pb-$op" "$d/sb-$op")
@@ -171,6 +178,7 @@ bench_op_lines() {
 		_bench_floor_lines "$label" "$op" "$pl"
 	fi
 	miss=$(bench_missing "${files[@]}")
+	BENCH_MISSED=$miss
 	case $miss in
 	0) ;;
 	1) echo "BENCH ${label}${op}: 1 run gave no figure (its round is left out of the ratios)" ;;
@@ -179,12 +187,12 @@ bench_op_lines() {
 }
 
 # bench_op_report LABEL OP -- bench_op_lines, and a check that every run of
-# every round gave its figure.
+# every round gave its figure (the floor's too, when it ran).
 bench_op_report() {
 	local d=${BENCH_FIGS:-/tmp}
 	bench_op_lines "$1" "$2"
 	vm_check "${1}bench $2: every run gave its figure" \
-		test "$(bench_missing "$d/pl-$2" "$d/sl-$2" "$d/pb-$2" "$d/sb-$2")" = 0 -a -n "$(bench_med < "$d/pl-$2")"
+		test "$BENCH_MISSED" = 0 -a -n "$(bench_med < "$d/pl-$2")"
 }
 
 # _bench_floor_lines LABEL OP PL -- the floor's median latency beside

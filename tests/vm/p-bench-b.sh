@@ -49,6 +49,11 @@ for v in 100 200 300; do echo "$v" | bench_put /tmp/A; done
 printf '110\n' | bench_put /tmp/B; : | bench_put /tmp/B; printf '330\n' | bench_put /tmp/B
 vm_check_eq "bench_put: a run without output is NA" "110 NA 330" "$(paste -sd' ' /tmp/B)"
 vm_check_eq "bench_missing counts it" 1 "$(bench_missing /tmp/A /tmp/B)"
+: > /tmp/C
+for v in 0.000000 null 0 -3 12.5 '' 7; do printf '%s\n' "$v" | bench_put /tmp/C; done
+vm_check_eq "bench_put: 0, null, 0.000000 and a negative are no figure" "NA NA NA NA 12.5 NA 7" \
+	"$(paste -sd' ' /tmp/C)"
+vm_check_eq "bench_med of no figure at all is empty" "" "$(printf 'NA\nNA\n' | bench_med)"
 vm_check_eq "bench_med leaves it out" 220 "$(bench_med < /tmp/B)"
 vm_check_eq "bench_round_ratio pairs round with round" 1.1 "$(bench_round_ratio /tmp/A /tmp/B)"
 vm_check_eq "bench_round_spread: 2 rounds, none below 1" "1.100 1.100 50.0 0 2" "$(bench_round_spread /tmp/A /tmp/B)"
@@ -67,4 +72,11 @@ vm_check_output "bench_op_lines: the latency line, per round over the paired rou
 vm_check_output "bench_op_lines: the floor against perftest" \
 	"^BENCH read +floor +read-floor +252.50 +against ib_read_lat: ratio 1.031, per round 1.031 " cat /tmp/pool.txt
 vm_check_output "bench_op_lines: the missing run named" "^BENCH read: 1 run gave no figure" cat /tmp/pool.txt
+# a round where only the floor gave nothing counts as missing too
+printf '%s\n' "BENCH round 1 read: lat ib_read_lat 250 rdma-selftest 260; bw ib_read_bw 0.12 rdma-selftest 0.14; floor 255" \
+	"BENCH round 2 read: lat ib_read_lat 245 rdma-selftest 250; bw ib_read_bw 0.12 rdma-selftest 0.14; floor NA" |
+	bench_round_files /tmp/pool2
+BENCH_FIGS=/tmp/pool2 bench_op_lines "" read > /tmp/pool2.txt
+vm_check_eq "bench_op_lines counts a run of the floor without a figure (BENCH_MISSED)" 1 "$BENCH_MISSED"
+vm_check_output "... and names it" "^BENCH read: 1 run gave no figure" cat /tmp/pool2.txt
 vm_pass "read-floor and the bench helpers checked"
