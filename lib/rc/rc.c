@@ -531,7 +531,7 @@ int rd_rc_poll(struct rd_rc *rc, struct ibv_wc *wc, int n, uint64_t deadline,
 			spin_end = rc->spin_ns > UINT64_MAX - now ? UINT64_MAX : now + rc->spin_ns;
 		if (!rc->chan || now < spin_end) {
 			/* another thread of ours may need this CPU (rd_rc_spin_yields) */
-			if (__atomic_load_n(&spin_yields, __ATOMIC_RELAXED))
+			if (!rc->spin_alone && __atomic_load_n(&spin_yields, __ATOMIC_RELAXED))
 				sched_yield();
 			continue;
 		}

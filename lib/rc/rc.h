@@ -45,6 +45,14 @@ struct rd_rc {
 	unsigned int unacked_events;
 	uint32_t max_inline;		/* sends up to this size go inline */
 	uint64_t spin_ns;		/* rd_rc_poll's spin; RD_RC_SPIN_FOREVER: never sleep */
+	/*
+	 * peer_thread: the peer's QP is served by a thread of this process that
+	 * serves nothing else (loopback).  spin_alone: the wait at hand needs no
+	 * other thread of ours, so rd_rc_poll never yields in it even under
+	 * rd_rc_spin_yields (set around one-sided operations when peer_thread:
+	 * the peer's kernel answers them, not its thread).
+	 */
+	bool peer_thread, spin_alone;
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
 	struct ibv_mr *mr;
@@ -173,7 +181,7 @@ int rd_rc_poll(struct rd_rc *rc, struct ibv_wc *wc, int n, uint64_t deadline,
  * 64 empty polls, or a one-CPU host runs the other thread only at the next
  * scheduler tick (loopback send latency under qemu: 4000 us instead of 30).
  * Off (the default: one thread polls), it spins as perftest does, without
- * a system call in the loop.
+ * a system call in the loop; so does a wait with rc->spin_alone set.
  */
 void rd_rc_spin_yields(bool on);
 

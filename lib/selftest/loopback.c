@@ -128,6 +128,7 @@ int rd_st_loopback(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
 
 		/* two threads polling: on one CPU each must let the other run */
 		rd_rc_spin_yields(true);
+		cli.peer_thread = true;
 		if (pthread_create(&th, NULL, serve_thread, &sa)) {
 			rd_rc_spin_yields(false);
 			rd_st_stage_add(run, h, "pingpong", false, 0, NULL, "cannot start the server thread");

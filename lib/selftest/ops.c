@@ -179,6 +179,17 @@ static int check_target(struct rd_rc *rc, const struct rd_st_target *t, uint32_t
 	return 0;
 }
 
+/*
+ * Whether a wait on op needs no thread of ours but this one: a one-sided
+ * operation is answered by the peer's kernel, so when the peer is our own
+ * loopback thread (rc->peer_thread), the spin has no one to yield to.  A
+ * write with immediate is answered by that thread.
+ */
+static bool one_sided_alone(const struct rd_rc *rc, enum rd_st_op op)
+{
+	return rc->peer_thread && op != RD_ST_OP_SEND && op != RD_ST_OP_WRITE_IMM;
+}
+
 /* One verified operation number seq (1..n). */
 static int verify_one(struct rd_rc *rc, enum rd_st_op op, const struct rd_st_target *t,
 		      uint32_t seq, uint32_t size, int timeout_ms, const volatile int *stop,
@@ -313,6 +324,7 @@ int rd_st_op_latency(struct rd_rc *rc, enum rd_st_op op, const struct rd_st_targ
 	}
 	rd_st_fill(src_area(rc), size, BW_SEQ);
 	rc->spin_ns = RD_RC_SPIN_FOREVER;
+	rc->spin_alone = one_sided_alone(rc, op);
 	for (uint32_t i = 0; i < n && !ret; i++) {
 		uint64_t t0 = rd_now_ns();
 
@@ -341,6 +353,7 @@ int rd_st_op_latency(struct rd_rc *rc, enum rd_st_op op, const struct rd_st_targ
 		}
 	}
 	rc->spin_ns = RD_RC_SPIN_NS;
+	rc->spin_alone = false;
 	if (!ret) {
 		/* READ and atomics: one operation is the figure, as ib_read_lat reports it. */
 		res->whole = op == RD_ST_OP_READ || op == RD_ST_OP_FADD || op == RD_ST_OP_CSWAP;
@@ -403,32 +416,20 @@ static int bw_check(struct rd_rc *rc, enum rd_st_op op, const struct rd_st_targe
 	}
 }
 
-int rd_st_op_bandwidth(struct rd_rc *rc, enum rd_st_op op, const struct rd_st_target *t,
-		       uint32_t size, uint32_t window, uint64_t n, uint32_t duration_ms, int timeout_ms,
-		       const volatile int *stop, struct rd_st_words *words, struct rd_st_bandwidth *res,
-		       struct rd_st_error *err)
+/*
+ * The bandwidth stage's stream: n operations (or until deadline_run), at most
+ * window in flight, one signaled in sig.  *sent and *done count them.
+ */
+static int stream(struct rd_rc *rc, enum rd_st_op op, const struct rd_st_target *t, uint32_t size,
+		  uint32_t window, uint64_t n, uint64_t deadline_run, int timeout_ms,
+		  const volatile int *stop, const struct rd_st_words *words, uint64_t *sent_out,
+		  uint64_t *done_out, struct rd_st_error *err)
 {
-	bool atomic = op == RD_ST_OP_FADD || op == RD_ST_OP_CSWAP;
-	uint64_t t0, t_end, sent = 0, done = 0, deadline_run;
-	unsigned int inflight = 0, sig, unsignaled = 0;
-	struct ibv_wc wc[32], reply;
-	int ret;
+	unsigned int inflight = 0, sig = window >= 16 ? window / 8 : 1, unsignaled = 0;
+	uint64_t sent = 0, done = 0;
+	struct ibv_wc wc[32];
+	int ret = 0;
 
-	memset(res, 0, sizeof(*res));
-	res->op = (uint8_t)op;
-	res->size = atomic ? 8 : size;
-	ret = check_target(rc, t, size, err);
-	if (ret)
-		return ret;
-	if (window > rc->nsend - 1)
-		window = rc->nsend - 1;
-	if (!window)
-		window = 1;
-	sig = window >= 16 ? window / 8 : 1;
-	rd_st_fill(src_area(rc), size, BW_SEQ);
-	memset(dst_area(rc), 0, size);
-	t0 = rd_now_ns();
-	deadline_run = duration_ms ? t0 + MS(duration_ms) : UINT64_MAX;
 	for (;;) {
 		bool more = n ? sent < n : rd_now_ns() < deadline_run;
 
@@ -443,7 +444,7 @@ int rd_st_op_bandwidth(struct rd_rc *rc, enum rd_st_op op, const struct rd_st_ta
 				   op == RD_ST_OP_FADD ? 1 : words->cswap, words->cswap,
 				   unsignaled >= sig || last ? unsignaled : 0, err);
 			if (ret)
-				return ret;
+				goto out;
 			if (unsignaled >= sig || last)
 				unsignaled = 0;
 			inflight++;
@@ -452,17 +453,21 @@ int rd_st_op_bandwidth(struct rd_rc *rc, enum rd_st_op op, const struct rd_st_ta
 			break;
 		int got = rd_rc_poll(rc, wc, 32, rd_now_ns() + MS(timeout_ms), stop);
 
-		if (got < 0)
-			return rd_st_poll_error(got, timeout_ms, "completion", err);
+		if (got < 0) {
+			ret = rd_st_poll_error(got, timeout_ms, "completion", err);
+			goto out;
+		}
 		for (int i = 0; i < got; i++) {
 			if (wc[i].status != IBV_WC_SUCCESS) {
 				rd_st_wc_error(rc, &wc[i], err);
-				return -EIO;
+				ret = -EIO;
+				goto out;
 			}
 			if (!(wc[i].wr_id & RD_WR_SEND)) {
 				rd_st_error_set(err, "protocol error: unexpected message during the "
 						     "bandwidth stage");
-				return -EPROTO;
+				ret = -EPROTO;
+				goto out;
 			}
 			unsigned int c = RD_WR_COVERS(wc[i].wr_id);
 
@@ -470,6 +475,42 @@ int rd_st_op_bandwidth(struct rd_rc *rc, enum rd_st_op op, const struct rd_st_ta
 			done += c;
 		}
 	}
+out:
+	*sent_out = sent;
+	*done_out = done;
+	return ret;
+}
+
+int rd_st_op_bandwidth(struct rd_rc *rc, enum rd_st_op op, const struct rd_st_target *t,
+		       uint32_t size, uint32_t window, uint64_t n, uint32_t duration_ms, int timeout_ms,
+		       const volatile int *stop, struct rd_st_words *words, struct rd_st_bandwidth *res,
+		       struct rd_st_error *err)
+{
+	bool atomic = op == RD_ST_OP_FADD || op == RD_ST_OP_CSWAP;
+	uint64_t t0, t_end, sent = 0, done = 0, deadline_run;
+	struct ibv_wc reply;
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	res->op = (uint8_t)op;
+	res->size = atomic ? 8 : size;
+	ret = check_target(rc, t, size, err);
+	if (ret)
+		return ret;
+	if (window > rc->nsend - 1)
+		window = rc->nsend - 1;
+	if (!window)
+		window = 1;
+	rd_st_fill(src_area(rc), size, BW_SEQ);
+	memset(dst_area(rc), 0, size);
+	t0 = rd_now_ns();
+	deadline_run = duration_ms ? t0 + MS(duration_ms) : UINT64_MAX;
+	rc->spin_alone = one_sided_alone(rc, op);
+	ret = stream(rc, op, t, size, window, n, deadline_run, timeout_ms, stop, words, &sent, &done,
+		     err);
+	rc->spin_alone = false;
+	if (ret)
+		return ret;
 	t_end = rd_now_ns();
 	res->msgs = done;
 	res->bytes = done * res->size;
