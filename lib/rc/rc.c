@@ -391,36 +391,47 @@ int rd_rc_post_send_batch(struct rd_rc *rc, unsigned int slot, uint32_t len, uin
 	return ret ? -ret : 0;
 }
 
-int rd_rc_post_op(struct rd_rc *rc, enum ibv_wr_opcode op, void *local, uint32_t len,
-		  uint64_t raddr, uint32_t rkey, uint32_t imm, uint64_t add_or_compare, uint64_t swap,
-		  unsigned int covers, unsigned int tag)
+int rd_rc_op_wr(struct rd_rc *rc, enum ibv_wr_opcode op, void *local, uint32_t len, uint64_t raddr,
+		uint32_t rkey, uint32_t imm, uint64_t add_or_compare, uint64_t swap,
+		unsigned int covers, unsigned int tag, struct ibv_send_wr *wr, struct ibv_sge *sge)
 {
-	struct ibv_sge sge = { .addr = (uintptr_t)local, .length = len, .lkey = rc->mr->lkey };
-	struct ibv_send_wr wr = {
+	if (rc->ud)
+		return -EOPNOTSUPP;	/* UD carries sends only */
+	*sge = (struct ibv_sge){ .addr = (uintptr_t)local, .length = len, .lkey = rc->mr->lkey };
+	*wr = (struct ibv_send_wr){
 		.wr_id = RD_WR_SEND | ((uint64_t)(tag & 0xff) << 48) | ((uint64_t)(covers & 0xffff) << 32),
-		.sg_list = &sge,
+		.sg_list = sge,
 		.num_sge = len ? 1 : 0,
 		.opcode = op,
 		.send_flags = covers ? IBV_SEND_SIGNALED : 0,
 	};
-	struct ibv_send_wr *bad;
-	int ret;
-
-	if (rc->ud)
-		return -EOPNOTSUPP;	/* UD carries sends only */
 	if ((op == IBV_WR_RDMA_WRITE || op == IBV_WR_RDMA_WRITE_WITH_IMM) && len && len <= rc->max_inline)
-		wr.send_flags |= IBV_SEND_INLINE;
+		wr->send_flags |= IBV_SEND_INLINE;
 	if (op == IBV_WR_ATOMIC_FETCH_AND_ADD || op == IBV_WR_ATOMIC_CMP_AND_SWP) {
-		wr.wr.atomic.remote_addr = raddr;
-		wr.wr.atomic.rkey = rkey;
-		wr.wr.atomic.compare_add = add_or_compare;
-		wr.wr.atomic.swap = swap;
+		wr->wr.atomic.remote_addr = raddr;
+		wr->wr.atomic.rkey = rkey;
+		wr->wr.atomic.compare_add = add_or_compare;
+		wr->wr.atomic.swap = swap;
 	} else {
-		wr.wr.rdma.remote_addr = raddr;
-		wr.wr.rdma.rkey = rkey;
+		wr->wr.rdma.remote_addr = raddr;
+		wr->wr.rdma.rkey = rkey;
 	}
 	if (op == IBV_WR_RDMA_WRITE_WITH_IMM)
-		wr.imm_data = htobe32(imm);
+		wr->imm_data = htobe32(imm);
+	return 0;
+}
+
+int rd_rc_post_op(struct rd_rc *rc, enum ibv_wr_opcode op, void *local, uint32_t len,
+		  uint64_t raddr, uint32_t rkey, uint32_t imm, uint64_t add_or_compare, uint64_t swap,
+		  unsigned int covers, unsigned int tag)
+{
+	struct ibv_send_wr wr, *bad;
+	struct ibv_sge sge;
+	int ret = rd_rc_op_wr(rc, op, local, len, raddr, rkey, imm, add_or_compare, swap, covers,
+			      tag, &wr, &sge);
+
+	if (ret)
+		return ret;
 	ret = ibv_post_send(rc->qp, &wr, &bad);
 	return ret ? -ret : 0;
 }

@@ -158,6 +158,14 @@ int rd_rc_post_send_batch(struct rd_rc *rc, unsigned int slot, uint32_t len, uin
 int rd_rc_post_op(struct rd_rc *rc, enum ibv_wr_opcode op, void *local, uint32_t len,
 		  uint64_t raddr, uint32_t rkey, uint32_t imm, uint64_t add_or_compare, uint64_t swap,
 		  unsigned int covers, unsigned int tag);
+/*
+ * The same work request, built into *wr and *sge (wr->sg_list points at sge)
+ * and not posted: a latency loop posts one request again and again with
+ * ibv_post_send(rc->qp, wr, ...).  -EOPNOTSUPP on UD.
+ */
+int rd_rc_op_wr(struct rd_rc *rc, enum ibv_wr_opcode op, void *local, uint32_t len, uint64_t raddr,
+		uint32_t rkey, uint32_t imm, uint64_t add_or_compare, uint64_t swap,
+		unsigned int covers, unsigned int tag, struct ibv_send_wr *wr, struct ibv_sge *sge);
 
 /*
  * Poll up to n completions; wait until at least one or deadline (CLOCK_MONOTONIC

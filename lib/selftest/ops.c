@@ -56,9 +56,14 @@ static enum ibv_wr_opcode opcode(enum rd_st_op op)
 	}
 }
 
-/* Post one operation of op on t; imm for WRITE_IMM, a/b: add (or compare) and swap. */
-static int post(struct rd_rc *rc, enum rd_st_op op, const struct rd_st_target *t, uint32_t size,
-		uint32_t imm, uint64_t a, uint64_t b, unsigned int covers, struct rd_st_error *err)
+/*
+ * Build one operation of op on t (imm for WRITE_IMM, a/b: add (or compare) and
+ * swap) into *wr and *sge, not posted: where it reads from or lands locally,
+ * and where on the peer.
+ */
+static int op_wr(struct rd_rc *rc, enum rd_st_op op, const struct rd_st_target *t, uint32_t size,
+		 uint32_t imm, uint64_t a, uint64_t b, unsigned int covers, struct ibv_send_wr *wr,
+		 struct ibv_sge *sge, struct rd_st_error *err)
 {
 	uint64_t raddr = t->addr;
 	void *local = src_area(rc);
@@ -72,11 +77,27 @@ static int post(struct rd_rc *rc, enum rd_st_op op, const struct rd_st_target *t
 		local = result_word(rc);
 		size = 8;
 	}
-	ret = rd_rc_post_op(rc, opcode(op), local, size, raddr, t->rkey, imm, a, b, covers,
-			    RD_ST_TAG(op));
+	ret = rd_rc_op_wr(rc, opcode(op), local, size, raddr, t->rkey, imm, a, b, covers,
+			  RD_ST_TAG(op), wr, sge);
 	if (ret)
 		rd_st_error_set(err, "cannot post %s: %s", rd_st_op_name(op), strerror(-ret));
 	return ret;
+}
+
+/* Post one operation of op on t (op_wr). */
+static int post(struct rd_rc *rc, enum rd_st_op op, const struct rd_st_target *t, uint32_t size,
+		uint32_t imm, uint64_t a, uint64_t b, unsigned int covers, struct rd_st_error *err)
+{
+	struct ibv_send_wr wr, *bad;
+	struct ibv_sge sge;
+	int ret = op_wr(rc, op, t, size, imm, a, b, covers, &wr, &sge, err);
+
+	if (ret)
+		return ret;
+	ret = ibv_post_send(rc->qp, &wr, &bad);
+	if (ret)
+		rd_st_error_set(err, "cannot post %s: %s", rd_st_op_name(op), strerror(ret));
+	return -ret;
 }
 
 /*
@@ -301,6 +322,56 @@ int rd_st_op_verify(struct rd_rc *rc, enum rd_st_op op, const struct rd_st_targe
 	return ret;
 }
 
+/*
+ * One-sided latency: one operation in flight, its completion the round trip
+ * (the peer's ACK or response).  The work request is built once and each
+ * completion polled on its own, so that the timed path holds the post and the
+ * poll and little else, as ib_read_lat's loop does.
+ */
+static int lat_one_sided(struct rd_rc *rc, enum rd_st_op op, const struct rd_st_target *t, uint32_t n,
+			 uint32_t size, int timeout_ms, const volatile int *stop,
+			 struct rd_st_words *words, uint64_t *rtt, struct rd_st_error *err)
+{
+	struct ibv_send_wr wr, *bad;
+	struct ibv_sge sge;
+	struct ibv_wc wc;
+	int ret = op_wr(rc, op, t, size, 0, op == RD_ST_OP_FADD ? 1 : words->cswap, words->cswap, 1,
+			&wr, &sge, err);
+
+	for (uint32_t i = 0; i < n && !ret; i++) {
+		uint64_t t0 = rd_now_ns();
+		int got;
+
+		ret = ibv_post_send(rc->qp, &wr, &bad);
+		if (ret) {
+			rd_st_error_set(err, "cannot post %s: %s", rd_st_op_name(op), strerror(ret));
+			return -ret;
+		}
+		got = rd_rc_poll(rc, &wc, 1, t0 + MS(timeout_ms), stop);
+		rtt[i] = rd_now_ns() - t0;
+		if (got < 0)
+			return rd_st_poll_error(got, timeout_ms, "completion", err);
+		if (wc.status != IBV_WC_SUCCESS) {
+			rd_st_wc_error(rc, &wc, err);
+			return -EIO;
+		}
+		if (!(wc.wr_id & RD_WR_SEND)) {
+			rd_st_error_set(err, "protocol error: a message from the peer during the %s "
+					     "latency stage", rd_st_op_name(op));
+			return -EPROTO;
+		}
+		if (op == RD_ST_OP_FADD) {
+			words->fadd++;
+		} else if (op == RD_ST_OP_CSWAP && !same_word(*result_word(rc), words->cswap)) {
+			rd_st_error_set(err, "compare-and-swap returned 0x%llx, expected 0x%llx",
+					(unsigned long long)*result_word(rc),
+					(unsigned long long)words->cswap);
+			return -EBADMSG;
+		}
+	}
+	return ret;
+}
+
 int rd_st_op_latency(struct rd_rc *rc, enum rd_st_op op, const struct rd_st_target *t, uint32_t n,
 		     uint32_t size, int timeout_ms, const volatile int *stop, struct rd_st_words *words,
 		     struct rd_st_latency *res, struct rd_st_error *err)
@@ -325,32 +396,18 @@ int rd_st_op_latency(struct rd_rc *rc, enum rd_st_op op, const struct rd_st_targ
 	rd_st_fill(src_area(rc), size, BW_SEQ);
 	rc->spin_ns = RD_RC_SPIN_FOREVER;
 	rc->spin_alone = one_sided_alone(rc, op);
-	for (uint32_t i = 0; i < n && !ret; i++) {
+	if (op != RD_ST_OP_WRITE_IMM)
+		ret = lat_one_sided(rc, op, t, n, size, timeout_ms, stop, words, rtt, err);
+	for (uint32_t i = 0; op == RD_ST_OP_WRITE_IMM && i < n && !ret; i++) {
 		uint64_t t0 = rd_now_ns();
 
-		if (op == RD_ST_OP_WRITE_IMM) {
-			/* The peer answers each with an empty reply: a round trip like send's. */
-			ret = post(rc, op, t, size, RD_ST_IMM(RD_ST_LAT, i), 0, 0, 1, err);
-			if (!ret)
-				ret = wait_for(rc, 1, RD_ST_LATR, i, timeout_ms, stop, &reply, err);
-			if (!ret)
-				ret = repost(rc, &reply, err);
-		} else {
-			/* The completion is the round trip: the peer's ACK or response. */
-			ret = post(rc, op, t, size, 0, op == RD_ST_OP_FADD ? 1 : words->cswap,
-				   words->cswap, 1, err);
-			if (!ret)
-				ret = wait_for(rc, 1, 0, 0, timeout_ms, stop, &reply, err);
-		}
+		/* The peer answers each with an empty reply: a round trip like send's. */
+		ret = post(rc, op, t, size, RD_ST_IMM(RD_ST_LAT, i), 0, 0, 1, err);
+		if (!ret)
+			ret = wait_for(rc, 1, RD_ST_LATR, i, timeout_ms, stop, &reply, err);
+		if (!ret)
+			ret = repost(rc, &reply, err);
 		rtt[i] = rd_now_ns() - t0;
-		if (!ret && op == RD_ST_OP_FADD)
-			words->fadd++;
-		if (!ret && op == RD_ST_OP_CSWAP && !same_word(*result_word(rc), words->cswap)) {
-			rd_st_error_set(err, "compare-and-swap returned 0x%llx, expected 0x%llx",
-					(unsigned long long)*result_word(rc),
-					(unsigned long long)words->cswap);
-			ret = -EBADMSG;
-		}
 	}
 	rc->spin_ns = RD_RC_SPIN_NS;
 	rc->spin_alone = false;
