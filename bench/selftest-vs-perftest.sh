@@ -12,7 +12,8 @@
 # both: perftest -R against rdma-selftest's default); see bench/vm/lib.sh.
 # Odd rounds run perftest first, even rounds rdma-selftest first.  READ
 # latency has a third figure, the floor (bench/read-floor.c: a bare program
-# speaking perftest's exchange), unless BENCH_FLOOR=0.  The rdma-selftest
+# speaking perftest's exchange), between the VMs and in loopback, unless
+# BENCH_FLOOR=0.  The rdma-selftest
 # server on VM a serves the whole run (BENCH_ST_SERVER=session, default) or,
 # like perftest's servers, is a fresh process for each run (run).
 # usage: [BENCH_CONNECT=verbs|cm] [BENCH_LOOPBACK=0] [BENCH_FLOOR=0] [BENCH_ST_SERVER=session|run] [BENCH_BOOTS=1]

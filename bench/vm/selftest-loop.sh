@@ -3,7 +3,11 @@
 # soft-RoCE stack but no emulated link): for each operation of BENCH_OPS,
 # ib_<op>_lat / ib_<op>_bw server and client against rdma-selftest --op <op>
 # in loopback, interleaved round by round.  Latency like for like as in
-# selftest-b.sh (half round trips for send and write, whole for read).
+# selftest-b.sh (half round trips for send and write, whole for read).  For
+# read a third latency figure, the floor (bench/read-floor.c, server and
+# client on 127.0.0.1, bench_floor), and the latency runs of a round go
+# through the orders in turn, as in selftest-b.sh.  Loopback has no emulated
+# link in the path, so its READ latency varies far less from run to run.
 . "$RD_ROOT/tests/vm/lib.sh"
 . "$RD_ROOT/bench/vm/lib.sh"
 set -u
@@ -14,21 +18,40 @@ BENCH_CONNECT=verbs
 ITERS=${BENCH_ITERS:-500} ROUNDS=${BENCH_ROUNDS:-5} OPS=${BENCH_OPS:-send write read ud}
 S=$RD_ROOT/build/rdma-selftest
 gid=$(bench_gid)
-for op in $OPS; do : > "/tmp/pl-$op"; : > "/tmp/pb-$op"; : > "/tmp/sl-$op"; : > "/tmp/sb-$op"; done
+for op in $OPS; do : > "/tmp/pl-$op"; : > "/tmp/pb-$op"; : > "/tmp/sl-$op"; : > "/tmp/sb-$op"; : > "/tmp/fl-$op"; done
+pt_lat() {
+	vm_bg lat timeout 600 "ib_${pt}_lat" "${px[@]}" -d "$DEV" -x "$gid" -F -s 64 -n "$n" -p 18530
+	vm_wait_listen 18530 60
+	timeout 600 "ib_${pt}_lat" "${px[@]}" -d "$DEV" -x "$gid" -F -s 64 -n "$n" -p 18530 127.0.0.1 |
+		awk '$1 == 64 && NF >= 5 {print $5}' | bench_put "/tmp/pl-$op"
+	vm_bg_wait lat > /dev/null
+}
+st_lat() {
+	timeout 600 "$S" -d "$DEV" -x "$gid" --timeout 60 -n "$n" --pings 10 --sizes 64 \
+		"${sx[@]}" --latency-only --no-counters -j > /tmp/st-lat.json
+	jq -r --arg op "$(bench_pt "$op")" '[.ports[0].latency[] | select(.op == $op)][0].median_us' /tmp/st-lat.json | bench_put "/tmp/sl-$op"
+}
+fl_lat() {
+	vm_bg fls timeout 600 "$READ_FLOOR" -s 18533 "$DEV" "$gid"
+	vm_wait_listen 18533 60
+	timeout 600 "$READ_FLOOR" 127.0.0.1 18533 "$DEV" "$gid" "$n" 64 |
+		awk 'NF == 3 {print $1}' | bench_put "/tmp/fl-$op"
+	vm_bg_wait fls > /dev/null
+}
+ORDERS=("pt st fl" "st fl pt" "fl pt st" "pt fl st" "fl st pt" "st pt fl")
 for round in $(seq "$ROUNDS"); do
 	for op in $OPS; do
 		pt=$(bench_pt "$op") bs=$(bench_bw_size "$op")
 		read -ra px <<<"$(bench_pt_args "$op")"
 		read -ra sx <<<"$(bench_st_args "$op" loopback)"
 		n=$(bench_lat_iters "$op" "$ITERS" loopback)
-		vm_bg lat timeout 600 "ib_${pt}_lat" "${px[@]}" -d "$DEV" -x "$gid" -F -s 64 -n "$n" -p 18530
-		vm_wait_listen 18530 60
-		timeout 600 "ib_${pt}_lat" "${px[@]}" -d "$DEV" -x "$gid" -F -s 64 -n "$n" -p 18530 127.0.0.1 |
-			awk '$1 == 64 && NF >= 5 {print $5}' | bench_put "/tmp/pl-$op"
-		vm_bg_wait lat > /dev/null
-		timeout 600 "$S" -d "$DEV" -x "$gid" --timeout 60 -n "$n" --pings 10 --sizes 64 \
-			"${sx[@]}" --latency-only --no-counters -j > /tmp/st-lat.json
-		jq -r --arg op "$(bench_pt "$op")" '[.ports[0].latency[] | select(.op == $op)][0].median_us' /tmp/st-lat.json | bench_put "/tmp/sl-$op"
+		if bench_floor "$op"; then
+			for t in ${ORDERS[$(((round - 1) % 6))]}; do "${t}_lat"; done
+		elif [ $((round % 2)) = 1 ]; then
+			pt_lat; st_lat
+		else
+			st_lat; pt_lat
+		fi
 		vm_bg bw timeout 600 "ib_${pt}_bw" "${px[@]}" -d "$DEV" -x "$gid" -F -s "$bs" -n "$ITERS" -p 18531
 		vm_wait_listen 18531 60
 		timeout 600 "ib_${pt}_bw" "${px[@]}" -d "$DEV" -x "$gid" -F -s "$bs" -n "$ITERS" -p 18531 127.0.0.1 |
@@ -38,8 +61,10 @@ for round in $(seq "$ROUNDS"); do
 			"${sx[@]}" --bandwidth-only --no-counters -j > /tmp/st-bw.json
 		jq -r --arg op "$(bench_pt "$op")" --arg k "$(bench_bw_key "$op")" \
 			'[.ports[0].bandwidth[] | select(.op == $op)][0][$k]' /tmp/st-bw.json | bench_put "/tmp/sb-$op"
+		fls=
+		if bench_floor "$op"; then fls="; floor $(tail -1 "/tmp/fl-$op")"; fi
 		echo "BENCH loopback round $round $op: lat ib_${pt}_lat $(tail -1 "/tmp/pl-$op") rdma-selftest $(tail -1 "/tmp/sl-$op");" \
-			"bw ib_${pt}_bw $(tail -1 "/tmp/pb-$op") rdma-selftest $(tail -1 "/tmp/sb-$op")"
+			"bw ib_${pt}_bw $(tail -1 "/tmp/pb-$op") rdma-selftest $(tail -1 "/tmp/sb-$op")$fls"
 	done
 done
 echo "BENCH loopback, $ROUNDS rounds ($(bench_lat_iters send "$ITERS" loopback) round trips, $ITERS messages); medians (latency 64 B in us, bandwidth 64 KiB in Gb/s):"
