@@ -110,6 +110,21 @@ bench_clock_text() {
 	ref=$(dmesg 2>/dev/null | sed -n 's/.*Refined TSC clocksource calibration: \([0-9.]*\) MHz.*/\1/p' | tail -1)
 	echo "clocksource ${cs:-?}, cpu MHz ${mhz:-?}, refined TSC ${ref:-?} MHz"
 }
+# bench_lat_runs OP ROUND -- one round's latency runs, by the caller's
+# pt_lat, st_lat and (with the floor, bench_floor) fl_lat: perftest first in
+# odd rounds and rdma-selftest first in even ones, or, with the floor, the
+# six orders of the three in turn, so that each follows each other equally
+# often and whatever a run inherits from the one before falls on all alike.
+bench_lat_runs() {
+	local orders=("pt st fl" "st fl pt" "fl pt st" "pt fl st" "fl st pt" "st pt fl") t
+	if bench_floor "$1"; then
+		for t in ${orders[$((($2 - 1) % 6))]}; do "${t}_lat"; done
+	elif [ $(($2 % 2)) = 1 ]; then
+		pt_lat; st_lat
+	else
+		st_lat; pt_lat
+	fi
+}
 # bench_bw_size OP -- the bandwidth message size: a UD message is one packet,
 # the VMs' path MTU (1024: netdev MTU 1500); 64 KiB for the others.
 bench_bw_size() { [ "$1" = ud ] && echo 1024 || echo 65536; }

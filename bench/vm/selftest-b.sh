@@ -38,7 +38,6 @@ fl_lat() {
 	timeout 600 "$READ_FLOOR" "$PEER_IP" 18533 "$DEV" "$gid" "$(bench_lat_iters "$op" "$ITERS")" 64 |
 		awk 'NF == 3 {print $1}' | bench_put "/tmp/fl-$op"
 }
-ORDERS=("pt st fl" "st fl pt" "fl pt st" "pt fl st" "fl st pt" "st pt fl")
 # BW average[MB/sec] -> Gb/s
 pt_bw() {
 	timeout 600 "ib_${pt}_bw" "${px[@]}" -d "$DEV" -x "$gid" -F -s "$bs" -n "$ITERS" -p 18531 "$PEER_IP" |
@@ -62,13 +61,7 @@ for round in $(seq "$ROUNDS"); do
 		# starts the next one only after our st-*-done signal: the peer is
 		# quiet during both runs, whichever goes first.
 		vm_wait "lat-ready-$op-$round" 600
-		if bench_floor "$op"; then
-			for t in ${ORDERS[$(((round - 1) % 6))]}; do "${t}_lat"; done
-		elif [ $((round % 2)) = 1 ]; then
-			pt_lat; st_lat
-		else
-			st_lat; pt_lat
-		fi
+		bench_lat_runs "$op" "$round"
 		vm_wait "bw-ready-$op-$round" 600
 		if [ $((round % 2)) = 1 ]; then pt_bw; st_bw; else st_bw; pt_bw; fi
 		fls=

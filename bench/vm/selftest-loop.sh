@@ -38,20 +38,13 @@ fl_lat() {
 		awk 'NF == 3 {print $1}' | bench_put "/tmp/fl-$op"
 	vm_bg_wait fls > /dev/null
 }
-ORDERS=("pt st fl" "st fl pt" "fl pt st" "pt fl st" "fl st pt" "st pt fl")
 for round in $(seq "$ROUNDS"); do
 	for op in $OPS; do
 		pt=$(bench_pt "$op") bs=$(bench_bw_size "$op")
 		read -ra px <<<"$(bench_pt_args "$op")"
 		read -ra sx <<<"$(bench_st_args "$op" loopback)"
 		n=$(bench_lat_iters "$op" "$ITERS" loopback)
-		if bench_floor "$op"; then
-			for t in ${ORDERS[$(((round - 1) % 6))]}; do "${t}_lat"; done
-		elif [ $((round % 2)) = 1 ]; then
-			pt_lat; st_lat
-		else
-			st_lat; pt_lat
-		fi
+		bench_lat_runs "$op" "$round"
 		vm_bg bw timeout 600 "ib_${pt}_bw" "${px[@]}" -d "$DEV" -x "$gid" -F -s "$bs" -n "$ITERS" -p 18531
 		vm_wait_listen 18531 60
 		timeout 600 "ib_${pt}_bw" "${px[@]}" -d "$DEV" -x "$gid" -F -s "$bs" -n "$ITERS" -p 18531 127.0.0.1 |
