@@ -56,6 +56,13 @@ static enum ibv_wr_opcode opcode(enum rd_st_op op)
 	}
 }
 
+/* Say that op could not be posted (ret: -errno) and return ret. */
+static int post_failed(enum rd_st_op op, int ret, struct rd_st_error *err)
+{
+	rd_st_error_set(err, "cannot post %s: %s", rd_st_op_name(op), strerror(-ret));
+	return ret;
+}
+
 /*
  * Build one operation of op on t (imm for WRITE_IMM, a/b: add (or compare) and
  * swap) into *wr and *sge, not posted: where it reads from or lands locally,
@@ -79,9 +86,7 @@ static int op_wr(struct rd_rc *rc, enum rd_st_op op, const struct rd_st_target *
 	}
 	ret = rd_rc_op_wr(rc, opcode(op), local, size, raddr, t->rkey, imm, a, b, covers,
 			  RD_ST_TAG(op), wr, sge);
-	if (ret)
-		rd_st_error_set(err, "cannot post %s: %s", rd_st_op_name(op), strerror(-ret));
-	return ret;
+	return ret ? post_failed(op, ret, err) : 0;
 }
 
 /* Post one operation of op on t (op_wr). */
@@ -95,9 +100,7 @@ static int post(struct rd_rc *rc, enum rd_st_op op, const struct rd_st_target *t
 	if (ret)
 		return ret;
 	ret = ibv_post_send(rc->qp, &wr, &bad);
-	if (ret)
-		rd_st_error_set(err, "cannot post %s: %s", rd_st_op_name(op), strerror(ret));
-	return -ret;
+	return ret ? post_failed(op, -ret, err) : 0;
 }
 
 /*
@@ -343,10 +346,8 @@ static int lat_one_sided(struct rd_rc *rc, enum rd_st_op op, const struct rd_st_
 		int got;
 
 		ret = ibv_post_send(rc->qp, &wr, &bad);
-		if (ret) {
-			rd_st_error_set(err, "cannot post %s: %s", rd_st_op_name(op), strerror(ret));
-			return -ret;
-		}
+		if (ret)
+			return post_failed(op, -ret, err);
 		got = rd_rc_poll(rc, &wc, 1, t0 + MS(timeout_ms), stop);
 		rtt[i] = rd_now_ns() - t0;
 		if (got < 0)
