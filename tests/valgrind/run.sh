@@ -41,6 +41,10 @@ declare -A SKIP=(
 	[parse-catches-om]="runs no tool: canned text proves the metrics parser check can fail"
 	[parse-catches-empty]="runs no tool: canned text proves the metrics parser check can fail"
 )
+# The bench's shell helpers on canned figures run no tool either.
+for c in put missing med round-ratio round-spread round-files op-lines op-lines-floor-na helpers-usage; do
+	SKIP[bench-$c]="runs no tool: the bench's shell helpers on canned figures"
+done
 
 # write_wrappers BUILD_DIR BIN_DIR: BIN_DIR/rdma-* for BUILD_DIR/rdma-*
 write_wrappers() {
