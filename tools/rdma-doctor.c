@@ -320,6 +320,11 @@ int main(int argc, char **argv)
 		ret = RD_EXIT_OK;
 		goto out;
 	}
+	/*
+	 * The ports' netdev lists are not what the checks use (they map netdevs
+	 * through netlink and the GID table); they read every gid_attrs/ndevs file.
+	 */
+	cli.scan_flags = RD_SCAN_ALL & ~RD_SCAN_NETDEVS;
 	if (cli.devices.n || cli.port) {
 		/* Named devices or a port: the common errors (unknown name, no such port). */
 		ret = rd_cli_scan_devices(&cli, &list);
@@ -328,7 +333,7 @@ int main(int argc, char **argv)
 	} else {
 		/* No device at all is a verdict (dev.present), not an error. */
 		dopts.scan_err = rd_device_scan_flags(&cli.sr, NULL, &list, NULL, &cli.warnings,
-						       RD_SCAN_ALL);
+						       cli.scan_flags);
 		if (dopts.scan_err && dopts.scan_err != -ENOENT) {
 			rd_cli_error(&cli, "cannot list RDMA devices: %s", strerror(-dopts.scan_err));
 			ret = RD_EXIT_FAIL;

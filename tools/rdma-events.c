@@ -302,7 +302,12 @@ int main(int argc, char **argv)
 	ret = rd_cli_setup(&cli);
 	if (ret >= 0)
 		goto out;
-	/* Names and ports are checked against sysfs first: one clear error. */
+	/*
+	 * Names and ports are checked against sysfs first: one clear error.  The
+	 * ports' netdev lists are left out: the watch maps each port's netdev
+	 * itself, and they read every gid_attrs/ndevs file.
+	 */
+	cli.scan_flags = RD_SCAN_ALL & ~RD_SCAN_NETDEVS;
 	ret = rd_cli_scan_devices(&cli, &list);
 	if (ret)
 		goto out;

@@ -561,16 +561,22 @@ out:
 	return ret;
 }
 
-int rd_device_read(const struct rd_sysroot *sr, const char *name, struct rd_device *dev,
-		   struct rd_warnings *w)
+int rd_device_read_flags(const struct rd_sysroot *sr, const char *name, struct rd_device *dev,
+			 struct rd_warnings *w, unsigned int flags)
 {
 	struct uverbs_map uv = { 0 };
 	int ret;
 
 	uverbs_map_read(sr, &uv);
-	ret = device_read(sr, name, dev, w, &uv, RD_SCAN_ALL);
+	ret = device_read(sr, name, dev, w, &uv, flags);
 	uverbs_map_free(&uv);
 	return ret;
+}
+
+int rd_device_read(const struct rd_sysroot *sr, const char *name, struct rd_device *dev,
+		   struct rd_warnings *w)
+{
+	return rd_device_read_flags(sr, name, dev, w, RD_SCAN_ALL);
 }
 
 void rd_device_free(struct rd_device *dev)

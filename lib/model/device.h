@@ -99,6 +99,9 @@ int rd_device_names(const struct rd_sysroot *sr, struct rd_strlist *names);
 /* Read one device and its ports.  -ENODEV if it does not exist. */
 int rd_device_read(const struct rd_sysroot *sr, const char *name, struct rd_device *dev,
 		   struct rd_warnings *w);
+/* The same, reading only the groups of flags (RD_SCAN_*, below). */
+int rd_device_read_flags(const struct rd_sysroot *sr, const char *name, struct rd_device *dev,
+			 struct rd_warnings *w, unsigned int flags);
 void rd_device_free(struct rd_device *dev);
 
 /*
