@@ -157,6 +157,48 @@ static void test_device_read_and_damage(void **state)
 	scratch_remove();
 }
 
+/*
+ * The ports' netdev lists come from gid_attrs/ndevs (one file per slot) and
+ * only when asked for: a tool that leaves RD_SCAN_NETDEVS out reads none.
+ */
+static void test_read_flags_netdevs(void **state)
+{
+	struct rd_sysroot sr;
+	struct rd_device d;
+
+	(void)state;
+	scratch_make();
+	put("sys/class/infiniband/rxe0/node_type", "1: CA\n");
+	make_port("rxe0", 1, "4: ACTIVE\n");
+	put("sys/class/infiniband/rxe0/ports/1/link_layer", "Ethernet\n");
+	put("sys/class/infiniband/rxe0/ports/1/gid_attrs/ndevs/0", "eth0\n");
+	put("sys/class/infiniband/rxe0/ports/1/gid_attrs/ndevs/1", "eth0\n");
+	put("sys/class/infiniband/rxe0/ports/1/gid_attrs/ndevs/2", "eth0.7\n");
+	assert_int_equal(rd_sysroot_init(&sr, scratch), 0);
+
+	assert_int_equal(rd_device_read_flags(&sr, "rxe0", &d, NULL, RD_SCAN_ALL), 0);
+	assert_int_equal(d.nports, 1);
+	assert_int_equal(d.ports[0].netdevs.n, 2);
+	assert_string_equal(d.ports[0].netdevs.v[0], "eth0");
+	assert_string_equal(d.ports[0].netdevs.v[1], "eth0.7");
+	assert_int_equal(d.netdevs.n, 2);
+	rd_device_free(&d);
+
+	assert_int_equal(rd_device_read_flags(&sr, "rxe0", &d, NULL, RD_SCAN_ALL & ~RD_SCAN_NETDEVS), 0);
+	assert_int_equal(d.nports, 1);
+	assert_int_equal(d.ports[0].state, 4);
+	assert_int_equal(d.ports[0].netdevs.n, 0);
+	assert_int_equal(d.netdevs.n, 0);
+	rd_device_free(&d);
+
+	/* rd_device_read is every group, the lists included */
+	assert_int_equal(rd_device_read(&sr, "rxe0", &d, NULL), 0);
+	assert_int_equal(d.ports[0].netdevs.n, 2);
+	rd_device_free(&d);
+	assert_int_equal(rd_device_read_flags(&sr, "rxe9", &d, NULL, RD_SCAN_ALL), -ENODEV);
+	scratch_remove();
+}
+
 static void test_no_class_dir(void **state)
 {
 	struct rd_device_list list;
@@ -178,6 +220,7 @@ int main(void)
 		cmocka_unit_test(test_guid),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_device_read_and_damage),
+		cmocka_unit_test(test_read_flags_netdevs),
 		cmocka_unit_test(test_no_class_dir),
 	};
 
