@@ -320,11 +320,8 @@ int main(int argc, char **argv)
 		ret = RD_EXIT_OK;
 		goto out;
 	}
-	/*
-	 * The ports' netdev lists are not what the checks use (they map netdevs
-	 * through netlink and the GID table); they read every gid_attrs/ndevs file.
-	 */
-	cli.scan_flags = RD_SCAN_ALL & ~RD_SCAN_NETDEVS;
+	/* The checks map netdevs through netlink and the GID table, not the ports' lists. */
+	cli.scan_flags = RD_SCAN_NO_NETDEVS;
 	if (cli.devices.n || cli.port) {
 		/* Named devices or a port: the common errors (unknown name, no such port). */
 		ret = rd_cli_scan_devices(&cli, &list);

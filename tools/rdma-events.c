@@ -304,10 +304,9 @@ int main(int argc, char **argv)
 		goto out;
 	/*
 	 * Names and ports are checked against sysfs first: one clear error.  The
-	 * ports' netdev lists are left out: the watch maps each port's netdev
-	 * itself, and they read every gid_attrs/ndevs file.
+	 * watch maps each port's netdev itself: no netdev lists.
 	 */
-	cli.scan_flags = RD_SCAN_ALL & ~RD_SCAN_NETDEVS;
+	cli.scan_flags = RD_SCAN_NO_NETDEVS;
 	ret = rd_cli_scan_devices(&cli, &list);
 	if (ret)
 		goto out;

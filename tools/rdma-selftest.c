@@ -381,12 +381,8 @@ int main(int argc, char **argv)
 		ret = rd_stmcast_main(&cli, &cfg, ch.server, &pr.o);
 		goto out;
 	}
-	/*
-	 * The client side of rdma_cm picks its device by route; others scan,
-	 * without the ports' netdev lists: nothing here shows them, and they
-	 * read every gid_attrs/ndevs file (1 024 a port on soft-RoCE).
-	 */
-	cli.scan_flags = RD_SCAN_ALL & ~RD_SCAN_NETDEVS;
+	/* The client side of rdma_cm picks its device by route; others scan. */
+	cli.scan_flags = RD_SCAN_NO_NETDEVS;
 	if (!(cfg.peer && !cfg.verbs) && (ret = rd_cli_scan_devices(&cli, &list)))
 		goto out;
 	if (ch.server) {

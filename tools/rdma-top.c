@@ -363,8 +363,6 @@ struct scrape {
 	enum fmt format;
 };
 
-#define NE_SCAN (RD_SCAN_ALL & ~RD_SCAN_NETDEVS)
-
 static int write_scrape(FILE *fp, void *arg)
 {
 	struct scrape *s = arg;
@@ -376,9 +374,10 @@ static int write_scrape(FILE *fp, void *arg)
 		return rd_metrics_write(fp, s->pw, s->format == FMT_OPENMETRICS);
 	/* State, physical state, rate and device facts as they are now (not the netdev lists). */
 	ret = rd_device_scan_flags(&s->cli->sr, &s->cli->devices, &list, &unknown, &s->cli->warnings,
-				   NE_SCAN);
+				   RD_SCAN_NO_NETDEVS);
 	if (ret == -ENODEV)	/* a -d device went away: the others still count */
-		ret = rd_device_scan_flags(&s->cli->sr, NULL, &list, &unknown, &s->cli->warnings, NE_SCAN);
+		ret = rd_device_scan_flags(&s->cli->sr, NULL, &list, &unknown, &s->cli->warnings,
+					   RD_SCAN_NO_NETDEVS);
 	if (ret == -ENOMEM)
 		return ret;
 	ret = rd_nodeexp_write(fp, s->pw, ret ? NULL : &list, &s->cli->sr, &s->cli->warnings);
@@ -546,7 +545,7 @@ int main(int argc, char **argv)
 	if (!textfile && !once && (cli.json || !isatty(STDOUT_FILENO)))
 		batch = true;
 
-	cli.scan_flags = RD_SCAN_ALL & ~RD_SCAN_NETDEVS;	/* the ports' netdev lists are not shown */
+	cli.scan_flags = RD_SCAN_NO_NETDEVS;	/* the ports' netdev lists are not shown */
 	ret = rd_cli_setup(&cli);
 	if (ret >= 0)
 		goto out;

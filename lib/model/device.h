@@ -124,6 +124,12 @@ enum {
 	RD_SCAN_DEV_FW = 1u << 4,	/* fw_ver */
 	RD_SCAN_ALL = RD_SCAN_NETDEVS | RD_SCAN_PORT_STATE | RD_SCAN_PORT_LINK | RD_SCAN_DEV_IDS |
 		      RD_SCAN_DEV_FW,
+	/*
+	 * All but the ports' netdev lists: for every tool but rdma-devinfo,
+	 * which alone shows them (one gid_attrs/ndevs file per GID slot, 1 024
+	 * a port on soft-RoCE).
+	 */
+	RD_SCAN_NO_NETDEVS = RD_SCAN_ALL & ~RD_SCAN_NETDEVS,
 };
 int rd_device_scan(const struct rd_sysroot *sr, const struct rd_strlist *filter,
 		   struct rd_device_list *list, const char **unknown, struct rd_warnings *w);

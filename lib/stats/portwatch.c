@@ -279,8 +279,8 @@ static int discover(struct rd_portwatch *pw, const char *name)
 
 	if (!pw->nl_ports || pw->refreshes)
 		nl_refresh_ports(pw);
-	/* The ports' netdev lists are not shown: no gid_attrs/ndevs scan. */
-	if (rd_device_read_flags(pw->sr, name, &d, pw->w, RD_SCAN_ALL & ~RD_SCAN_NETDEVS)) {
+	/* The ports' netdev lists are not shown. */
+	if (rd_device_read_flags(pw->sr, name, &d, pw->w, RD_SCAN_NO_NETDEVS)) {
 		/* Not (yet) readable, or a dangling link: leave it until it goes away. */
 		return add_watch_dev(pw, name, -1);
 	}

@@ -266,8 +266,8 @@ int rd_ev_open_dev(struct rd_ev_set *s, struct ibv_device *idev, const struct rd
 			name, strerror(errno));
 		goto fail;
 	}
-	/* Each port's netdev comes from netlink (link.netdev): no gid_attrs/ndevs scan. */
-	if (rd_device_read_flags(&s->sr, name, &d->model, s->warn, RD_SCAN_ALL & ~RD_SCAN_NETDEVS)) {
+	/* Each port's netdev comes from netlink (link.netdev), not the ports' lists. */
+	if (rd_device_read_flags(&s->sr, name, &d->model, s->warn, RD_SCAN_NO_NETDEVS)) {
 		rd_warn(s->warn, "%s: cannot read its sysfs directory; not watched", name);
 		goto fail;
 	}
