@@ -159,6 +159,105 @@ static int repost(struct rd_rc *rc, const struct ibv_wc *reply, struct rd_st_err
 	return ret;
 }
 
+/*
+ * Keep-alives.  The peer's kernel answers RDMA READ, WRITE without immediate
+ * and atomics: the serving process hears nothing of them, and drops a session
+ * that stays silent for its --timeout.  So a stage of these operations pings
+ * the peer (0 bytes, sequence numbers of their own) whenever ALIVE_MS, or a
+ * quarter of our own --timeout if shorter, passed without one.  Every server
+ * version answers PING.  The ping is outside the timed path of a latency
+ * stage; in a bandwidth stage it travels among the operations.
+ */
+#define ALIVE_MS 250u
+#define ALIVE_SEQ 0x0ffff000u	/* above any ping-pong's (-n is at most 1e8 < 2^27) */
+
+struct alive {
+	uint64_t every, next;
+	uint32_t seq, want;
+	unsigned int due;	/* the ping in flight: its send completion and its reply */
+	bool spin_alone;	/* rc->spin_alone while no ping is in flight */
+};
+
+/* Whether the peer's process hears nothing of op's transfers. */
+static bool quiet_op(enum rd_st_op op)
+{
+	return op == RD_ST_OP_WRITE || op == RD_ST_OP_READ || op == RD_ST_OP_FADD ||
+	       op == RD_ST_OP_CSWAP;
+}
+
+static void alive_init(struct alive *a, int timeout_ms, bool quiet, const struct rd_rc *rc)
+{
+	uint64_t every = MS(ALIVE_MS), quarter = MS(timeout_ms) / 4;
+
+	memset(a, 0, sizeof(*a));
+	a->every = quarter && quarter < every ? quarter : every;
+	a->next = quiet ? rd_now_ns() + a->every : UINT64_MAX;
+	a->spin_alone = rc->spin_alone;
+}
+
+/* Post the next ping (a->due: 2); the peer's answer is waited for by the caller. */
+static int alive_post(struct rd_rc *rc, struct alive *a, struct rd_st_error *err)
+{
+	int ret;
+
+	a->want = ALIVE_SEQ | (a->seq++ & 0xfffu);
+	ret = rd_rc_post_send(rc, rc->nrecv, 0, RD_ST_IMM(RD_ST_PING, a->want));
+	if (ret) {
+		rd_st_error_set(err, "cannot post a keep-alive: %s", strerror(-ret));
+		return ret;
+	}
+	a->due = 2;
+	/* In loopback the peer is a thread of ours: the spin must let it answer. */
+	rc->spin_alone = false;
+	return 0;
+}
+
+/* A ping and its answer, nothing else in flight, when one is due at now. */
+static int alive_tick(struct rd_rc *rc, struct alive *a, uint64_t now, int timeout_ms,
+		      const volatile int *stop, struct rd_st_error *err)
+{
+	struct ibv_wc reply;
+	int ret;
+
+	if (now < a->next)
+		return 0;
+	ret = alive_post(rc, a, err);
+	if (!ret)
+		ret = wait_for(rc, 1, RD_ST_PONG, a->want, timeout_ms, stop, &reply, err);
+	if (!ret)
+		ret = repost(rc, &reply, err);
+	a->due = 0;
+	rc->spin_alone = a->spin_alone;
+	a->next = rd_now_ns() + a->every;
+	return ret;
+}
+
+/*
+ * In a bandwidth stage: whether wc is the ping's send completion or its
+ * answer (then reposted).  -EPROTO: a message that is neither.
+ */
+static int alive_wc(struct rd_rc *rc, struct alive *a, const struct ibv_wc *wc, uint64_t now,
+		    struct rd_st_error *err)
+{
+	uint32_t imm = be32toh(wc->imm_data);
+
+	if (wc->wr_id & RD_WR_SEND) {
+		if (RD_WR_OP(wc->wr_id) != 0)
+			return 0;
+	} else if (!a->due || !(wc->wc_flags & IBV_WC_WITH_IMM) || RD_ST_TYPE(imm) != RD_ST_PONG ||
+		   RD_ST_SEQ(imm) != a->want) {
+		rd_st_error_set(err, "protocol error: unexpected message during the bandwidth stage");
+		return -EPROTO;
+	} else if (repost(rc, wc, err)) {
+		return -EIO;
+	}
+	if (a->due && !--a->due) {
+		rc->spin_alone = a->spin_alone;
+		a->next = now + a->every;
+	}
+	return 1;
+}
+
 /* The peer's verdict on its write area: ~0 intact, else the first wrong offset. */
 static int verdict(struct rd_rc *rc, const struct ibv_wc *reply, uint64_t *bad, struct rd_st_error *err)
 {
@@ -309,14 +408,19 @@ int rd_st_op_verify(struct rd_rc *rc, enum rd_st_op op, const struct rd_st_targe
 		    struct rd_st_pingpong *res, struct rd_st_error *err)
 {
 	uint64_t t0 = rd_now_ns();
+	struct alive alive;
 	int ret;
 
 	memset(res, 0, sizeof(*res));
+	/* A verified WRITE asks the peer to check: it hears of each. */
+	alive_init(&alive, timeout_ms, quiet_op(op) && op != RD_ST_OP_WRITE, rc);
 	ret = check_target(rc, t, size, err);
 	for (uint32_t seq = 1; !ret && seq <= n; seq++) {
 		ret = verify_one(rc, op, t, seq, size, timeout_ms, stop, words, err);
-		if (!ret)
+		if (!ret) {
 			res->msgs++;
+			ret = alive_tick(rc, &alive, rd_now_ns(), timeout_ms, stop, err);
+		}
 	}
 	/* Atomics: one more that changes nothing and returns the word. */
 	if (!ret && (op == RD_ST_OP_FADD || op == RD_ST_OP_CSWAP))
@@ -338,18 +442,21 @@ static int lat_one_sided(struct rd_rc *rc, enum rd_st_op op, const struct rd_st_
 	struct ibv_send_wr wr, *bad;
 	struct ibv_sge sge;
 	struct ibv_wc wc;
+	struct alive alive;
 	int ret = op_wr(rc, op, t, size, 0, op == RD_ST_OP_FADD ? 1 : words->cswap, words->cswap, 1,
 			&wr, &sge, err);
 
+	alive_init(&alive, timeout_ms, quiet_op(op), rc);
 	for (uint32_t i = 0; i < n && !ret; i++) {
-		uint64_t t0 = rd_now_ns();
+		uint64_t t0 = rd_now_ns(), t1;
 		int got;
 
 		ret = ibv_post_send(rc->qp, &wr, &bad);
 		if (ret)
 			return post_failed(op, -ret, err);
 		got = rd_rc_poll(rc, &wc, 1, t0 + MS(timeout_ms), stop);
-		rtt[i] = rd_now_ns() - t0;
+		t1 = rd_now_ns();
+		rtt[i] = t1 - t0;
 		if (got < 0)
 			return rd_st_poll_error(got, timeout_ms, "completion", err);
 		if (wc.status != IBV_WC_SUCCESS) {
@@ -369,6 +476,7 @@ static int lat_one_sided(struct rd_rc *rc, enum rd_st_op op, const struct rd_st_
 					(unsigned long long)words->cswap);
 			return -EBADMSG;
 		}
+		ret = alive_tick(rc, &alive, t1, timeout_ms, stop, err);
 	}
 	return ret;
 }
@@ -486,10 +594,20 @@ static int stream(struct rd_rc *rc, enum rd_st_op op, const struct rd_st_target 
 	unsigned int inflight = 0, sig = window >= 16 ? window / 8 : 1, unsignaled = 0;
 	uint64_t sent = 0, done = 0;
 	struct ibv_wc wc[32];
+	struct alive alive;
 	int ret = 0;
 
+	alive_init(&alive, timeout_ms, quiet_op(op), rc);
 	for (;;) {
-		bool more = n ? sent < n : rd_now_ns() < deadline_run;
+		uint64_t now = rd_now_ns();
+		bool more = n ? sent < n : now < deadline_run;
+
+		/* Its window leaves a send free: the keep-alive travels among the operations. */
+		if (more && !alive.due && now >= alive.next) {
+			ret = alive_post(rc, &alive, err);
+			if (ret)
+				goto out;
+		}
 
 		while (more && inflight < window) {
 			bool last;
@@ -507,12 +625,12 @@ static int stream(struct rd_rc *rc, enum rd_st_op op, const struct rd_st_target 
 				unsignaled = 0;
 			inflight++;
 		}
-		if (!inflight)
+		if (!inflight && !alive.due)
 			break;
 		int got = rd_rc_poll(rc, wc, 32, rd_now_ns() + MS(timeout_ms), stop);
 
 		if (got < 0) {
-			ret = rd_st_poll_error(got, timeout_ms, "completion", err);
+			ret = rd_st_poll_error(got, timeout_ms, inflight ? "completion" : "reply", err);
 			goto out;
 		}
 		for (int i = 0; i < got; i++) {
@@ -521,11 +639,12 @@ static int stream(struct rd_rc *rc, enum rd_st_op op, const struct rd_st_target 
 				ret = -EIO;
 				goto out;
 			}
-			if (!(wc[i].wr_id & RD_WR_SEND)) {
-				rd_st_error_set(err, "protocol error: unexpected message during the "
-						     "bandwidth stage");
-				ret = -EPROTO;
+			ret = alive_wc(rc, &alive, &wc[i], now, err);
+			if (ret < 0)
 				goto out;
+			if (ret) {
+				ret = 0;
+				continue;
 			}
 			unsigned int c = RD_WR_COVERS(wc[i].wr_id);
 
@@ -534,6 +653,7 @@ static int stream(struct rd_rc *rc, enum rd_st_op op, const struct rd_st_target 
 		}
 	}
 out:
+	rc->spin_alone = alive.spin_alone;
 	*sent_out = sent;
 	*done_out = done;
 	return ret;

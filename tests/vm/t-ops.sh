@@ -4,7 +4,8 @@
 # connection, the JSON fields, and a serving MR that denies an access (the
 # hidden test flag --deny) failing with that access's diagnosis; the exchange
 # versions (1, 2 and 3 served; a version 2 server meets a UD client); UD
-# (--qp ud) in loopback, its sizes and the one-packet rule.
+# (--qp ud) in loopback, its sizes and the one-packet rule; keep-alives in
+# one-sided stages longer than the server's --timeout.
 # shellcheck source=tests/vm/lib.sh
 . "$RD_ROOT/tests/vm/lib.sh"
 set -u
@@ -202,4 +203,32 @@ out=$(timeout 120 "$S" --qp ud "${Q[@]}" -s 4096 2>&1); rc=$?
 vm_check_eq "loopback --qp ud -s 4096 on a 1024 path: exit 1" 1 "$rc"
 vm_check_output "loopback --qp ud -s 4096: fails at connect, the one-packet rule" \
 	"FAIL  connect .*a UD message is one packet: 4096 B is above the path MTU 1024" echo "$out"
+# Keep-alives: the serving process hears nothing of READs, WRITEs and
+# atomics (its kernel answers them), and drops a session silent for its
+# --timeout; the client pings it during such stages.  Every stage here lasts
+# longer than the server's --timeout of 1 s.
+timeout 120 "$S" --server --once -P 18702 --timeout 1 > /tmp/ka-srv.log 2>&1 &
+srv=$!
+vm_wait_listen 18702 30
+out=$(timeout 120 "$S" "$VM_IP" -P 18702 --timeout 10 --op write,read,atomic --bandwidth-only -D 2 --sizes 4096 -j); rc=$?
+wait "$srv"
+echo "$out" > /tmp/ka-bw.json
+vm_check_eq "keep-alive: 2 s one-sided bandwidth stages against a server of --timeout 1: exit 0" 0 "$rc"
+vm_check_eq "keep-alive: every bandwidth stage passed, each ran its 2 s" "write-bw write-imm-bw read-bw fetch-add-bw cmp-swap-bw" \
+	"$(jq -r '[.stages[] | select(.result == "pass" and .ms >= 2000 and (.stage | endswith("-bw"))) | .stage] | join(" ")' /tmp/ka-bw.json)"
+vm_check_output "keep-alive: the server's session ended done, not for silence" \
+	"rdma_cm client [^ ]+: done, [0-9]+ messages" cat /tmp/ka-srv.log
+timeout 120 "$S" --server --once -P 18702 --timeout 1 > /tmp/ka-srv2.log 2>&1 &
+srv=$!
+vm_wait_listen 18702 30
+out=$(timeout 120 "$S" "$VM_IP" -P 18702 --verbs --timeout 10 --op read --latency-only -n 40000 --pings 40000 -j); rc=$?
+wait "$srv"
+vm_check_eq "keep-alive: 40000 verified READs and 40000 timed, --verbs, server --timeout 1: exit 0" 0 "$rc"
+vm_check "keep-alive: both READ stages outlasted the server's --timeout" \
+	jq -e '[.stages[] | select(.stage == "read" or .stage == "read-lat") | .result == "pass" and .ms > 1000] | length == 2 and all' <<<"$out"
+vm_check_output "keep-alive (--verbs): the server's session ended done" "verbs client [^ ]+: done, [0-9]+ messages" cat /tmp/ka-srv2.log
+out=$(timeout 120 "$S" --timeout 1 --op read --bandwidth-only -D 2 -j); rc=$?
+vm_check_eq "keep-alive in loopback (the serving thread's --timeout 1, 2 s of READs): exit 0, pass" "0 pass" \
+	"$rc $(jq -r .result <<<"$out")"
+
 if [ "${VM_SHOW:-0}" = 1 ]; then cat /tmp/ops-*.txt /tmp/srv.log; jq . /tmp/deny-read.json; echo "$out"; fi
