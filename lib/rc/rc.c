@@ -295,6 +295,10 @@ int rd_rc_connect(struct rd_rc *rc, const struct rd_rc_endpoint *local,
 	if (path_mtu)
 		*path_mtu = mtu;
 	rc->path_mtu = mtu;
+	/* The same port on both ends: the peer is a process (or thread) of this host. */
+	rc->peer_local = local->use_grh || remote->use_grh ?
+				 memcmp(local->gid, remote->gid, sizeof(local->gid)) == 0 :
+				 local->lid && local->lid == remote->lid;
 	if (rc->ud)
 		return connect_ud(rc, local, remote, opts);
 
@@ -505,6 +509,27 @@ void rd_rc_spin_yields(bool on)
 	__atomic_store_n(&spin_yields, on, __ATOMIC_RELAXED);
 }
 
+/*
+ * Whether this process may run on one CPU only (its affinity, which a cpuset
+ * narrows too): then a peer process on this host, or the kernel thread that
+ * serves a one-sided operation, gets the CPU only when the spin yields it.
+ * Read once; 0 unknown, 1 one CPU, 2 more.
+ */
+static int cpus_known;
+
+static bool one_cpu(void)
+{
+	int k = __atomic_load_n(&cpus_known, __ATOMIC_RELAXED);
+
+	if (!k) {
+		cpu_set_t set;
+
+		k = sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) == 1 ? 1 : 2;
+		__atomic_store_n(&cpus_known, k, __ATOMIC_RELAXED);
+	}
+	return k == 1;
+}
+
 int rd_rc_poll(struct rd_rc *rc, struct ibv_wc *wc, int n, uint64_t deadline,
 	       const volatile int *stop)
 {
@@ -541,8 +566,12 @@ int rd_rc_poll(struct rd_rc *rc, struct ibv_wc *wc, int n, uint64_t deadline,
 		if (!spin_end)
 			spin_end = rc->spin_ns > UINT64_MAX - now ? UINT64_MAX : now + rc->spin_ns;
 		if (!rc->chan || now < spin_end) {
-			/* another thread of ours may need this CPU (rd_rc_spin_yields) */
-			if (!rc->spin_alone && __atomic_load_n(&spin_yields, __ATOMIC_RELAXED))
+			/*
+			 * Another thread of ours may need this CPU (rd_rc_spin_yields),
+			 * or, on one CPU, the peer's process on this host.
+			 */
+			if (!rc->spin_alone && (__atomic_load_n(&spin_yields, __ATOMIC_RELAXED) ||
+						(rc->peer_local && one_cpu())))
 				sched_yield();
 			continue;
 		}

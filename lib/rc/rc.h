@@ -50,9 +50,11 @@ struct rd_rc {
 	 * serves nothing else (loopback).  spin_alone: the wait at hand needs no
 	 * other thread of ours, so rd_rc_poll never yields in it even under
 	 * rd_rc_spin_yields (set around one-sided operations when peer_thread:
-	 * the peer's kernel answers them, not its thread).
+	 * the peer's kernel answers them, not its thread).  peer_local: the
+	 * peer's QP is on this host's port (the same GID, or LID); on a one-CPU
+	 * host rd_rc_poll then yields as under rd_rc_spin_yields.
 	 */
-	bool peer_thread, spin_alone;
+	bool peer_thread, spin_alone, peer_local;
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
 	struct ibv_mr *mr;
@@ -189,7 +191,10 @@ int rd_rc_poll(struct rd_rc *rc, struct ibv_wc *wc, int n, uint64_t deadline,
  * 64 empty polls, or a one-CPU host runs the other thread only at the next
  * scheduler tick (loopback send latency under qemu: 4000 us instead of 30).
  * Off (the default: one thread polls), it spins as perftest does, without
- * a system call in the loop; so does a wait with rc->spin_alone set.
+ * a system call in the loop; so does a wait with rc->spin_alone set.  It
+ * yields as well when the process may run on one CPU only and rc->peer_local
+ * says the peer's process shares it (a client and a server on a one-CPU
+ * host: 4000 us a round trip otherwise).
  */
 void rd_rc_spin_yields(bool on);
 

@@ -206,6 +206,22 @@ const char *rd_cm_ev_name(enum rdma_cm_event_type t)
 	return strncmp(s, "RDMA_CM_EVENT_", 14) == 0 ? s + 14 : s;
 }
 
+/* Both ends of the connection on one address: the peer is a process of this host. */
+static bool same_address(struct rdma_cm_id *id)
+{
+	const struct sockaddr *a = rdma_get_local_addr(id), *b = rdma_get_peer_addr(id);
+
+	if (a->sa_family != b->sa_family)
+		return false;
+	if (a->sa_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	if (a->sa_family == AF_INET6)
+		return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+			      &((const struct sockaddr_in6 *)b)->sin6_addr, 16) == 0;
+	return false;
+}
+
 static int create_conn_qp(struct rd_cm_conn *c, struct rdma_cm_id *id,
 			  const struct rd_st_params *params, int access)
 {
@@ -230,6 +246,7 @@ static int create_conn_qp(struct rd_cm_conn *c, struct rdma_cm_id *id,
 	c->rc.max_inline = qa.cap.max_inline_data;
 	c->rc.qp = id->qp;
 	c->rc.own_qp = false;
+	c->rc.peer_local = same_address(id);
 	return 0;
 }
 

@@ -305,12 +305,14 @@ static int check_target(struct rd_rc *rc, const struct rd_st_target *t, uint32_t
 /*
  * Whether a wait on op needs no thread of ours but this one: a one-sided
  * operation is answered by the peer's kernel, so when the peer is our own
- * loopback thread (rc->peer_thread), the spin has no one to yield to.  A
- * write with immediate is answered by that thread.
+ * loopback thread (rc->peer_thread) or a process on this host
+ * (rc->peer_local), the spin has no one to yield to.  A write with
+ * immediate is answered by the peer's thread or process.
  */
 static bool one_sided_alone(const struct rd_rc *rc, enum rd_st_op op)
 {
-	return rc->peer_thread && op != RD_ST_OP_SEND && op != RD_ST_OP_WRITE_IMM;
+	return (rc->peer_thread || rc->peer_local) && op != RD_ST_OP_SEND &&
+	       op != RD_ST_OP_WRITE_IMM;
 }
 
 /* One verified operation number seq (1..n). */
