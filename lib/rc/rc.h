@@ -191,10 +191,11 @@ int rd_rc_poll(struct rd_rc *rc, struct ibv_wc *wc, int n, uint64_t deadline,
  * 64 empty polls, or a one-CPU host runs the other thread only at the next
  * scheduler tick (loopback send latency under qemu: 4000 us instead of 30).
  * Off (the default: one thread polls), it spins as perftest does, without
- * a system call in the loop; so does a wait with rc->spin_alone set.  It
- * yields as well when the process may run on one CPU only and rc->peer_local
- * says the peer's process shares it (a client and a server on a one-CPU
- * host: 4000 us a round trip otherwise).
+ * a system call in the loop; so does a wait with rc->spin_alone set.  A
+ * spin for ever (RD_RC_SPIN_FOREVER, a latency stage) yields as well when
+ * the process may run on one CPU only and rc->peer_local says the peer's
+ * process shares it (a client and a server on a one-CPU host: 4000 us a
+ * round trip otherwise).
  */
 void rd_rc_spin_yields(bool on);
 

@@ -163,13 +163,15 @@ static int repost(struct rd_rc *rc, const struct ibv_wc *reply, struct rd_st_err
  * Keep-alives.  The peer's kernel answers RDMA READ, WRITE without immediate
  * and atomics: the serving process hears nothing of them, and drops a session
  * that stays silent for its --timeout.  So a stage of these operations pings
- * the peer (0 bytes, sequence numbers of their own) whenever ALIVE_MS, or a
- * quarter of our own --timeout if shorter, passed without one.  Every server
- * version answers PING.  The ping is outside the timed path of a latency
- * stage; in a bandwidth stage it travels among the operations.
+ * the peer (0 bytes, sequence numbers of their own, RD_ST_ALIVE_SEQ) as it
+ * starts and whenever ALIVE_MS, or a quarter of our own --timeout if
+ * shorter, passed without one.  Every server version answers PING.  The
+ * first one also ends the peer's spin of a latency stage before (which on a
+ * one-CPU host would take the CPU from the kernel serving this stage).  The
+ * ping is outside the timed path of a latency stage; in a bandwidth stage it
+ * travels among the operations.
  */
 #define ALIVE_MS 250u
-#define ALIVE_SEQ 0x0ffff000u	/* above any ping-pong's (-n is at most 1e8 < 2^27) */
 
 struct alive {
 	uint64_t every, next;
@@ -191,7 +193,7 @@ static void alive_init(struct alive *a, int timeout_ms, bool quiet, const struct
 
 	memset(a, 0, sizeof(*a));
 	a->every = quarter && quarter < every ? quarter : every;
-	a->next = quiet ? rd_now_ns() + a->every : UINT64_MAX;
+	a->next = quiet ? 0 : UINT64_MAX;
 	a->spin_alone = rc->spin_alone;
 }
 
@@ -200,7 +202,7 @@ static int alive_post(struct rd_rc *rc, struct alive *a, struct rd_st_error *err
 {
 	int ret;
 
-	a->want = ALIVE_SEQ | (a->seq++ & 0xfffu);
+	a->want = RD_ST_ALIVE_SEQ | (a->seq++ & 0xfffu);
 	ret = rd_rc_post_send(rc, rc->nrecv, 0, RD_ST_IMM(RD_ST_PING, a->want));
 	if (ret) {
 		rd_st_error_set(err, "cannot post a keep-alive: %s", strerror(-ret));
@@ -417,6 +419,8 @@ int rd_st_op_verify(struct rd_rc *rc, enum rd_st_op op, const struct rd_st_targe
 	/* A verified WRITE asks the peer to check: it hears of each. */
 	alive_init(&alive, timeout_ms, quiet_op(op) && op != RD_ST_OP_WRITE, rc);
 	ret = check_target(rc, t, size, err);
+	if (!ret)
+		ret = alive_tick(rc, &alive, rd_now_ns(), timeout_ms, stop, err);
 	for (uint32_t seq = 1; !ret && seq <= n; seq++) {
 		ret = verify_one(rc, op, t, seq, size, timeout_ms, stop, words, err);
 		if (!ret) {
@@ -449,6 +453,8 @@ static int lat_one_sided(struct rd_rc *rc, enum rd_st_op op, const struct rd_st_
 			&wr, &sge, err);
 
 	alive_init(&alive, timeout_ms, quiet_op(op), rc);
+	if (!ret)
+		ret = alive_tick(rc, &alive, rd_now_ns(), timeout_ms, stop, err);
 	for (uint32_t i = 0; i < n && !ret; i++) {
 		uint64_t t0 = rd_now_ns(), t1;
 		int got;

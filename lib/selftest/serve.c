@@ -128,6 +128,9 @@ int rd_st_serve(struct rd_rc *rc, int idle_ms, const volatile int *stop, int wat
 				/* Echo as received: the client checks both directions. */
 				reply = RD_ST_IMM(RD_ST_PONG, seq);
 				reply_len = len;
+				/* A keep-alive: no round trip of the client follows. */
+				if (seq >= RD_ST_ALIVE_SEQ)
+					rc->spin_ns = 0;
 				break;
 			case RD_ST_LAT:
 				reply = RD_ST_IMM(RD_ST_LATR, seq);

@@ -78,6 +78,13 @@ void rd_st_target_init(struct rd_rc *rc, struct rd_st_target *t);
 #define RD_ST_IMM(type, seq) (((uint32_t)(type) << 28) | ((uint32_t)(seq) & 0x0fffffffu))
 #define RD_ST_TYPE(imm) ((imm) >> 28)
 #define RD_ST_SEQ(imm) ((imm) & 0x0fffffffu)
+/*
+ * The sequence numbers of a client's keep-alive pings during one-sided
+ * stages: above any ping-pong's (-n is at most 1e8 < 2^27).  A server
+ * answers them like any ping, and sleeps at once after (nothing follows
+ * soon); an older one spins for a while first.
+ */
+#define RD_ST_ALIVE_SEQ 0x0ffff000u
 
 /* What a client asks for; the server bounds it. */
 struct rd_st_params {
@@ -92,6 +99,7 @@ struct rd_st_params {
 #define RD_ST_MAX_WINDOW 512u
 #define RD_ST_MAX_MEM (64u << 20)
 #define RD_ST_MAX_ITERS 100000000u
+_Static_assert(RD_ST_ALIVE_SEQ > RD_ST_MAX_ITERS, "keep-alive sequences above any ping-pong's");
 /* UD: receives kept posted (a datagram that finds none is dropped), as perftest's rx depth. */
 #define RD_ST_UD_RECV 512u
 /* UD: the largest message, one packet at the largest MTU. */
