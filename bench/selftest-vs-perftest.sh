@@ -16,7 +16,9 @@
 # BENCH_FLOOR=0.  The rdma-selftest
 # server on VM a serves the whole run (BENCH_ST_SERVER=session, default) or,
 # like perftest's servers, is a fresh process for each run (run).
-# usage: [BENCH_CONNECT=verbs|cm] [BENCH_LOOPBACK=0] [BENCH_FLOOR=0] [BENCH_ST_SERVER=session|run] [BENCH_BOOTS=1]
+# BENCH_LOCAL=1: in the one-VM part, rdma-selftest as two processes (server
+# and client through 127.0.0.1), as perftest runs there, not its loopback.
+# usage: [BENCH_CONNECT=verbs|cm] [BENCH_LOOPBACK=0] [BENCH_LOCAL=1] [BENCH_FLOOR=0] [BENCH_ST_SERVER=session|run] [BENCH_BOOTS=1]
 #        bench/selftest-vs-perftest.sh [ITERS=500 [ROUNDS=5 [OPS="send write read ud"]]]
 set -u
 cd "$(dirname "$0")/.." || exit 1
