@@ -511,9 +511,9 @@ void rd_rc_spin_yields(bool on)
 
 /*
  * Whether this process may run on one CPU only (its affinity, which a cpuset
- * narrows too): then a peer process on this host, or the kernel thread that
- * serves a one-sided operation, gets the CPU only when the spin yields it.
- * Read once; 0 unknown, 1 one CPU, 2 more.
+ * narrows too): then a peer process on this host that spins too gets the CPU
+ * only when our spin yields it, or at the scheduler tick.  Read once; 0
+ * unknown, 1 one CPU, 2 more.
  */
 static int cpus_known;
 

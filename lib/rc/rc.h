@@ -52,7 +52,8 @@ struct rd_rc {
 	 * rd_rc_spin_yields (set around one-sided operations when peer_thread:
 	 * the peer's kernel answers them, not its thread).  peer_local: the
 	 * peer's QP is on this host's port (the same GID, or LID); on a one-CPU
-	 * host rd_rc_poll then yields as under rd_rc_spin_yields.
+	 * host rd_rc_poll's spins for ever (latency) then yield as under
+	 * rd_rc_spin_yields.
 	 */
 	bool peer_thread, spin_alone, peer_local;
 	struct ibv_cq *cq;
