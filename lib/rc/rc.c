@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 #include <time.h>
 
 void rd_rc_opts_default(struct rd_rc_opts *o)
@@ -440,13 +441,40 @@ int rd_rc_post_op(struct rd_rc *rc, enum ibv_wr_opcode op, void *local, uint32_t
 	return ret ? -ret : 0;
 }
 
+void rd_rc_watch(struct rd_rc *rc, int fd, bool socket)
+{
+	rc->watch = fd >= 0;
+	rc->watch_fd = fd;
+	rc->watch_socket = socket;
+	rc->watch_next = 0;
+}
+
+bool rd_rc_peer_gone(struct rd_rc *rc)
+{
+	struct pollfd p = { .fd = rc->watch_fd, .events = POLLIN | POLLRDHUP };
+	char c;
+
+	if (!rc->watch || poll(&p, 1, 0) <= 0)
+		return false;
+	if (!rc->watch_socket)
+		return p.revents != 0;	/* an rdma_cm event, or the channel broke */
+	if (p.revents & (POLLHUP | POLLRDHUP | POLLERR | POLLNVAL))
+		return true;
+	/* Data: the exchange carries none during a session, but leave it unread. */
+	if ((p.revents & POLLIN) && recv(rc->watch_fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0)
+		return true;
+	rc->watch = false;	/* readable, not ended: polling it again would never sleep */
+	return false;
+}
+
 /*
  * Sleep on the completion channel until a CQ event, the deadline, or *stop;
- * the CQ is armed.  0: poll the CQ again; -ETIMEDOUT, -EINTR, -EIO.
+ * the CQ is armed.  0: poll the CQ again; -ETIMEDOUT, -EINTR, -EIO, and
+ * -ECONNRESET when the watched connection ended (rd_rc_watch).
  */
 static int wait_cq_event(struct rd_rc *rc, uint64_t deadline, const volatile int *stop)
 {
-	struct pollfd pfd = { .fd = rc->chan->fd, .events = POLLIN };
+	struct pollfd pfd[2] = { { .fd = rc->chan->fd, .events = POLLIN } };
 
 	for (;;) {
 		uint64_t now = rd_now_ns();
@@ -457,19 +485,24 @@ static int wait_cq_event(struct rd_rc *rc, uint64_t deadline, const volatile int
 		if (stop && *stop)
 			return -EINTR;
 		if (now >= deadline)
-			return -ETIMEDOUT;
+			return rd_rc_peer_gone(rc) ? -ECONNRESET : -ETIMEDOUT;
 		/* Wake at least every 100 ms to look at *stop. */
 		ms = deadline - now > 100000000ull ? 100 : (int)((deadline - now + 999999) / 1000000);
-		pfd.revents = 0;
-		if (poll(&pfd, 1, ms) < 0) {
+		pfd[0].revents = 0;
+		pfd[1] = (struct pollfd){ .fd = rc->watch ? rc->watch_fd : -1,
+					  .events = POLLIN | POLLRDHUP };
+		if (poll(pfd, 2, ms) < 0) {
 			if (errno == EINTR)
 				continue;
 			return -EIO;
 		}
-		if (pfd.revents & (POLLERR | POLLHUP | POLLNVAL))
+		if (pfd[0].revents & (POLLERR | POLLHUP | POLLNVAL))
 			return -EIO;
-		if (!(pfd.revents & POLLIN))
+		if (!(pfd[0].revents & POLLIN)) {
+			if (pfd[1].revents && rd_rc_peer_gone(rc))
+				return -ECONNRESET;
 			continue;
+		}
 		if (ibv_get_cq_event(rc->chan, &cq, &cq_ctx) == 0 && ++rc->unacked_events >= 64) {
 			ibv_ack_cq_events(rc->cq, rc->unacked_events);
 			rc->unacked_events = 0;
@@ -535,7 +568,7 @@ int rd_rc_poll(struct rd_rc *rc, struct ibv_wc *wc, int n, uint64_t deadline,
 {
 	unsigned int spins = 0;
 	uint64_t now, spin_end = 0;
-	bool armed = false;
+	bool armed = false, gone = false;
 	int ret;
 
 	for (;;) {
@@ -556,11 +589,20 @@ int rd_rc_poll(struct rd_rc *rc, struct ibv_wc *wc, int n, uint64_t deadline,
 		}
 		if (got < 0)
 			return got;
+		if (gone)
+			return -ECONNRESET;
 		if (stop && *stop)
 			return -EINTR;
 		if ((++spins & 63) != 0)
 			continue;
 		now = rd_now_ns();
+		if (rc->watch && (now >= deadline || now >= rc->watch_next)) {
+			rc->watch_next = now + 100000000ull;
+			if (rd_rc_peer_gone(rc)) {
+				gone = true;	/* the CQ once more: the close may trail completions */
+				continue;
+			}
+		}
 		if (now >= deadline)
 			return -ETIMEDOUT;
 		if (!spin_end)
@@ -588,7 +630,9 @@ int rd_rc_poll(struct rd_rc *rc, struct ibv_wc *wc, int n, uint64_t deadline,
 			continue;
 		}
 		ret = wait_cq_event(rc, deadline, stop);
-		if (ret)
+		if (ret == -ECONNRESET)
+			gone = true;
+		else if (ret)
 			return ret;
 		armed = false;
 		spins = 63;

@@ -56,6 +56,14 @@ struct rd_rc {
 	 * rd_rc_spin_yields.
 	 */
 	bool peer_thread, spin_alone, peer_local;
+	/*
+	 * watch: watch_fd is a connection to the peer whose end means the
+	 * session is over (rd_rc_watch): the exchange's TCP socket, or an
+	 * rdma_cm event channel.  watch_next: when a spin looks at it next.
+	 */
+	bool watch, watch_socket;
+	int watch_fd;
+	uint64_t watch_next;
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
 	struct ibv_mr *mr;
@@ -172,7 +180,8 @@ int rd_rc_op_wr(struct rd_rc *rc, enum ibv_wr_opcode op, void *local, uint32_t l
 
 /*
  * Poll up to n completions; wait until at least one or deadline (CLOCK_MONOTONIC
- * ns).  Returns the count, -ETIMEDOUT, or -errno.  Error completions are
+ * ns).  Returns the count, -ETIMEDOUT, -ECONNRESET (the connection of
+ * rd_rc_watch ended), or -errno.  Error completions are
  * returned too (and the first one is remembered in rc->first_error).
  * *stop is checked while waiting (SIGINT); may be NULL.  Busy-polls for
  * rc->spin_ns (RD_RC_SPIN_NS by default), then sleeps on the completion
@@ -199,6 +208,19 @@ int rd_rc_poll(struct rd_rc *rc, struct ibv_wc *wc, int n, uint64_t deadline,
  * round trip otherwise).
  */
 void rd_rc_spin_yields(bool on);
+
+/*
+ * Make rd_rc_poll watch fd, a connection to the peer that lives as long as
+ * the session: a TCP socket (socket: its end of file, hang-up or error) or
+ * an rdma_cm event channel of this connection alone (any event: after
+ * ESTABLISHED each one ends it, DISCONNECTED first).  rd_rc_poll then
+ * returns -ECONNRESET once that connection ended and no completion is
+ * left: at once from a sleep, within 100 ms from a spin (one poll() system
+ * call each time), or at the deadline.  fd < 0: watch nothing.
+ */
+void rd_rc_watch(struct rd_rc *rc, int fd, bool socket);
+/* Has the watched connection ended?  Looks without waiting; false without a watch. */
+bool rd_rc_peer_gone(struct rd_rc *rc);
 
 /* 256..4096 bytes -> IBV_MTU_256..IBV_MTU_4096; -EINVAL for any other value. */
 int rd_mtu_from_bytes(uint64_t bytes, enum ibv_mtu *mtu);

@@ -63,6 +63,8 @@ static void client_cm(const struct rd_st_config *cfg, const struct rd_sysroot *s
 	run->path_mtu = info.path_mtu;
 	run->tclass = info.tclass;
 	run->sl = info.sl;
+	/* Its connection's events, DISCONNECTED first, end the run at once (the server ended it). */
+	rd_rc_watch(&c.rc, c.ch->fd, false);
 	run->ok = rd_st_run_stages(cfg, sr, &c.rc, &info.target, h, run);
 	rd_cm_close(&c);
 }
@@ -290,6 +292,8 @@ static void client_verbs(const struct rd_st_config *cfg, const struct rd_sysroot
 				"RESET->INIT->RTR->RTS, PSN 0x%06x/0x%06x, path MTU %s%s", me.psn,
 				them.psn, rd_st_mtu_str(mtu),
 				rd_st_tc_sl_str(run->tclass, run->sl, why, sizeof(why)));
+	/* The server closes the exchange when it ends the session: the run ends at once. */
+	rd_rc_watch(&rc, fd, true);
 	run->ok = rd_st_run_stages(&run_cfg, sr, &rc, &tgt, h, run);
 out:
 	if (fd >= 0)

@@ -627,7 +627,17 @@ int rd_cm_accept(struct rd_cm_listener *l, uint64_t deadline, int timeout_ms, un
 		ret = -ECONNABORTED;
 		goto fail;
 	}
-	/* The session's own channel: migrate the id off the listener's. */
+	/*
+	 * The session's own channel, off the listener's: the server watches it
+	 * (rd_rc_watch), and a client's DISCONNECTED, or the kernel's when the
+	 * client's process died, ends the session at once.  Without it (the
+	 * migration failed) the session ends on the client's silence instead.
+	 */
+	c->ch = rdma_create_event_channel();
+	if (c->ch && (rd_cm_nonblock(c->ch) || rdma_migrate_id(c->id, c->ch))) {
+		rdma_destroy_event_channel(c->ch);
+		c->ch = NULL;
+	}
 	conn_facts(c->id, info);
 	return 0;
 fail:

@@ -2,31 +2,17 @@
 /*
  * The serving side of the self-test protocol (stages.h): answer a client's
  * pings, latency messages, bandwidth ends and verify requests until its
- * goodbye, silence, or the close of its exchange socket.
+ * goodbye, silence, or the end of its connection (the exchange socket, or
+ * its rdma_cm connection).
  */
 #define _GNU_SOURCE
 #include "stages.h"
 
 #include <endian.h>
 #include <errno.h>
-#include <poll.h>
 #include <string.h>
-#include <sys/socket.h>
 
 #define MS(x) ((uint64_t)(x) * 1000000ull)
-
-/* Has the peer closed fd (end of file, or hung up)?  Data it sent is left unread. */
-static bool peer_closed(int fd)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN | POLLRDHUP };
-	char c;
-
-	if (fd < 0 || poll(&p, 1, 0) <= 0)
-		return false;
-	if (p.revents & (POLLHUP | POLLRDHUP | POLLERR))
-		return true;
-	return (p.revents & POLLIN) && recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
-}
 
 /* UD: answer the goodbye and wait for the answer to leave (a datagram's send completion). */
 static int bye_reply(struct rd_rc *rc, unsigned int slot, uint32_t seq, int idle_ms,
@@ -57,7 +43,7 @@ static int bye_reply(struct rd_rc *rc, unsigned int slot, uint32_t seq, int idle
 }
 
 int rd_st_serve(struct rd_rc *rc, int idle_ms, const volatile int *stop, int watch_fd,
-		struct rd_st_error *err, uint64_t *msgs)
+		bool watch_socket, struct rd_st_error *err, uint64_t *msgs)
 {
 	uint64_t idle_end = rd_now_ns() + MS(idle_ms);
 	unsigned int inflight = 0, next_send = 0;
@@ -68,8 +54,10 @@ int rd_st_serve(struct rd_rc *rc, int idle_ms, const volatile int *stop, int wat
 	int ret;
 
 	*msgs = 0;
+	if (watch_fd >= 0)
+		rd_rc_watch(rc, watch_fd, watch_socket);
 	for (;;) {
-		/* In slices of 250 ms: a socket to watch is looked at after each. */
+		/* In slices of 250 ms, to notice a silence (below). */
 		uint64_t slice = rd_now_ns() + MS(250);
 		int n = rd_rc_poll(rc, wc, 16, slice < idle_end ? slice : idle_end, stop);
 
@@ -82,15 +70,19 @@ int rd_st_serve(struct rd_rc *rc, int idle_ms, const volatile int *stop, int wat
 			 * serves the client's READs and WRITEs.
 			 */
 			rc->spin_ns = 0;
-			if (!peer_closed(watch_fd))
-				continue;
+			continue;
+		}
+		if (n == -ECONNRESET) {
 			/* What came just before the close is served first. */
+			rc->watch = false;
 			n = rd_rc_poll(rc, wc, 16, rd_now_ns(), stop);
 			if (n == -ETIMEDOUT) {
-				rd_st_error_set(err, "the client closed its exchange connection: it "
-						     "gave up or ended (its own output says why)");
+				rd_st_error_set(err, "the client %s: it gave up or ended (its own "
+						     "output says why)", rc->watch_socket ?
+						"closed its exchange connection" : "disconnected");
 				return -ECONNRESET;
 			}
+			rc->watch = true;	/* still closed: back here once these are served */
 		}
 		if (n < 0)
 			return rd_st_poll_error(n, idle_ms, "message from the client", err);

@@ -88,4 +88,55 @@ vm_check_output "server logged the truncated message" "closed before a whole exc
 vm_check_output "server logged the half-open client" "incomplete exchange message \(timed out\)" cat /tmp/srv.log
 vm_check_output "server logged the refused sizes" "rejected: message size" cat /tmp/srv.log
 vm_check_eq "one log line per client (no floods)" "" "$(awk 'length > 400' /tmp/srv.log)"
+
+# The end of a session, seen from the other side at once.  A server drops a
+# client silent for its --timeout (here the client is stopped for 2.5 s);
+# the client, resumed, learns that from the closed connection (rdma_cm's
+# DISCONNECTED, the --verbs exchange's socket) instead of waiting out its
+# own --timeout of 30 s and blaming the network.
+for mode in cm verbs; do
+	V=(); [ "$mode" = verbs ] && V=(--verbs)
+	timeout 120 "$S" --server --once -P 18705 --timeout 1 > "/tmp/end-srv-$mode.log" 2>&1 &
+	srv=$!
+	vm_wait_listen 18705 30
+	timeout 120 "$S" "$VM_IP" -P 18705 "${V[@]}" --timeout 30 --latency-only -n 1000000 -j \
+		> "/tmp/end-cli-$mode.json" 2>/dev/null &
+	cli=$!
+	vm_sleep 3
+	pid=$(pgrep -P "$cli" -x rdma-selftest)	# not timeout(1): SIGSTOP stops only its target
+	kill -STOP "$pid"; vm_sleep 2.5; kill -CONT "$pid"; t0=$EPOCHREALTIME
+	wait "$cli"; rc=$?; t1=$EPOCHREALTIME
+	wait "$srv"
+	vm_check_eq "server ends a stopped client's session ($mode): the client exits 1" 1 "$rc"
+	vm_check_output "the server's log: the client's silence" \
+		"client [^ ]+: session failed after [0-9]+ messages: no message from the client within 1000 ms" \
+		cat "/tmp/end-srv-$mode.log"
+	vm_check_output "the client's failed stage says the peer ended the session ($mode)" \
+		"the peer (ended|had ended) the session" \
+		jq -r '.stages[] | select(.result == "fail") | .diagnosis' "/tmp/end-cli-$mode.json"
+	vm_check "the client ended within 10 s of resuming, not at its --timeout of 30 s ($mode)" \
+		awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a < 10) }'
+done
+# The other way: a client killed in a stage.  The server hears its rdma_cm
+# connection end (the kernel disconnects it) and closes the session at once,
+# not after its --timeout of 30 s of silence.
+for mode in cm verbs; do
+	V=(); [ "$mode" = verbs ] && V=(--verbs)
+	timeout 120 "$S" --server --once -P 18706 --timeout 30 > "/tmp/kill-srv-$mode.log" 2>&1 &
+	srv=$!
+	vm_wait_listen 18706 30
+	timeout 120 "$S" "$VM_IP" -P 18706 "${V[@]}" --timeout 30 --latency-only -n 1000000 \
+		> /dev/null 2>&1 &
+	cli=$!
+	vm_sleep 3
+	kill -KILL "$(pgrep -P "$cli" -x rdma-selftest)"; t0=$EPOCHREALTIME
+	wait "$cli"
+	wait "$srv"; t1=$EPOCHREALTIME
+	vm_check_output "a killed client: the server's log says it went ($mode)" \
+		"client [^ ]+: session failed after [0-9]+ messages: the client (disconnected|closed its exchange connection)" \
+		cat "/tmp/kill-srv-$mode.log"
+	vm_check "a killed client: the server ended the session within 10 s, not at its --timeout of 30 s ($mode)" \
+		awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a < 10) }'
+done
 if [ "${VM_SHOW:-0}" = 1 ]; then cat /tmp/srv.log; fi
+if [ "${VM_SHOW:-0}" = 1 ]; then cat /tmp/end-srv-*.log /tmp/kill-srv-*.log /tmp/end-cli-*.json; fi
