@@ -264,6 +264,7 @@ static bool verify_stage(const struct rd_st_config *cfg, struct rd_rc *rc, enum 
 	uint32_t size = cfg->nsizes ? cfg->sizes[0] : 64;
 	bool atomic = op == RD_ST_OP_FADD || op == RD_ST_OP_CSWAP;
 	const char *name = stage_name(op, "verify", NULL, 0);
+	uint64_t t0 = rd_now_ns();
 	int ret;
 
 	if (op == RD_ST_OP_SEND)
@@ -272,7 +273,8 @@ static bool verify_stage(const struct rd_st_config *cfg, struct rd_rc *rc, enum 
 		ret = rd_st_op_verify(rc, op, t, cfg->pings, size, cfg->timeout_ms, cfg->stop, w, &pp,
 				      &err);
 	if (ret) {
-		rd_st_stage_add(run, h, name, false, (double)pp.ns / 1e6, &err,
+		/* pp.ns is the time of the messages that passed: the stage lasted until the failure. */
+		rd_st_stage_add(run, h, name, false, ms_since(t0), &err,
 				"after %u good %s: %s", pp.msgs,
 				op == RD_ST_OP_SEND ? "messages" : "operations", err.what);
 		return false;

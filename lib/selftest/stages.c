@@ -115,8 +115,8 @@ void rd_st_wc_error(struct rd_rc *rc, const struct ibv_wc *wc, struct rd_st_erro
 			 " (no error of ours came before it: the peer's request put the queue pair "
 			 "in error, e.g. an access its memory region does not allow)" :
 		 rd_rc_peer_gone(rc) ?
-			 "; the peer had ended the session (it closed the connection; its own "
-			 "output says why)" : "");
+			 "; the peer had ended the session: it closed the connection (its log "
+			 "says why)" : "");
 }
 
 const char *rd_st_op_diagnosis(unsigned int tag, enum ibv_wc_status st)
@@ -168,9 +168,9 @@ int rd_st_poll_error(int ret, int timeout_ms, const char *waiting_for, struct rd
 		rd_st_error_set(err, "no %s within %d ms: the peer stopped answering (crashed, killed, "
 				     "or packets are lost without an error yet)", waiting_for, timeout_ms);
 	else if (ret == -ECONNRESET)
-		rd_st_error_set(err, "no %s: the peer ended the session (it closed the connection; its "
-				     "own output says why, e.g. it heard nothing from this side within "
-				     "its --timeout, or it was stopped)", waiting_for);
+		rd_st_error_set(err, "no %s: the peer ended the session: it closed the connection (it "
+				     "was stopped or killed, or heard nothing from this side within its "
+				     "--timeout; its log says which)", waiting_for);
 	else if (ret == -EINTR)
 		rd_st_error_set(err, "interrupted");
 	else
