@@ -576,7 +576,11 @@ int rd_st_bye(struct rd_rc *rc, int timeout_ms, struct rd_st_error *err)
 
 		ret = round_trip(rc, 0, RD_ST_IMM(RD_ST_BYE, 1), RD_ST_BYE, 1, timeout_ms, NULL,
 				 &reply, NULL, err);
-		return ret;
+		/*
+		 * The server closed the session while the goodbye went again: its
+		 * answer was lost, and the session is over as the goodbye asked.
+		 */
+		return ret == -ECONNRESET ? 0 : ret;
 	}
 	ret = rd_rc_post_send(rc, rc->nrecv, 0, RD_ST_IMM(RD_ST_BYE, 0));
 
