@@ -23,7 +23,7 @@ static void *serve_thread(void *p)
 {
 	struct serve_arg *a = p;
 
-	a->ret = rd_st_serve(a->rc, a->idle_ms, a->halt, -1, false, &a->err, &a->msgs);
+	a->ret = rd_st_serve(a->rc, a->idle_ms, a->halt, &a->err, &a->msgs);
 	return NULL;
 }
 

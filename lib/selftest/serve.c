@@ -42,8 +42,8 @@ static int bye_reply(struct rd_rc *rc, unsigned int slot, uint32_t seq, int idle
 	}
 }
 
-int rd_st_serve(struct rd_rc *rc, int idle_ms, const volatile int *stop, int watch_fd,
-		bool watch_socket, struct rd_st_error *err, uint64_t *msgs)
+int rd_st_serve(struct rd_rc *rc, int idle_ms, const volatile int *stop, struct rd_st_error *err,
+		uint64_t *msgs)
 {
 	uint64_t idle_end = rd_now_ns() + MS(idle_ms);
 	unsigned int inflight = 0, next_send = 0;
@@ -54,8 +54,6 @@ int rd_st_serve(struct rd_rc *rc, int idle_ms, const volatile int *stop, int wat
 	int ret;
 
 	*msgs = 0;
-	if (watch_fd >= 0)
-		rd_rc_watch(rc, watch_fd, watch_socket);
 	for (;;) {
 		/* In slices of 250 ms, to notice a silence (below). */
 		uint64_t slice = rd_now_ns() + MS(250);

@@ -64,8 +64,10 @@ static int serve_cm(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
 		  prm.window);
 	if (!cfg->no_counters)
 		(void)rd_st_ctrs_start(&ctr, sr, info.dev, info.port);	/* none: no counters line */
-	ret = rd_st_serve(&c.rc, cfg->timeout_ms, cfg->stop, c.ch ? c.ch->fd : -1, false, &serr,
-			  &msgs);
+	/* The session's own rdma_cm channel: the client's disconnect ends it at once. */
+	if (c.ch)
+		rd_rc_watch(&c.rc, c.ch->fd, false);
+	ret = rd_st_serve(&c.rc, cfg->timeout_ms, cfg->stop, &serr, &msgs);
 	if (ret)
 		rd_st_log(h, "rdma_cm client %s: session failed after %llu messages: %s", info.peer_addr,
 			  (unsigned long long)msgs, serr.what);
@@ -265,7 +267,8 @@ static int serve_verbs(const struct rd_st_config *cfg, int lfd, const struct rd_
 	if (!cfg->no_counters)
 		(void)rd_st_ctrs_start(&ctr, sr, lp.dev, lp.port);	/* none: no counters line */
 	/* The exchange's socket stays open while the client runs: its close ends the session. */
-	ret = rd_st_serve(&rc, cfg->timeout_ms, cfg->stop, fd, true, &serr, &msgs);
+	rd_rc_watch(&rc, fd, true);
+	ret = rd_st_serve(&rc, cfg->timeout_ms, cfg->stop, &serr, &msgs);
 	if (ret)
 		rd_st_log(h, "verbs client %s: session failed after %llu messages: %s", peer,
 			  (unsigned long long)msgs, serr.what);

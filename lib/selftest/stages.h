@@ -146,14 +146,14 @@ int rd_st_post_receives(struct rd_rc *rc, struct rd_st_error *err);
 /*
  * Serve one connected client until BYE (0), an error or idle_ms without
  * traffic (-ETIMEDOUT), or *stop (-EINTR).  Receives must be posted.
- * watch_fd (or -1): a connection that lives as long as the client's run,
- * watched through rd_rc_watch: the --verbs exchange's socket (watch_socket),
- * or the rdma_cm event channel of this connection alone.  Its end ends the
- * session at once (-ECONNRESET) once what came before it is served, so a
- * client that gave up or died does not hold the server for idle_ms.
+ * A connection of the client's that rc watches (rd_rc_watch: the --verbs
+ * exchange's socket, or the rdma_cm event channel of this connection alone)
+ * ends the session at once when it ends (-ECONNRESET), once what came before
+ * it is served, so a client that gave up or died does not hold the server
+ * for idle_ms.
  */
-int rd_st_serve(struct rd_rc *rc, int idle_ms, const volatile int *stop, int watch_fd,
-		bool watch_socket, struct rd_st_error *err, uint64_t *msgs);
+int rd_st_serve(struct rd_rc *rc, int idle_ms, const volatile int *stop, struct rd_st_error *err,
+		uint64_t *msgs);
 
 struct rd_st_pingpong {
 	uint32_t msgs;
