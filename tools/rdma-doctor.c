@@ -291,15 +291,9 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (expect_file) {
-		FILE *f = fopen(expect_file, "re");
 		char why[256] = "";
 
-		if (!f) {
-			ret = rd_cli_usage_error(&cli, "--expect %s: %s", expect_file, strerror(errno));
-			goto out;
-		}
-		ret = rd_dr_expect_parse(f, &expect, why, sizeof(why));
-		(void)fclose(f);	/* read only */
+		ret = rd_dr_expect_read(expect_file, &expect, why, sizeof(why));
 		if (ret) {
 			ret = rd_cli_usage_error(&cli, "--expect %s: %s", expect_file, why);
 			goto out;

@@ -7,6 +7,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <getopt.h>
 #include <json-c/json.h>
 #include <stdio.h>
@@ -23,6 +25,7 @@
 enum {
 	OPT_HOSTFILE = RD_OPT_TOOL_BASE,
 	OPT_PREFIX,
+	OPT_TIMEOUT,
 };
 
 static void usage(const char *prog)
@@ -42,6 +45,8 @@ static void usage(const char *prog)
 	       "      --prefix[=NAME]   filter mode, on each host: copy stdin to stdout with\n"
 	       "                        \"NAME: \" before each line (default $SLURMD_NODENAME,\n"
 	       "                        else the short host name), for srun and files\n"
+	       "      --timeout SEC     give up on a pipe or FIFO silent for SEC seconds\n"
+	       "                        (default 600, at most 86400)\n"
 	       "  -o, --outliers        list only the facts where some host differs\n"
 	       "  -j, --json            JSON output\n"
 	       "      --color[=WHEN]    colour: auto (default), always, never\n"
@@ -53,16 +58,43 @@ static void usage(const char *prog)
 	       prog, prog);
 }
 
-/* --prefix: "NAME: line" for every line of stdin. */
-static int prefix_mode(struct rd_cli *cli, const char *name)
-{
-	char host[256], *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
-	int ret = RD_EXIT_OK;
+/*
+ * What one input may hold: 10,000 hosts of pretty JSON are ~35 MB, and one
+ * compact line of a 32-NIC host ~200 KB.  The idle deadline applies to pipes
+ * and FIFOs only (--timeout).
+ */
+static const struct rd_infile_limits fleet_limits = {
+	.max_bytes = (size_t)1 << 30,
+	.max_line = (size_t)16 << 20,
+	.max_lines = 50000000,
+	.timeout_ms = 600000,
+};
 
-	if (!name || !*name)
+/* A host name as a prefix: what --prefix=NAME and $SLURMD_NODENAME may hold. */
+static bool prefix_name_ok(const char *name)
+{
+	if (!*name || strlen(name) > 255)
+		return false;
+	for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+		if (*c <= ' ' || *c == ':' || *c == 0x7f)
+			return false;
+	return true;
+}
+
+/* --prefix: "NAME: line" for every line of stdin. */
+static int prefix_mode(struct rd_cli *cli, const char *name, const struct rd_infile_limits *lim)
+{
+	char host[256], why[160], *line;
+	struct rd_infile in;
+	size_t len;
+	int ret = RD_EXIT_OK, rc;
+
+	if (!name || !*name) {
 		name = getenv("SLURMD_NODENAME");
+		if (name && *name && !prefix_name_ok(name))
+			return rd_cli_usage_error(cli, "invalid host name in SLURMD_NODENAME (a space, "
+						  "control character or ':'): give --prefix=NAME");
+	}
 	if (!name || !*name) {
 		if (gethostname(host, sizeof(host)) != 0) {
 			rd_cli_error(cli, "cannot get the host name: %s (give --prefix=NAME)",
@@ -73,52 +105,55 @@ static int prefix_mode(struct rd_cli *cli, const char *name)
 		host[strcspn(host, ".")] = '\0';
 		name = host;
 	}
-	while ((len = getline(&line, &cap, stdin)) >= 0) {
-		if (len > 0 && line[len - 1] == '\n')
-			line[--len] = '\0';
+	rc = rd_infile_open(&in, "-", lim, why, sizeof(why));
+	while (rc == 0 && (rc = rd_infile_line(&in, &line, &len, why, sizeof(why))) == 1) {
 		if (printf("%s: %s\n", name, line) < 0)
 			break;
+		rc = 0;
 	}
-	free(line);
-	if (ferror(stdin)) {
-		rd_cli_error(cli, "stdin: read error: %s", strerror(errno));
+	rd_infile_close(&in);
+	if (rc < 0) {
+		rd_cli_error(cli, "stdin: %s", why);
 		ret = RD_EXIT_FAIL;
 	}
 	if (fflush(stdout) != 0 || ferror(stdout)) {
-		rd_cli_error(cli, "write error on stdout");
+		rd_cli_error(cli, "write error on stdout: %s", strerror(errno));
 		ret = RD_EXIT_FAIL;
 	}
 	return ret;
 }
 
-static int read_source(struct rd_cli *cli, struct rd_fleet *f, const char *path)
+static int read_source(struct rd_cli *cli, struct rd_fleet *f, const char *path,
+		       const struct rd_infile_limits *lim)
 {
-	FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "re");
-	char *line = NULL;
-	size_t cap = 0, lineno = 0;
-	ssize_t len;
-	int rc = 0;
+	const char *name = strcmp(path, "-") ? path : "stdin";
+	struct rd_infile in;
+	char why[160], *line;
+	size_t len;
+	int rc;
 
-	if (!fp) {
-		rd_cli_error(cli, "%s: cannot open: %s", path, strerror(errno));
+	rc = rd_infile_open(&in, path, lim, why, sizeof(why));
+	if (rc) {
+		rd_cli_error(cli, "%s: cannot read: %s", name, why);
 		return RD_EXIT_FAIL;
 	}
-	while (!rc && (len = getline(&line, &cap, fp)) >= 0) {
-		lineno++;
-		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+	while ((rc = rd_infile_line(&in, &line, &len, why, sizeof(why))) == 1) {
+		while (len > 0 && line[len - 1] == '\r')
 			line[--len] = '\0';
-		rc = rd_fleet_feed(f, path, lineno, line);
+		rc = rd_fleet_feed(f, path, in.lineno, line);
+		if (rc)
+			break;
 	}
-	if (!rc && ferror(fp)) {
-		rd_cli_error(cli, "%s: read error: %s", strcmp(path, "-") ? path : "stdin",
-			     strerror(errno));
-		rc = -EIO;
+	rd_infile_close(&in);
+	if (rc == -ENOMEM) {
+		rd_cli_error(cli, "out of memory");
+		return RD_EXIT_FAIL;
 	}
-	if (!rc)
-		rc = rd_fleet_source_end(f, path);
-	free(line);
-	if (fp != stdin)
-		(void)fclose(fp);	/* read-only: nothing to lose */
+	if (rc < 0) {
+		rd_cli_error(cli, "%s: cannot read: %s", name, why);
+		return RD_EXIT_FAIL;
+	}
+	rc = rd_fleet_source_end(f, path);
 	if (rc == -ENOMEM)
 		rd_cli_error(cli, "out of memory");
 	return rc ? RD_EXIT_FAIL : RD_EXIT_OK;
@@ -308,6 +343,7 @@ int main(int argc, char **argv)
 		{ "hostfile", required_argument, NULL, OPT_HOSTFILE },
 		{ "prefix", optional_argument, NULL, OPT_PREFIX },
 		{ "outliers", no_argument, NULL, 'o' },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "json", no_argument, NULL, 'j' },
 		{ "color", optional_argument, NULL, RD_OPT_COLOR },
 		{ "colour", optional_argument, NULL, RD_OPT_COLOR },
@@ -315,7 +351,8 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct rd_strlist expect = { 0 };
+	struct rd_strlist expect = { 0 }, hostfiles = { 0 };
+	struct rd_infile_limits lim = fleet_limits;
 	struct rd_hostlist_error he;
 	struct rd_fleet *f = NULL;
 	struct rd_out *o = NULL;
@@ -346,21 +383,27 @@ int main(int argc, char **argv)
 			}
 			break;
 		case OPT_HOSTFILE:
+			/* Read after the options: --timeout bounds the wait on a FIFO. */
 			have_expect = true;
-			rc = rd_hostfile_read(optarg, &expect, &he);
-			if (rc == -EINVAL) {
-				rd_cli_error(&cli, "%s: line %zu, column %zu: %s (one host or host list a line)",
-					     optarg, he.line, he.column, he.msg);
-				goto out;
-			}
-			if (rc) {
-				rd_cli_error(&cli, "%s: cannot read the hostfile: %s", optarg, he.msg);
+			if (rd_strlist_add(&hostfiles, optarg)) {
+				rd_cli_error(&cli, "out of memory");
 				goto out;
 			}
 			break;
 		case 'o':
 			only_outliers = true;
 			break;
+		case OPT_TIMEOUT: {
+			uint64_t secs;
+
+			if (rd_parse_u64(optarg, &secs) || secs < 1 || secs > 86400) {
+				ret = rd_cli_usage_error(&cli, "invalid --timeout '%s' (seconds, 1 to 86400)",
+							 optarg);
+				goto out;
+			}
+			lim.timeout_ms = (int)secs * 1000;
+			break;
+		}
 		case OPT_PREFIX:
 			prefix = true;
 			prefix_name = optarg;
@@ -378,13 +421,32 @@ int main(int argc, char **argv)
 			ret = rd_cli_usage_error(&cli, "--prefix copies stdin to stdout; no files, -w, -o or -j");
 			goto out;
 		}
-		if (prefix_name && (!*prefix_name || strpbrk(prefix_name, ": \t\n"))) {
-			ret = rd_cli_usage_error(&cli, "invalid --prefix name '%s' (no spaces or ':')",
-						 prefix_name);
+		if (prefix_name && !prefix_name_ok(prefix_name)) {
+			/* Not echoed: it may hold the very newline it is refused for. */
+			ret = rd_cli_usage_error(&cli, "invalid --prefix name: no spaces, control "
+						 "characters or ':', at most 255 bytes");
 			goto out;
 		}
-		ret = prefix_mode(&cli, prefix_name);
+		ret = prefix_mode(&cli, prefix_name, &lim);
 		goto out;
+	}
+	for (size_t i = 0; i < hostfiles.n; i++) {
+		rc = rd_hostfile_read(hostfiles.v[i], lim.timeout_ms, &expect, &he);
+		if (rc == -ENOMEM) {
+			rd_cli_error(&cli, "out of memory");
+			ret = RD_EXIT_FAIL;
+			goto out;
+		}
+		if (rc == -EINVAL && he.line) {
+			ret = rd_cli_usage_error(&cli, "--hostfile %s: line %zu, column %zu: %s (one host "
+						 "or host list a line)", hostfiles.v[i], he.line, he.column,
+						 he.msg);
+			goto out;
+		}
+		if (rc) {
+			ret = rd_cli_usage_error(&cli, "--hostfile %s: %s", hostfiles.v[i], he.msg);
+			goto out;
+		}
 	}
 	ret = rd_cli_setup(&cli);
 	if (ret >= 0)
@@ -404,11 +466,11 @@ int main(int argc, char **argv)
 			ret = rd_cli_usage_error(&cli, "no input: name files, or pipe pdsh, clush or srun output in");
 			goto out;
 		}
-		if (read_source(&cli, f, "-"))
+		if (read_source(&cli, f, "-", &lim))
 			goto out;
 	}
 	for (int i = optind; i < argc; i++)
-		if (read_source(&cli, f, argv[i]))
+		if (read_source(&cli, f, argv[i], &lim))
 			goto out;
 	if (rd_fleet_analyze(f)) {
 		rd_cli_error(&cli, "out of memory");
@@ -428,5 +490,6 @@ int main(int argc, char **argv)
 out:
 	rd_fleet_free(f);
 	rd_strlist_free(&expect);
+	rd_strlist_free(&hostfiles);
 	return rd_cli_exit(&cli, o, ret);
 }

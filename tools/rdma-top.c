@@ -389,21 +389,27 @@ static int write_scrape(FILE *fp, void *arg)
 struct textfile {
 	struct scrape *sc;
 	const char *path;
+	struct rd_outfile of;
 };
+
+static void textfile_error(struct rd_cli *cli, const char *path, int err, const char *why)
+{
+	rd_cli_error(cli, "%s: cannot write: %s%s", path, why,
+		     err == -EACCES || err == -EPERM || err == -EROFS ?
+			" (the directory must be writable: a temporary file is renamed over it)" : "");
+}
 
 static int textfile_step(void *ctx, unsigned long sample)
 {
 	struct textfile *tf = ctx;
 	struct rd_cli *cli = tf->sc->cli;
-	int err = rd_textfile_replace(tf->path, write_scrape, tf->sc);
+	char why[160];
+	int err = rd_outfile_replace(&tf->of, write_scrape, tf->sc, why, sizeof(why));
 
 	(void)sample;
 	rd_cli_flush_warnings(cli);
 	if (err)
-		rd_cli_error(cli, "%s: cannot write: %s%s", tf->path, strerror(-err),
-			     err == -ENOENT ? " (its directory must exist)" :
-			     err == -EACCES || err == -EPERM || err == -EROFS ?
-				" (the directory must be writable: a temporary file is renamed over it)" : "");
+		textfile_error(cli, tf->path, err, why);
 	return err;
 }
 
@@ -411,8 +417,18 @@ static int run_textfile(struct rd_cli *cli, struct scrape *sc, const char *path,
 			unsigned long count)
 {
 	struct textfile tf = { .sc = sc, .path = path };
+	char why[160];
+	int err, ret;
 
-	return sample_loop(cli, sc->pw, interval, count, textfile_step, &tf);
+	/* The directory once, before the first sample: a bad path fails at once. */
+	err = rd_outfile_open(&tf.of, path, why, sizeof(why));
+	if (err) {
+		textfile_error(cli, path, err, why);
+		return RD_EXIT_FAIL;
+	}
+	ret = sample_loop(cli, sc->pw, interval, count, textfile_step, &tf);
+	rd_outfile_close(&tf.of);
+	return ret;
 }
 
 int main(int argc, char **argv)

@@ -9,5 +9,7 @@
 #include "util.h"
 #include "parse.h"
 #include "hostlist.h"
+#include "infile.h"
+#include "outfile.h"
 
 #endif

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Slurm-style host lists: expansion, hostfiles, compression. */
 #include "hostlist.h"
+#include "infile.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -320,53 +321,36 @@ int rd_hostlist_expand(const char *expr, struct rd_strlist *out, struct rd_hostl
 	return rc;
 }
 
-int rd_hostfile_read(const char *path, struct rd_strlist *out, struct rd_hostlist_error *err)
+int rd_hostfile_read(const char *path, int timeout_ms, struct rd_strlist *out,
+		     struct rd_hostlist_error *err)
 {
+	const struct rd_infile_limits lim = {
+		.max_bytes = RD_HOSTFILE_MAX_BYTES,
+		.max_line = RD_HOSTFILE_MAX_LINE,
+		.max_lines = RD_HOSTFILE_MAX_LINES,
+		.timeout_ms = timeout_ms,
+	};
 	struct rd_strlist tmp = { 0 };
 	struct rd_hostlist_error e = { 0 };
-	FILE *f;
-	char *line = NULL;
-	size_t cap = 0, lineno = 0;
-	ssize_t len;
-	int rc = 0;
+	struct rd_infile f;
+	char *line;
+	size_t len;
+	int rc;
 
-	f = strcmp(path, "-") == 0 ? stdin : fopen(path, "re");
-	if (!f) {
-		rc = -errno;
-		if (err) {
-			err->line = 0;
-			err->column = 0;
-			rd_strlcpy(err->msg, strerror(-rc), sizeof(err->msg));
-		}
-		return rc;
-	}
-	while ((len = getline(&line, &cap, f)) >= 0) {
-		char *hash;
+	rc = rd_infile_open(&f, path, &lim, e.msg, sizeof(e.msg));
+	while (rc == 0 && (rc = rd_infile_line(&f, &line, &len, e.msg, sizeof(e.msg))) == 1) {
+		char *hash = strchr(line, '#');
 
-		lineno++;
-		if ((size_t)len != strlen(line)) {
-			rc = -EINVAL;
-			e.line = lineno;
-			e.column = strlen(line) + 1;
-			rd_strlcpy(e.msg, "NUL byte in the line", sizeof(e.msg));
-			break;
-		}
-		hash = strchr(line, '#');
 		if (hash)
 			*hash = '\0';
 		rc = hl_expand_into(line, &tmp, &e);
 		if (rc) {
-			e.line = lineno;
+			e.line = f.lineno;
 			break;
 		}
+		rc = 0;
 	}
-	if (!rc && ferror(f)) {
-		rc = -EIO;
-		rd_strlcpy(e.msg, strerror(EIO), sizeof(e.msg));
-	}
-	free(line);
-	if (f != stdin)
-		(void)fclose(f);	/* read-only: nothing to lose */
+	rd_infile_close(&f);
 	for (size_t i = 0; !rc && i < tmp.n; i++)
 		rc = rd_strlist_add(out, tmp.v[i]);
 	rd_strlist_free(&tmp);

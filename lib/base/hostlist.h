@@ -32,13 +32,21 @@ struct rd_hostlist_error {
  */
 int rd_hostlist_expand(const char *expr, struct rd_strlist *out, struct rd_hostlist_error *err);
 
+/* A hostfile's limits (rd_infile): 1,000,000 names fit with room for comments. */
+#define RD_HOSTFILE_MAX_BYTES (64u << 20)
+#define RD_HOSTFILE_MAX_LINE (1u << 20)
+#define RD_HOSTFILE_MAX_LINES 2000000u
+
 /*
  * Read a hostfile: blank lines and '#' comments (whole-line or trailing) are
- * skipped, each other line holds one hostlist expression.  "-" is stdin.
- * Returns 0, -errno when the file cannot be read (err->msg says why), or
- * -EINVAL with err->line/column for the first malformed line.
+ * skipped, each other line holds one hostlist expression.  "-" is stdin;
+ * a pipe or FIFO silent for timeout_ms is an error.
+ * Returns 0, or -errno when the file cannot be read or breaks a limit
+ * (err->msg says why, err->line is 0), or -EINVAL with err->line/column for
+ * the first malformed line.
  */
-int rd_hostfile_read(const char *path, struct rd_strlist *out, struct rd_hostlist_error *err);
+int rd_hostfile_read(const char *path, int timeout_ms, struct rd_strlist *out,
+		     struct rd_hostlist_error *err);
 
 /*
  * The inverse: a compact expression for names ("n01 n02 n03 x" ->

@@ -95,8 +95,12 @@ struct rd_dr_expect {
 	double num[RD_EXP_NKEYS];
 };
 const char *rd_dr_expect_key_name(enum rd_dr_expect_key k);
-/* -EINVAL with why[] naming the line ("line 3: unknown key 'foo' (known: ...)"). */
-int rd_dr_expect_parse(FILE *f, struct rd_dr_expect *e, char *why, size_t why_len);
+/*
+ * Read an --expect file (rd_infile's limits: 64 KiB, 1000 lines of 511 bytes,
+ * 10 s on a pipe).  -EINVAL with why[] naming the line ("line 3: unknown key
+ * 'foo' (known: ...)"), or -errno with why[] saying why the file cannot be read.
+ */
+int rd_dr_expect_read(const char *path, struct rd_dr_expect *e, char *why, size_t why_len);
 
 struct rd_dr_opts {
 	const struct rd_sysroot *sr;

@@ -137,63 +137,70 @@ static int expect_value(enum rd_dr_expect_key k, char *v, double *num, const cha
 	return 0;
 }
 
-int rd_dr_expect_parse(FILE *f, struct rd_dr_expect *e, char *why, size_t why_len)
+/* One line of an --expect file into e; -EINVAL with why naming the line. */
+static int expect_line(struct rd_dr_expect *e, size_t lineno, char *line, char *why, size_t why_len)
 {
-	char line[512];
-	unsigned int lineno = 0;
+	char *s, *eq, *key, *val;
+	const char *what = "";
+	int k = -1;
+
+	s = trim(line);
+	if (!*s || *s == '#')
+		return 0;
+	eq = strchr(s, '=');
+	if (!eq) {
+		snprintf(why, why_len, "line %zu: not key=value", lineno);
+		return -EINVAL;
+	}
+	*eq = '\0';
+	key = trim(s);
+	val = trim(eq + 1);
+	for (int i = 0; i < RD_EXP_NKEYS; i++)
+		if (strcmp(key, expect_keys[i]) == 0)
+			k = i;
+	if (k < 0) {
+		snprintf(why, why_len,
+			 "line %zu: unknown key '%.40s' (known: devices rate mtu active_mtu fw "
+			 "pcie_width pcie_speed roce_mode gid_index link_layer)", lineno, key);
+		return -EINVAL;
+	}
+	if (!*val || strlen(val) >= sizeof(e->val[k])) {
+		snprintf(why, why_len, "line %zu: %s: %s value", lineno, key,
+			 *val ? "too long a" : "empty");
+		return -EINVAL;
+	}
+	if (e->has[k]) {
+		snprintf(why, why_len, "line %zu: %s given twice", lineno, key);
+		return -EINVAL;
+	}
+	rd_strlcpy(e->val[k], val, sizeof(e->val[k]));
+	if (expect_value((enum rd_dr_expect_key)k, e->val[k], &e->num[k], &what)) {
+		snprintf(why, why_len, "line %zu: %s: '%.40s' is not %s", lineno, key, val, what);
+		return -EINVAL;
+	}
+	e->has[k] = true;
+	return 0;
+}
+
+int rd_dr_expect_read(const char *path, struct rd_dr_expect *e, char *why, size_t why_len)
+{
+	static const struct rd_infile_limits lim = {
+		.max_bytes = 64 << 10,
+		.max_line = 511,
+		.max_lines = 1000,
+		.timeout_ms = 10000,
+	};
+	struct rd_infile f;
+	char *line;
+	size_t len;
+	int ret;
 
 	memset(e, 0, sizeof(*e));
-	while (fgets(line, sizeof(line), f)) {
-		char *s, *eq, *key, *val;
-		const char *what = "";
-		int k = -1;
-
-		lineno++;
-		if (!strchr(line, '\n') && !feof(f)) {
-			snprintf(why, why_len, "line %u: too long", lineno);
-			return -EINVAL;
-		}
-		s = trim(line);
-		if (!*s || *s == '#')
-			continue;
-		eq = strchr(s, '=');
-		if (!eq) {
-			snprintf(why, why_len, "line %u: not key=value", lineno);
-			return -EINVAL;
-		}
-		*eq = '\0';
-		key = trim(s);
-		val = trim(eq + 1);
-		for (int i = 0; i < RD_EXP_NKEYS; i++)
-			if (strcmp(key, expect_keys[i]) == 0)
-				k = i;
-		if (k < 0) {
-			snprintf(why, why_len,
-				 "line %u: unknown key '%.40s' (known: devices rate mtu active_mtu fw "
-				 "pcie_width pcie_speed roce_mode gid_index link_layer)", lineno, key);
-			return -EINVAL;
-		}
-		if (!*val || strlen(val) >= sizeof(e->val[k])) {
-			snprintf(why, why_len, "line %u: %s: %s value", lineno, key,
-				 *val ? "too long a" : "empty");
-			return -EINVAL;
-		}
-		if (e->has[k]) {
-			snprintf(why, why_len, "line %u: %s given twice", lineno, key);
-			return -EINVAL;
-		}
-		rd_strlcpy(e->val[k], val, sizeof(e->val[k]));
-		if (expect_value((enum rd_dr_expect_key)k, e->val[k], &e->num[k], &what)) {
-			snprintf(why, why_len, "line %u: %s: '%.40s' is not %s", lineno, key, val, what);
-			return -EINVAL;
-		}
-		e->has[k] = true;
-	}
-	if (ferror(f)) {
-		snprintf(why, why_len, "read error");
-		return -EIO;
-	}
-	return 0;
+	ret = rd_infile_open(&f, path, &lim, why, why_len);
+	while (ret == 0 && (ret = rd_infile_line(&f, &line, &len, why, why_len)) == 1)
+		ret = expect_line(e, f.lineno, line, why, why_len);
+	rd_infile_close(&f);
+	return ret;
 }
 
 const char *rd_dr_expected(const struct rd_dr_ctx *c, enum rd_dr_expect_key k, double *num)

@@ -117,21 +117,21 @@ static void test_hostfile(void **state)
 	scratch_make();
 	put("hosts", "# the rack\nnode01\n\n  node02   # spare\nnode[03-04],login\n\t\n#end");
 	snprintf(path, sizeof(path), "%s/hosts", scratch);
-	assert_int_equal(rd_hostfile_read(path, &l, &e), 0);
+	assert_int_equal(rd_hostfile_read(path, 1000, &l, &e), 0);
 	got = rd_strlist_join(&l, " ");
 	assert_string_equal(got, "node01 node02 node03 node04 login");
 	free(got);
 
 	put("bad", "a\nb\nc[1-\n");
 	snprintf(path, sizeof(path), "%s/bad", scratch);
-	assert_int_equal(rd_hostfile_read(path, &l, &e), -EINVAL);
+	assert_int_equal(rd_hostfile_read(path, 1000, &l, &e), -EINVAL);
 	assert_int_equal(e.line, 3);
 	assert_int_equal(e.column, 2);
 	assert_string_equal(e.msg, "'[' is never closed");
 	assert_int_equal(l.n, 5); /* nothing from the bad file */
 
 	snprintf(path, sizeof(path), "%s/none", scratch);
-	assert_int_equal(rd_hostfile_read(path, &l, &e), -ENOENT);
+	assert_int_equal(rd_hostfile_read(path, 1000, &l, &e), -ENOENT);
 	assert_string_equal(e.msg, "No such file or directory");
 	rd_strlist_free(&l);
 	scratch_remove();

@@ -255,7 +255,8 @@ static void cannot_take_part(struct pair_printer *pp, const struct rd_st_mesh *m
 }
 
 /* The participants: --hosts, --hostfile, else Slurm's node list. */
-static int mesh_hosts(struct rd_cli *cli, const struct rd_stmesh_opts *o, struct rd_strlist *hosts)
+static int mesh_hosts(struct rd_cli *cli, const struct rd_st_config *cfg,
+		      const struct rd_stmesh_opts *o, struct rd_strlist *hosts)
 {
 	struct rd_hostlist_error he = { 0 };
 	const char *env = getenv("SLURM_JOB_NODELIST");
@@ -269,22 +270,18 @@ static int mesh_hosts(struct rd_cli *cli, const struct rd_stmesh_opts *o, struct
 			return rd_cli_usage_error(cli, "--hosts '%s': column %zu: %s", o->hosts, he.column,
 						  he.msg);
 	} else if (o->hostfile) {
-		rc = rd_hostfile_read(o->hostfile, hosts, &he);
-		if (rc == -EINVAL) {
-			rd_cli_error(cli, "%s: line %zu, column %zu: %s", o->hostfile, he.line, he.column,
-				     he.msg);
-			return RD_EXIT_FAIL;
-		}
-		if (rc && rc != -ENOMEM) {
-			rd_cli_error(cli, "%s: cannot read the hostfile: %s", o->hostfile, he.msg);
-			return RD_EXIT_FAIL;
-		}
+		/* The run's --timeout bounds the wait on a pipe or FIFO too. */
+		rc = rd_hostfile_read(o->hostfile, cfg->timeout_ms, hosts, &he);
+		if (rc == -EINVAL && he.line)
+			return rd_cli_usage_error(cli, "--hostfile %s: line %zu, column %zu: %s",
+						  o->hostfile, he.line, he.column, he.msg);
+		if (rc && rc != -ENOMEM)
+			return rd_cli_usage_error(cli, "--hostfile %s: %s", o->hostfile, he.msg);
 	} else if (env && *env) {
 		rc = rd_hostlist_expand(env, hosts, &he);
-		if (rc == -EINVAL) {
-			rd_cli_error(cli, "SLURM_JOB_NODELIST '%s': column %zu: %s", env, he.column, he.msg);
-			return RD_EXIT_FAIL;
-		}
+		if (rc == -EINVAL)
+			return rd_cli_usage_error(cli, "SLURM_JOB_NODELIST '%s': column %zu: %s", env,
+						  he.column, he.msg);
 	} else {
 		return rd_cli_usage_error(cli, "--mesh needs the hosts: --hosts LIST, --hostfile FILE, "
 					  "or a Slurm job (SLURM_JOB_NODELIST)");
@@ -309,7 +306,7 @@ int rd_stmesh_main(struct rd_cli *cli, const struct rd_st_config *cfg,
 	unsigned int failed = 0;
 	int ret;
 
-	ret = mesh_hosts(cli, o, &hosts);
+	ret = mesh_hosts(cli, cfg, o, &hosts);
 	if (ret >= 0)
 		goto out;
 	/* srun with several tasks on a node: the node's first task stands for it */

@@ -33,13 +33,4 @@ int rd_nodeexp_write(FILE *fp, const struct rd_portwatch *pw, const struct rd_de
  * or hw_counters/NAME, without the "node_infiniband_" prefix; NULL if it exports none. */
 const char *rd_nodeexp_name(const char *dir, const char *name);
 
-/*
- * Replace path with what write() puts in a FILE: a temporary file in the same
- * directory (".NAME.XXXXXX", which no "*.prom" glob matches) written, flushed
- * and given mode 0666 & ~umask, then renamed over path, so a reader
- * sees the old file or the new one, never a part.  write returns 0 or -errno.
- * Returns 0 or -errno (the temporary file is removed on failure).
- */
-int rd_textfile_replace(const char *path, int (*write)(FILE *fp, void *arg), void *arg);
-
 #endif

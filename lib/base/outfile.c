@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: MIT
+#define _GNU_SOURCE
+#include "outfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *kind_of(mode_t m)
+{
+	if (S_ISLNK(m))
+		return "a symbolic link";
+	if (S_ISFIFO(m))
+		return "a FIFO";
+	if (S_ISCHR(m))
+		return "a character device";
+	if (S_ISBLK(m))
+		return "a block device";
+	if (S_ISSOCK(m))
+		return "a socket";
+	return "not a regular file";
+}
+
+/* The target is absent or a regular file; anything else is refused. */
+static int check_target(const struct rd_outfile *of, char *why, size_t why_len)
+{
+	struct stat st;
+
+	if (fstatat(of->dirfd, of->name, &st, AT_SYMLINK_NOFOLLOW)) {
+		if (errno == ENOENT)
+			return 0;
+		snprintf(why, why_len, "%s", strerror(errno));
+		return -errno;
+	}
+	if (S_ISREG(st.st_mode))
+		return 0;
+	if (S_ISDIR(st.st_mode)) {
+		snprintf(why, why_len, "%s", strerror(EISDIR));
+		return -EISDIR;
+	}
+	snprintf(why, why_len, "exists and is %s: refusing to replace it (name a regular file)",
+		 kind_of(st.st_mode));
+	return -EEXIST;
+}
+
+int rd_outfile_open(struct rd_outfile *of, const char *path, char *why, size_t why_len)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+	int ret;
+
+	of->dirfd = -1;
+	of->name = NULL;
+	if (!*path || (slash && !slash[1])) {
+		snprintf(why, why_len, "%s", strerror(*path ? EISDIR : ENOENT));
+		return *path ? -EISDIR : -ENOENT;
+	}
+	if (!slash)
+		dir = strdup(".");
+	else if (slash == path)
+		dir = strdup("/");
+	else
+		dir = strndup(path, (size_t)(slash - path));
+	of->name = strdup(slash ? slash + 1 : path);
+	if (!dir || !of->name) {
+		free(dir);
+		rd_outfile_close(of);
+		snprintf(why, why_len, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	of->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ret = of->dirfd < 0 ? -errno : 0;
+	free(dir);
+	if (ret) {
+		snprintf(why, why_len, "its directory: %s", strerror(-ret));
+		rd_outfile_close(of);
+		return ret;
+	}
+	if (strcmp(of->name, ".") == 0 || strcmp(of->name, "..") == 0) {
+		snprintf(why, why_len, "%s", strerror(EISDIR));
+		rd_outfile_close(of);
+		return -EISDIR;
+	}
+	ret = check_target(of, why, why_len);
+	if (ret)
+		rd_outfile_close(of);
+	return ret;
+}
+
+/* A new temporary file ".NAME.XXXXXX" in the directory; its fd, or -errno. */
+static int create_temp(const struct rd_outfile *of, char *tmp, size_t len)
+{
+	static const char chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+
+	for (int tries = 0; tries < 100; tries++) {
+		unsigned char r[6];
+		char sfx[7];
+		int fd;
+
+		if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+			return -EIO;
+		for (size_t i = 0; i < sizeof(r); i++)
+			sfx[i] = chars[r[i] % (sizeof(chars) - 1)];
+		sfx[6] = '\0';
+		if (snprintf(tmp, len, ".%s.%s", of->name, sfx) >= (int)len)
+			return -ENAMETOOLONG;
+		/* O_EXCL | O_NOFOLLOW: a name someone planted is never opened. */
+		fd = openat(of->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+		if (fd >= 0 || errno != EEXIST)
+			return fd >= 0 ? fd : -errno;
+	}
+	return -EEXIST;
+}
+
+/*
+ * The temporary file behind a FILE that remembers why a write(2) failed:
+ * stdio keeps only an error flag, and the writer's "-EIO" would hide
+ * "No space left on device".
+ */
+struct sink {
+	int fd;
+	int err;
+};
+
+static ssize_t sink_write(void *cookie, const char *buf, size_t len)
+{
+	struct sink *k = cookie;
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = write(k->fd, buf + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			k->err = n < 0 ? errno : EIO;
+			return done ? (ssize_t)done : -1;
+		}
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
+static int sink_close(void *cookie)
+{
+	struct sink *k = cookie;
+
+	if (close(k->fd) && !k->err)
+		k->err = errno;
+	return k->err ? -1 : 0;
+}
+
+int rd_outfile_replace(struct rd_outfile *of, int (*write_fn)(FILE *fp, void *arg), void *arg,
+		       char *why, size_t why_len)
+{
+	static const cookie_io_functions_t io = { .write = sink_write, .close = sink_close };
+	struct sink k = { .fd = -1 };
+	char tmp[NAME_MAX + 1];
+	bool made = false;
+	FILE *fp;
+	int ret;
+
+	ret = check_target(of, why, why_len);
+	if (ret)
+		return ret;
+	k.fd = create_temp(of, tmp, sizeof(tmp));
+	if (k.fd < 0) {
+		ret = k.fd;
+		goto out;
+	}
+	made = true;
+	fp = fopencookie(&k, "w", io);
+	if (!fp) {
+		ret = -errno;
+		close(k.fd);
+		goto out;
+	}
+	ret = write_fn(fp, arg);
+	if (fflush(fp) && ret == 0)
+		ret = -EIO;
+	/*
+	 * No fsync: rename alone makes readers see the old or the new file, and
+	 * after a crash the next interval writes it again; a journal commit every
+	 * second on a busy node would cost more than it saves.
+	 */
+	if (fclose(fp) && ret == 0)
+		ret = -EIO;
+	/* The write(2) that failed says why better than the writer's -EIO. */
+	if (ret && k.err)
+		ret = -k.err;
+	if (ret == 0 && renameat(of->dirfd, tmp, of->dirfd, of->name))
+		ret = -errno;
+out:
+	if (ret) {
+		snprintf(why, why_len, "%s", strerror(-ret));
+		if (made)
+			(void)unlinkat(of->dirfd, tmp, 0);
+	}
+	return ret;
+}
+
+void rd_outfile_close(struct rd_outfile *of)
+{
+	if (of->dirfd >= 0)
+		close(of->dirfd);
+	of->dirfd = -1;
+	free(of->name);
+	of->name = NULL;
+}

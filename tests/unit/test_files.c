@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: MIT
+/* Files a tool reads and writes: rd_infile's limits and deadline, rd_outfile's refusals. */
+#include "unit.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "base/base.h"
+
+static const struct rd_infile_limits lim = {
+	.max_bytes = 4096,
+	.max_line = 16,
+	.max_lines = 5,
+	.timeout_ms = 200,
+};
+
+static char *path_of(const char *rel)
+{
+	static char p[512];
+
+	snprintf(p, sizeof(p), "%s/%s", scratch, rel);
+	return p;
+}
+
+/* Read rel's lines, joined with '|'; returns the last rd_infile result. */
+static int read_all(const char *path, char *got, size_t len, char *why, size_t why_len)
+{
+	struct rd_infile f;
+	char *line;
+	size_t n;
+	int ret;
+
+	got[0] = why[0] = '\0';
+	ret = rd_infile_open(&f, path, &lim, why, why_len);
+	while (ret == 0 && (ret = rd_infile_line(&f, &line, &n, why, why_len)) == 1) {
+		assert_int_equal(strlen(line), n);
+		if (*got)
+			strncat(got, "|", len - strlen(got) - 1);
+		strncat(got, line, len - strlen(got) - 1);
+		ret = 0;
+	}
+	rd_infile_close(&f);
+	return ret;
+}
+
+static void test_infile_lines(void **state)
+{
+	char got[256], why[128];
+
+	(void)state;
+	scratch_make();
+	put("a", "one\n\ntwo\r\nthree");
+	assert_int_equal(read_all(path_of("a"), got, sizeof(got), why, sizeof(why)), 0);
+	assert_string_equal(got, "one||two\r|three");
+	put("empty", "");
+	assert_int_equal(read_all(path_of("empty"), got, sizeof(got), why, sizeof(why)), 0);
+	assert_string_equal(got, "");
+	/* exactly the limits: 5 lines of 16 bytes */
+	put("fit", "0123456789abcdef\n1\n2\n3\n4\n");
+	assert_int_equal(read_all(path_of("fit"), got, sizeof(got), why, sizeof(why)), 0);
+	put("long", "ok\n0123456789abcdefX\n");
+	assert_int_equal(read_all(path_of("long"), got, sizeof(got), why, sizeof(why)), -EFBIG);
+	assert_string_equal(why, "line 2: longer than the limit of 16 bytes");
+	put("many", "1\n2\n3\n4\n5\n6\n");
+	assert_int_equal(read_all(path_of("many"), got, sizeof(got), why, sizeof(why)), -EFBIG);
+	assert_string_equal(why, "more than 5 lines: the limit");
+	assert_string_equal(got, "1|2|3|4|5");
+	scratch_remove();
+}
+
+static void test_infile_refusals(void **state)
+{
+	char got[256], why[128], big[5000];
+	int fd;
+
+	(void)state;
+	scratch_make();
+	/* a NUL byte: binary, named by its line, before the line is read whole */
+	fd = open(path_of("bin"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_int_equal(write(fd, "a\nb\nc\0d\n", 8), 8);
+	close(fd);
+	assert_int_equal(read_all(path_of("bin"), got, sizeof(got), why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "line 3: binary data (a NUL byte)");
+	/* larger than max_bytes: refused at open by its size */
+	memset(big, 'x', sizeof(big));
+	big[sizeof(big) - 1] = '\0';
+	put("big", big);
+	assert_int_equal(read_all(path_of("big"), got, sizeof(got), why, sizeof(why)), -EFBIG);
+	assert_string_equal(why, "4999 bytes: larger than the limit of 4 KiB");
+	assert_int_equal(read_all(scratch, got, sizeof(got), why, sizeof(why)), -EISDIR);
+	assert_string_equal(why, "Is a directory");
+	assert_int_equal(read_all("/dev/zero", got, sizeof(got), why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "a character device, not a file");
+	assert_int_equal(read_all(path_of("none"), got, sizeof(got), why, sizeof(why)), -ENOENT);
+	assert_string_equal(why, "No such file or directory");
+	scratch_remove();
+}
+
+static void test_infile_fifo(void **state)
+{
+	char got[256], why[128];
+	struct timespec a, b;
+	pid_t pid;
+	int st;
+
+	(void)state;
+	scratch_make();
+	/* no writer: the idle deadline, not a hang */
+	assert_int_equal(mkfifo(path_of("fifo"), 0600), 0);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	assert_int_equal(read_all(path_of("fifo"), got, sizeof(got), why, sizeof(why)), -ETIMEDOUT);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	assert_string_equal(why, "no data for 1 s (a pipe or FIFO whose writer is silent or absent)");
+	assert_true((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 >= 190);
+	/* a writer that writes and closes: its lines, then the end */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int fd = open(path_of("fifo"), O_WRONLY);
+
+		_exit(fd < 0 || write(fd, "x\ny\n", 4) != 4);
+	}
+	assert_int_equal(read_all(path_of("fifo"), got, sizeof(got), why, sizeof(why)), 0);
+	assert_string_equal(got, "x|y");
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_int_equal(st, 0);
+	scratch_remove();
+}
+
+static int write_hello(FILE *fp, void *arg)
+{
+	(void)arg;
+	return fputs("hello\n", fp) < 0 ? -EIO : 0;
+}
+
+static int write_fails(FILE *fp, void *arg)
+{
+	(void)fp;
+	(void)arg;
+	return -ENOSPC;
+}
+
+static void expect_refused(const char *path, int err, const char *msg)
+{
+	struct rd_outfile of;
+	char why[160];
+
+	assert_int_equal(rd_outfile_open(&of, path, why, sizeof(why)), err);
+	assert_string_equal(why, msg);
+	assert_int_equal(of.dirfd, -1);
+}
+
+static void test_outfile(void **state)
+{
+	struct rd_outfile of;
+	char why[160], buf[32], cmd[600];
+	struct stat st;
+	FILE *f;
+
+	(void)state;
+	scratch_make();
+	put("real", "keep\n");
+	assert_int_equal(symlink("real", path_of("link")), 0);
+	assert_int_equal(mkfifo(path_of("fifo"), 0600), 0);
+	assert_int_equal(mkdir(path_of("dir"), 0700), 0);
+	expect_refused(path_of("link"), -EEXIST,
+		       "exists and is a symbolic link: refusing to replace it (name a regular file)");
+	expect_refused(path_of("fifo"), -EEXIST,
+		       "exists and is a FIFO: refusing to replace it (name a regular file)");
+	expect_refused("/dev/null", -EEXIST,
+		       "exists and is a character device: refusing to replace it (name a regular file)");
+	expect_refused(path_of("dir"), -EISDIR, "Is a directory");
+	expect_refused(path_of("dir/"), -EISDIR, "Is a directory");
+	expect_refused(path_of("none/x"), -ENOENT, "its directory: No such file or directory");
+	expect_refused("", -ENOENT, "No such file or directory");
+	/* nothing refused was touched */
+	assert_int_equal(lstat(path_of("link"), &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_int_equal(lstat(path_of("fifo"), &st), 0);
+	assert_true(S_ISFIFO(st.st_mode));
+
+	/* a new file, then replaced; a failed write leaves the old one and no temporary */
+	assert_int_equal(rd_outfile_open(&of, path_of("out.prom"), why, sizeof(why)), 0);
+	assert_int_equal(rd_outfile_replace(&of, write_hello, NULL, why, sizeof(why)), 0);
+	assert_int_equal(rd_outfile_replace(&of, write_hello, NULL, why, sizeof(why)), 0);
+	assert_int_equal(rd_outfile_replace(&of, write_fails, NULL, why, sizeof(why)), -ENOSPC);
+	f = fopen(path_of("out.prom"), "r");
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	assert_string_equal(buf, "hello\n");
+	assert_string_equal(why, "No space left on device");
+	/* the target turned into a symlink between two writes: refused, left alone */
+	snprintf(cmd, sizeof(cmd), "%s", path_of("link"));
+	assert_int_equal(rename(cmd, path_of("out.prom")), 0);
+	assert_int_equal(rd_outfile_replace(&of, write_hello, NULL, why, sizeof(why)), -EEXIST);
+	rd_outfile_close(&of);
+	f = fopen(path_of("real"), "r");
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	assert_string_equal(buf, "keep\n");
+	/* no temporary ".out.prom.XXXXXX" left behind */
+	snprintf(cmd, sizeof(cmd), "test -z \"$(ls -A '%s' | grep '^\\.')\"", scratch);
+	assert_int_equal(system(cmd), 0);
+	scratch_remove();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_infile_lines),
+		cmocka_unit_test(test_infile_refusals),
+		cmocka_unit_test(test_infile_fifo),
+		cmocka_unit_test(test_outfile),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
