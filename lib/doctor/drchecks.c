@@ -268,7 +268,8 @@ static void ck_pci_link(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_p
 {
 	struct rd_pci_link v[8];
 	size_t n = 0;
-	const char *exp;
+	const char *exp_w, *exp_s;
+	char fix[320];
 	double num;
 	int ret;
 
@@ -284,6 +285,32 @@ static void ck_pci_link(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_p
 			   v[0].bdf);
 		return;
 	}
+	/*
+	 * An expectation missed is a FAIL, whatever else the link shows: judged
+	 * before the WARN of a link below its maximum, which would hide it.
+	 */
+	exp_w = rd_dr_expected(c, RD_EXP_PCIE_WIDTH, &num);
+	if (exp_w && fabs(num - v[0].cur_width) > 0.5) {
+		snprintf(fix, sizeof(fix), "lspci -vvs %s | grep -E 'LnkCap|LnkSta' (reseat the card "
+			 "in an x%s slot, or check the riser and the BIOS's bifurcation)", v[0].bdf,
+			 exp_w);
+		rd_dr_emit(c, RD_DR_FAIL, fix, "%s runs x%u, expected x%s", v[0].bdf, v[0].cur_width,
+			   exp_w);
+		return;
+	}
+	exp_s = rd_dr_expected(c, RD_EXP_PCIE_SPEED, &num);
+	if (exp_s && fabs(num - v[0].cur_gts) > 0.05) {
+		snprintf(fix, sizeof(fix), "lspci -vvs %s | grep -E 'LnkCap|LnkSta' (the slot's PCIe "
+			 "generation and the BIOS's link speed setting)", v[0].bdf);
+		rd_dr_emit(c, RD_DR_FAIL, fix, "%s runs %.1f GT/s, expected %s GT/s", v[0].bdf,
+			   v[0].cur_gts, exp_s);
+		return;
+	}
+	if (exp_w && exp_s) {
+		rd_dr_emit(c, RD_DR_PASS, NULL, "%s x%u %.1f GT/s, as expected", v[0].bdf,
+			   v[0].cur_width, v[0].cur_gts);
+		return;
+	}
 	/* Each link is shared by a function and its upstream port: judge it by both ends' maximum. */
 	for (size_t i = 0; i < n; i++) {
 		double max_gts = v[i].max_gts;
@@ -295,9 +322,12 @@ static void ck_pci_link(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_p
 			max_gts = fmin(max_gts, v[i + 1].max_gts);
 			max_w = max_w < v[i + 1].max_width ? max_w : v[i + 1].max_width;
 		}
+		/* What the user expects of the device's own link is not a degradation. */
+		if (i == 0 && exp_w)
+			max_w = v[0].cur_width;
+		if (i == 0 && exp_s)
+			max_gts = v[0].cur_gts;
 		if (v[i].cur_width < max_w || v[i].cur_gts + 0.05 < max_gts) {
-			char fix[320];
-
 			snprintf(fix, sizeof(fix), "lspci -vvs %s | grep -E 'LnkCap|LnkSta'", v[i].bdf);
 			rd_dr_emit(c, RD_DR_WARN, fix,
 				   "%s%s runs x%u %.1f GT/s of x%u %.1f GT/s (%.0f%% of its bandwidth: "
@@ -307,46 +337,61 @@ static void ck_pci_link(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_p
 			return;
 		}
 	}
-	exp = rd_dr_expected(c, RD_EXP_PCIE_WIDTH, &num);
-	if (exp && fabs(num - v[0].cur_width) > 0.5) {
-		rd_dr_emit(c, RD_DR_FAIL, NULL, "%s runs x%u, expected x%s", v[0].bdf, v[0].cur_width, exp);
-		return;
-	}
-	exp = rd_dr_expected(c, RD_EXP_PCIE_SPEED, &num);
-	if (exp && fabs(num - v[0].cur_gts) > 0.05) {
-		rd_dr_emit(c, RD_DR_FAIL, NULL, "%s runs %.1f GT/s, expected %s GT/s", v[0].bdf,
-			   v[0].cur_gts, exp);
-		return;
-	}
 	rd_dr_emit(c, RD_DR_PASS, NULL, "%s x%u %.1f GT/s, at its maximum%s", v[0].bdf,
 		   v[0].cur_width, v[0].cur_gts, n > 1 ? " (upstream too)" : "");
 }
 
 /* ---- firmware ---- */
 
+/* A device whose firmware is the kernel itself: rxe and siw sit on a netdev, not on PCI. */
+static bool soft_device(const struct rd_device *d)
+{
+	return d->parent[0] || (!d->pci[0] && (!strcmp(d->driver, "rdma_rxe") ||
+					       !strcmp(d->driver, "siw") || !d->driver[0]));
+}
+
+static const char *model_of(const struct rd_device *d)
+{
+	return d->hca_type[0] ? d->hca_type : d->board_id;
+}
+
 static void ck_fw_uniform(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_port *dp)
 {
-	const char *model = d->hca_type[0] ? d->hca_type : d->board_id;
+	const char *model = model_of(d);
 	const char *exp = rd_dr_expected(c, RD_EXP_FW, NULL);
 	unsigned int same = 0, others = 0, best = 0;
 	const char *major = NULL;
+	char fix[320];
 
 	(void)dp;
 	if (!d->fw_ver[0]) {
-		rd_dr_emit(c, RD_DR_SKIP, NULL, "%s has no firmware version (soft device)", d->name);
+		if (soft_device(d)) {
+			rd_dr_emit(c, RD_DR_SKIP, NULL, "%s has no firmware (soft device on %s)", d->name,
+				   d->parent[0] ? d->parent : "no PCI function");
+			return;
+		}
+		/* A hardware HCA always reports its firmware: its query failed. */
+		snprintf(fix, sizeof(fix), "dmesg | grep -i '%s' (the driver could not query the "
+			 "firmware: a firmware reset or a power cycle, then an update)",
+			 d->pci[0] ? d->pci : d->name);
+		rd_dr_emit(c, RD_DR_FAIL, fix, "%s (%s%s%s) reports no firmware version", d->name,
+			   d->driver[0] ? d->driver : "hardware", d->pci[0] ? " at " : "", d->pci);
 		return;
 	}
 	if (exp && strcmp(exp, d->fw_ver) != 0) {
 		rd_dr_emit(c, RD_DR_FAIL, NULL, "firmware %s, expected %s", d->fw_ver, exp);
 		return;
 	}
-	/* The version most devices of this model run is the reference. */
+	/*
+	 * The version most devices of this model run is the reference (on a tie
+	 * the newest): only a device that differs from it is an outlier, and only
+	 * the outliers are told to update.
+	 */
 	for (unsigned int i = 0; i < c->list->n; i++) {
 		const struct rd_device *a = &c->list->v[i];
-		const char *am = a->hca_type[0] ? a->hca_type : a->board_id;
 		unsigned int cnt = 0;
 
-		if (!model[0] || strcmp(am, model) != 0 || !a->fw_ver[0])
+		if (!model[0] || strcmp(model_of(a), model) != 0 || !a->fw_ver[0])
 			continue;
 		if (a != d) {
 			others++;
@@ -355,12 +400,11 @@ static void ck_fw_uniform(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr
 		}
 		for (unsigned int k = 0; k < c->list->n; k++) {
 			const struct rd_device *b = &c->list->v[k];
-			const char *bm = b->hca_type[0] ? b->hca_type : b->board_id;
 
-			if (strcmp(bm, model) == 0 && strcmp(b->fw_ver, a->fw_ver) == 0)
+			if (strcmp(model_of(b), model) == 0 && strcmp(b->fw_ver, a->fw_ver) == 0)
 				cnt++;
 		}
-		if (cnt > best || (cnt == best && major && strcmp(a->fw_ver, major) > 0)) {
+		if (cnt > best || (cnt == best && major && strverscmp(a->fw_ver, major) > 0)) {
 			best = cnt;
 			major = a->fw_ver;
 		}
@@ -371,12 +415,26 @@ static void ck_fw_uniform(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr
 		rd_dr_emit(c, RD_DR_PASS, NULL, "firmware %s, as on the other %u %s device%s", d->fw_ver,
 			   others, model, others == 1 ? "" : "s");
 	} else if (major && strcmp(major, d->fw_ver) != 0) {
-		rd_dr_emit(c, RD_DR_WARN, NULL, "firmware %s, other %s devices run %s", d->fw_ver, model,
-			   major);
+		if (!strncmp(d->driver, "mlx", 3) && d->pci[0])
+			snprintf(fix, sizeof(fix), "mlxfwmanager -d %s --online -u (or flint with the "
+				 "%s image the others run)", d->pci, major);
+		else
+			snprintf(fix, sizeof(fix), "update %s's firmware to %s with the vendor's tool",
+				 d->name, major);
+		rd_dr_emit(c, RD_DR_WARN, fix, "firmware %s, while %u of the %u %s devices run %s%s",
+			   d->fw_ver, best, others + 1, model, major,
+			   2 * best > others + 1 ? "" : " (newer)");
 	} else {
-		rd_dr_emit(c, RD_DR_WARN, NULL,
-			   "firmware %s, but %u of the other %u %s devices differ", d->fw_ver,
-			   others - same, others, model);
+		unsigned int diff = others - same;
+
+		if (2 * (same + 1) > others + 1)
+			rd_dr_emit(c, RD_DR_PASS, NULL, "firmware %s, as %u of the %u %s devices (%u %s: "
+				   "see %s check)", d->fw_ver, same + 1, others + 1, model, diff,
+				   diff == 1 ? "differs" : "differ", diff == 1 ? "its" : "their");
+		else
+			rd_dr_emit(c, RD_DR_PASS, NULL, "firmware %s, the newest of the %u %s devices "
+				   "(%u %s: see %s check)", d->fw_ver, others + 1, model, diff,
+				   diff == 1 ? "differs" : "differ", diff == 1 ? "its" : "their");
 	}
 }
 
