@@ -4,6 +4,7 @@
 # make install / uninstall put and remove exactly the expected files.
 # usage: tests/check-build.sh RESULT_FILE
 set -u
+tier_t0=$(date +%s)	# the tier's own time, on its result line and in RESULT_FILE
 cd "$(dirname "$0")/.." || exit 1
 result=$1
 pass=0 fail=0
@@ -44,6 +45,7 @@ else
 fi
 
 mkdir -p "$(dirname "$result")"
-echo "$pass $fail" > "$result"
-echo "build: $pass passed, $fail failed"
+tier_secs=$(( $(date +%s) - tier_t0 ))
+echo "$pass $fail $tier_secs" > "$result"
+echo "build: $pass passed, $fail failed (${tier_secs} s)"
 [ "$fail" -eq 0 ]

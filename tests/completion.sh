@@ -3,6 +3,7 @@
 # does (COMP_WORDS/COMP_CWORD) and check COMPREPLY; parse the zsh ones.
 # usage: tests/completion.sh RESULT_FILE
 set -u
+tier_t0=$(date +%s)	# the tier's own time, on its result line and in RESULT_FILE
 cd "$(dirname "$0")/.." || exit 1
 result=$1
 pass=0 fail=0
@@ -98,6 +99,7 @@ for f in completions/zsh/_rdma-*; do
 done
 
 mkdir -p "$(dirname "$result")"
-echo "$pass $fail" > "$result"
-echo "completion: $pass passed, $fail failed"
+tier_secs=$(( $(date +%s) - tier_t0 ))
+echo "$pass $fail $tier_secs" > "$result"
+echo "completion: $pass passed, $fail failed (${tier_secs} s)"
 [ "$fail" -eq 0 ]

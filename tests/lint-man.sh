@@ -2,6 +2,7 @@
 # Lint man pages with mandoc (warnings and worse) and groff -ww.
 # usage: tests/lint-man.sh [--results FILE] PAGE...
 set -u
+tier_t0=$(date +%s)	# the tier's own time, on its result line and in RESULT_FILE
 result=
 if [ "${1:-}" = --results ]; then result=$2; shift 2; fi
 pass=0 fail=0
@@ -15,9 +16,10 @@ for page in "$@"; do
 		printf '%s\n' "$out" | sed 's/^/  /'
 	fi
 done
+tier_secs=$(( $(date +%s) - tier_t0 ))
 if [ -n "$result" ]; then
 	mkdir -p "$(dirname "$result")"
-	echo "$pass $fail" > "$result"
+	echo "$pass $fail $tier_secs" > "$result"
 fi
-echo "man: $pass passed, $fail failed"
+echo "man: $pass passed, $fail failed (${tier_secs} s)"
 [ "$fail" -eq 0 ]

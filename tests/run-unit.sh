@@ -2,6 +2,7 @@
 # Run every cmocka unit test binary; record "passed failed" for the summary.
 # usage: tests/run-unit.sh BUILD_DIR RESULT_FILE
 set -u
+tier_t0=$(date +%s)	# the tier's own time, on its result line and in RESULT_FILE
 build=$1 result=$2
 mkdir -p "$(dirname "$result")"
 pass=0 fail=0
@@ -21,6 +22,7 @@ for t in "$build"/tests/test_*; do
 	fi
 	pass=$((pass + p)) fail=$((fail + f))
 done
-echo "$pass $fail" > "$result"
-echo "unit$(case $build in *san*) echo "(asan+ubsan)";; esac): $pass passed, $fail failed"
+tier_secs=$(( $(date +%s) - tier_t0 ))
+echo "$pass $fail $tier_secs" > "$result"
+echo "unit$(case $build in *san*) echo "(asan+ubsan)";; esac): $pass passed, $fail failed (${tier_secs} s)"
 [ "$fail" -eq 0 ]

@@ -1,19 +1,43 @@
-#!/bin/sh
-# Sum the per-tier results written by the tier runners; the last line is the total.
+#!/bin/bash
+# Sum the per-tier results written by the tier runners ("passed failed
+# seconds" a file) into a table of tiers with their times, so a slow tier is
+# seen the day it becomes slow; the last line is the total.
+# usage: tests/summary.sh RESULTS_DIR [TIERS...]
+#   TIERS: the tiers that must have run (default: every tier of make check);
+#   a missing one counts as a failure.
+#   RESULTS_DIR/.timeline (written by tests/check.sh): "tier start end" in
+#   seconds since the run began, for the table's start column and the wall time.
 set -u
 dir=$1
+shift
+expected=("$@")
+[ ${#expected[@]} -gt 0 ] ||
+	expected=(build unit fuzz cli tui unit-san cli-san valgrind lint man completion deb vm-single vm-pair vm-fleet)
 pass=0 fail=0
+declare -A start=() span=()
+if [ -f "$dir/.timeline" ]; then
+	while read -r t s e; do
+		start[$t]=$s span[$t]=$((e - s))
+	done < "$dir/.timeline"
+fi
+printf '  %-11s %6s %6s %8s %8s\n' tier passed failed time started
 for f in "$dir"/*; do
 	[ -f "$f" ] || continue
-	read -r p x < "$f" || { p=0 x=1; }
-	printf '  %-10s %4s passed, %s failed\n' "$(basename "$f")" "$p" "$x"
+	t=$(basename "$f")
+	read -r p x s < "$f" || { p=0 x=1; }
+	p=${p:-0} x=${x:-1} s=${span[$t]:-${s:-}}
+	printf '  %-11s %6s %6s %8s %8s\n' "$t" "$p" "$x" "${s:+$s s}" "${start[$t]:++${start[$t]} s}"
 	pass=$((pass + p)) fail=$((fail + x))
 done
-for tier in build unit fuzz cli tui unit-san cli-san valgrind lint man completion deb vm-single vm; do
+for tier in "${expected[@]}"; do
 	if [ ! -f "$dir/$tier" ]; then
 		echo "  $tier: did not run (counted as a failure)"
 		fail=$((fail + 1))
 	fi
 done
+if [ -f "$dir/.wall" ]; then
+	w=$(cat "$dir/.wall")
+	printf '  wall time: %d min %02d s\n' $((w / 60)) $((w % 60))
+fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

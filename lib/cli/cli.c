@@ -211,6 +211,11 @@ int rd_cli_common_opt(struct rd_cli *cli, int opt, const char *arg)
 		cli->json = true;
 		return 1;
 	case RD_OPT_SYSROOT:
+		/* An empty path would read the live system, the opposite of what was asked. */
+		if (!*arg) {
+			rd_cli_usage_error(cli, "--sysroot needs a directory (an empty path is not one)");
+			return -1;
+		}
 		cli->sysroot_dir = arg;
 		return 1;
 	case RD_OPT_COLOR:

@@ -4,6 +4,7 @@
 #
 # usage: tests/cli/run.sh BUILD_DIR RESULT_FILE [CASE-NAME-PATTERN]
 #   UPDATE=1 rewrites tests/cli/expected/ from the current output (review the diff!).
+#   CLI_JOBS=N runs N cases at a time (default: the number of CPUs).
 #
 # tests/cli/cases and tests/cli/cases.d/*.cases (one file per tool, so that
 # work on different tools does not collide): one case a line,
@@ -12,6 +13,7 @@
 # paths in messages are stable).  Cases whose name ends in -json must print JSON
 # that jq accepts.  A case may use '{pre}' scripts: see tests/cli/cases.
 set -u
+tier_t0=$(date +%s)	# the tier's own time, on its result line and in RESULT_FILE
 cd "$(dirname "$0")/../.." || exit 1
 build=$1 result=$2 pattern=${3:-}
 export B=$build F=tests/fixtures LC_ALL=C TZ=UTC
@@ -22,48 +24,79 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
 have_jq=$(command -v jq || true)
+jobs=${CLI_JOBS:-$(nproc 2> /dev/null || echo 2)}
 
+# one I NAME STATUS CMD: run case NAME into $tmp/I; res holds 1 (passed) or
+# 0, report what differs.  Cases run $jobs at a time and are reported in
+# order; each has its own directory, so they never share a file.
+one() {
+	local d=$tmp/$1 name=$2 status=$3 cmd=$4 rc ok=1 why=""
+	mkdir -p "$d"
+	bash -c "$cmd" > "$d/out" 2> "$d/err" < /dev/null
+	rc=$?
+	if [ "${UPDATE:-}" = 1 ]; then
+		cp "$d/out" "$exp/$name.out"
+		if [ -s "$d/err" ]; then cp "$d/err" "$exp/$name.err"; else rm -f "$exp/$name.err"; fi
+	fi
+	: > "$d/diff"
+	if [ "$rc" != "$status" ]; then ok=0 why="exit status $rc, expected $status"; fi
+	if [ ! -f "$exp/$name.out" ]; then
+		ok=0 why="$why; no $exp/$name.out"
+	elif ! diff -u "$exp/$name.out" "$d/out" > "$d/diff"; then
+		ok=0 why="$why; stdout differs"
+	fi
+	if [ -f "$exp/$name.err" ]; then
+		if ! diff -u "$exp/$name.err" "$d/err" >> "$d/diff"; then ok=0 why="$why; stderr differs"; fi
+	elif [ -s "$d/err" ]; then
+		ok=0 why="$why; unexpected stderr"
+		sed 's/^/  stderr: /' "$d/err" | head -20 >> "$d/diff"
+	fi
+	case $name in
+	*-json)
+		if [ -n "$have_jq" ] && ! jq -e . < "$d/out" > /dev/null 2>&1; then
+			ok=0 why="$why; invalid JSON"
+		fi ;;
+	esac
+	if [ $ok = 0 ]; then
+		{
+			echo "FAIL: $name: ${why#; }"
+			echo "  \$ $cmd"
+			head -40 "$d/diff" | sed 's/^/  /'
+		} > "$d/report"
+	fi
+	echo $ok > "$d/res"
+}
+
+# The generated bad-input tree is made once, before cases race for it (a
+# caller running one case at a time, as tests/valgrind/run.sh, does it itself).
+if [ -z "$pattern" ] && [ -x tests/cli/badinput-gen.sh ]; then
+	tests/cli/badinput-gen.sh "$build" rdma-devinfo --help > /dev/null 2>&1
+fi
+n=0 running=0
 while IFS='|' read -r name status cmd; do
 	name=${name//[[:space:]]/} status=${status//[[:space:]]/}
 	case $name in ''|'#'*) continue ;; esac
 	[ -n "$pattern" ] && case $name in $pattern) ;; *) continue ;; esac
-	cmd=${cmd# }
-	bash -c "$cmd" > "$tmp/out" 2> "$tmp/err" < /dev/null
-	rc=$?
-	ok=1 why=""
-	if [ "${UPDATE:-}" = 1 ]; then
-		cp "$tmp/out" "$exp/$name.out"
-		if [ -s "$tmp/err" ]; then cp "$tmp/err" "$exp/$name.err"; else rm -f "$exp/$name.err"; fi
+	n=$((n + 1))
+	one "$n" "$name" "$status" "${cmd# }" &
+	running=$((running + 1))
+	if [ "$running" -ge "$jobs" ]; then
+		wait -n
+		running=$((running - 1))
 	fi
-	if [ "$rc" != "$status" ]; then ok=0 why="exit status $rc, expected $status"; fi
-	if [ ! -f "$exp/$name.out" ]; then
-		ok=0 why="$why; no $exp/$name.out"
-	elif ! diff -u "$exp/$name.out" "$tmp/out" > "$tmp/diff"; then
-		ok=0 why="$why; stdout differs"
-	fi
-	if [ -f "$exp/$name.err" ]; then
-		if ! diff -u "$exp/$name.err" "$tmp/err" >> "$tmp/diff"; then ok=0 why="$why; stderr differs"; fi
-	elif [ -s "$tmp/err" ]; then
-		ok=0 why="$why; unexpected stderr"
-		sed 's/^/  stderr: /' "$tmp/err" | head -20 >> "$tmp/diff"
-	fi
-	case $name in
-	*-json)
-		if [ -n "$have_jq" ] && ! jq -e . < "$tmp/out" > /dev/null 2>&1; then
-			ok=0 why="$why; invalid JSON"
-		fi ;;
-	esac
-	if [ $ok = 1 ]; then
+done < <(cat tests/cli/cases tests/cli/cases.d/*.cases 2>/dev/null)
+wait
+for ((i = 1; i <= n; i++)); do
+	if [ "$(cat "$tmp/$i/res" 2> /dev/null)" = 1 ]; then
 		pass=$((pass + 1))
 	else
 		fail=$((fail + 1))
-		echo "FAIL: $name: ${why#; }"
-		echo "  \$ $cmd"
-		head -40 "$tmp/diff" | sed 's/^/  /'
+		if [ -f "$tmp/$i/report" ]; then cat "$tmp/$i/report"; else echo "FAIL: case $i: no result"; fi
 	fi
-done < <(cat tests/cli/cases tests/cli/cases.d/*.cases 2>/dev/null)
+done
 
 mkdir -p "$(dirname "$result")"
-echo "$pass $fail" > "$result"
-echo "cli$(case $build in *san*) echo "(asan+ubsan)";; esac): $pass passed, $fail failed"
+tier_secs=$(( $(date +%s) - tier_t0 ))
+echo "$pass $fail $tier_secs" > "$result"
+echo "cli$(case $build in *san*) echo "(asan+ubsan)";; esac): $pass passed, $fail failed (${tier_secs} s)"
 [ "$fail" -eq 0 ]

@@ -6,6 +6,7 @@
 # and every binary is hardened.  Prints the time each step took.
 # usage: tests/deb/check.sh RESULT_FILE
 set -u
+tier_t0=$(date +%s)	# the tier's own time, on its result line and in RESULT_FILE
 cd "$(dirname "$0")/../.." || exit 1
 result=$1
 pass=0 fail=0
@@ -13,8 +14,9 @@ ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 finish() {
 	mkdir -p "$(dirname "$result")"
-	echo "$pass $fail" > "$result"
-	echo "deb: $pass passed, $fail failed"
+	tier_secs=$(( $(date +%s) - tier_t0 ))
+	echo "$pass $fail $tier_secs" > "$result"
+	echo "deb: $pass passed, $fail failed (${tier_secs} s)"
 	[ "$fail" -eq 0 ]
 	exit
 }

@@ -5,6 +5,7 @@
 # in BUILD/artifacts/ for a regression seed.
 # usage: tests/fuzz/run.sh BUILD SECONDS RESULT_FILE
 set -u
+tier_t0=$(date +%s)	# the tier's own time, on its result line and in RESULT_FILE
 cd "$(dirname "$0")/../.." || exit 1
 build=$1 secs=$2 result=$3
 pass=0 fail=0
@@ -26,6 +27,7 @@ for bin in "$build"/fuzz_*; do
 		fail=$((fail + 1))
 	fi
 done
-echo "$pass $fail" > "$result"
-echo "fuzz: $pass passed, $fail failed"
+tier_secs=$(( $(date +%s) - tier_t0 ))
+echo "$pass $fail $tier_secs" > "$result"
+echo "fuzz: $pass passed, $fail failed (${tier_secs} s)"
 [ "$fail" -eq 0 ]

@@ -9,6 +9,7 @@
 # analyzers see the code the way the build compiles it.
 # usage: tests/lint/run.sh RESULT_FILE CFLAGS...
 set -u
+tier_t0=$(date +%s)	# the tier's own time, on its result line and in RESULT_FILE
 cd "$(dirname "$0")/../.." || exit 1
 result=$1
 shift
@@ -121,6 +122,7 @@ else
 	missing python3
 fi
 
-echo "$pass $fail" > "$result"
-echo "lint: $pass passed, $fail failed"
+tier_secs=$(( $(date +%s) - tier_t0 ))
+echo "$pass $fail $tier_secs" > "$result"
+echo "lint: $pass passed, $fail failed (${tier_secs} s)"
 [ "$fail" -eq 0 ]

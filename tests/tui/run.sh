@@ -8,6 +8,7 @@
 #
 # usage: tests/tui/run.sh BUILD_DIR RESULT_FILE
 set -u
+tier_t0=$(date +%s)	# the tier's own time, on its result line and in RESULT_FILE
 cd "$(dirname "$0")/../.." || exit 1
 build=$1 result=$2
 top=$PWD/$build/rdma-top
@@ -34,8 +35,9 @@ bad() {
 if ! command -v tmux > /dev/null; then
 	bad "tmux is not installed (apt-get install tmux)"
 	mkdir -p "$(dirname "$result")"
-	echo "$pass $fail" > "$result"
-	echo "tui: $pass passed, $fail failed"
+	tier_secs=$(( $(date +%s) - tier_t0 ))
+	echo "$pass $fail $tier_secs" > "$result"
+	echo "tui: $pass passed, $fail failed (${tier_secs} s)"
 	exit 1
 fi
 
@@ -249,6 +251,7 @@ wait_exit "unknown TERM: exit status 1" 1
 T kill-session -t badterm
 
 mkdir -p "$(dirname "$result")"
-echo "$pass $fail" > "$result"
-echo "tui$(case $build in *san*) echo "(asan+ubsan)";; esac): $pass passed, $fail failed"
+tier_secs=$(( $(date +%s) - tier_t0 ))
+echo "$pass $fail $tier_secs" > "$result"
+echo "tui$(case $build in *san*) echo "(asan+ubsan)";; esac): $pass passed, $fail failed (${tier_secs} s)"
 [ "$fail" -eq 0 ]

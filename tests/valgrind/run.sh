@@ -23,6 +23,7 @@
 #   run.sh --wrappers BUILD_DIR BIN_DIR   only write the scripts, into BIN_DIR
 #   run.sh --check-logs DIR               check the logs in DIR (status 0: clean)
 set -u
+tier_t0=$(date +%s)	# the tier's own time, on its result line and in RESULT_FILE
 cd "$(dirname "$0")/../.." || exit 1
 root=$PWD
 supp=$root/tests/valgrind/rdma-diag.supp
@@ -191,6 +192,7 @@ for name in "${names[@]}"; do
 done
 
 mkdir -p "$(dirname "$result")"
-echo "$pass $fail" > "$result"
+tier_secs=$(( $(date +%s) - tier_t0 ))
+echo "$pass $fail $tier_secs" > "$result"
 echo "valgrind: $pass passed, $fail failed, $skip skipped ($((SECONDS - start)) s, $jobs jobs)"
 [ "$fail" -eq 0 ]

@@ -7,6 +7,7 @@
 # usage: tests/vm/check.sh BUILD_DIR RESULT_FILE [single|pair|fleet...]
 #        (default: all three)
 set -u
+tier_t0=$(date +%s)	# the tier's own time, on its result line and in RESULT_FILE
 cd "$(dirname "$0")/../.." || exit 1
 result=$2
 shift 2
@@ -63,6 +64,7 @@ if [ ${#FLEET[@]} -gt 0 ]; then
 fi ;;
 esac
 
-echo "$pass $fail" > "$result"
-echo "vm: $pass passed, $fail failed"
+tier_secs=$(( $(date +%s) - tier_t0 ))
+echo "$pass $fail $tier_secs" > "$result"
+echo "vm: $pass passed, $fail failed (${tier_secs} s)"
 [ "$fail" -eq 0 ]

@@ -24,7 +24,8 @@
 # Environment: RD_VM_DIR (default <repo>/build/vm, filled by prepare.sh),
 #   RD_VM_APPEND (extra kernel command line, e.g. "loglevel=7"),
 #   RD_VM_KERNEL (kernel image; default vmlinux, else vmlinuz, from RD_VM_DIR),
-#   RD_VM_BIOS (firmware: auto = qboot.rom if installed, seabios, or a path).
+#   RD_VM_BIOS (firmware: auto = qboot.rom if installed, seabios, or a path),
+#   RD_VM_CPU (qemu's -cpu model, default max).
 #   BENCH_* and VMENV_* variables are exported to the scenario scripts.
 # Prints the PASS/FAIL/SKIP lines and, last, "N passed, N failed".
 # Exit status 0 iff nothing failed and every VM finished.
@@ -200,7 +201,7 @@ qemu_args() { # role netdev-spec mac interactive
     local role=$1 net=$2 mac=$3 inter=$4
     local con=$logdir/$label.$role.console.log
     args=(
-        -accel tcg -cpu max -smp 1 -m "$mem"
+        -accel tcg -cpu "${RD_VM_CPU:-max}" -smp 1 -m "$mem"
         -nodefaults -no-user-config -display none -vga none -no-reboot
         "${bios[@]}" -kernel "$kernel" -initrd "$VMDIR/initrd.img"
         # no_timer_check: on a busy host the emulated CPU can miss the
