@@ -64,6 +64,11 @@ static int add_ids(struct rd_cli *cli, struct rd_strlist *l, const char *arg, co
 		rd_cli_error(cli, "out of memory");
 		return RD_EXIT_FAIL;
 	}
+	/* strtok_r would pass over an empty item: "--only ''" must not mean every check. */
+	if (!*arg || *arg == ',' || arg[strlen(arg) - 1] == ',' || strstr(arg, ",,")) {
+		free(copy);
+		return rd_cli_usage_error(cli, "%s: an empty check id (see --list)", opt);
+	}
 	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		if (!rd_dr_check_find(t)) {
 			ret = rd_cli_usage_error(cli, "%s: unknown check '%s' (see --list)", opt, t);
@@ -300,6 +305,19 @@ int main(int argc, char **argv)
 		}
 		dopts.expect = &expect;
 	}
+	dopts.only = &only;
+	dopts.skip = &skip;
+	/* A run that checks nothing would print PASS: it is a usage error instead. */
+	if (!list_only && rd_dr_selected_count(&dopts) == 0) {
+		bool st = false;
+
+		dopts.selftest = true;
+		st = rd_dr_selected_count(&dopts) > 0;
+		ret = rd_cli_usage_error(&cli, "no check selected%s (see --list)",
+					 st ? ": the selftest checks run only with --selftest" :
+					 ": --only and --skip leave nothing to run");
+		goto out;
+	}
 	ret = rd_cli_setup(&cli);
 	if (ret >= 0)
 		goto out;
@@ -332,8 +350,6 @@ int main(int argc, char **argv)
 		}
 	}
 	dopts.sr = &cli.sr;
-	dopts.only = &only;
-	dopts.skip = &skip;
 	dopts.port = cli.port;
 	if (rd_doctor_run(&dopts, &list, &rep, &cli.warnings)) {
 		rd_cli_error(&cli, "out of memory");

@@ -115,6 +115,12 @@ struct rd_dr_opts {
 };
 
 /*
+ * How many checks of the table opts selects (--only, --skip, --selftest):
+ * 0 means a run would check nothing, which a tool reports as a usage error.
+ */
+size_t rd_dr_selected_count(const struct rd_dr_opts *opts);
+
+/*
  * Run every selected check over list (already scanned, honouring -d).
  * 0, or -ENOMEM.  Warnings (unreadable files) go to w.
  */

@@ -309,6 +309,16 @@ static bool selected(const struct rd_dr_opts *o, const struct rd_dr_check *c)
 	return in;
 }
 
+size_t rd_dr_selected_count(const struct rd_dr_opts *o)
+{
+	size_t n, count = 0;
+	const struct rd_dr_check *t = rd_dr_checks(&n);
+
+	for (size_t i = 0; i < n; i++)
+		count += selected(o, &t[i]);
+	return count;
+}
+
 static bool any_selected(const struct rd_dr_opts *o, const char *id)
 {
 	const struct rd_dr_check *c = rd_dr_check_find(id);
