@@ -195,21 +195,18 @@ static void print_report(struct rd_out *o, const struct rd_dr_report *r, bool ve
 /* NHC: silent when healthy; the first failure on one line. */
 static void print_nhc(const struct rd_dr_report *r)
 {
-	for (size_t i = 0; i < r->n; i++) {
-		const struct rd_dr_result *x = &r->v[i];
+	const struct rd_dr_result *x = rd_dr_report_first_fail(r);
+	char *detail;
 
-		if (x->status != RD_DR_FAIL)
-			continue;
-		char *detail = rd_text_escape(x->detail, false);
-
-		printf("ERROR: rdma-doctor: %s: %s: %s", x->check->id, x->object, detail ? detail : "");
-		if (r->count[RD_DR_FAIL] > 1)
-			printf(" (and %u more failure%s)", r->count[RD_DR_FAIL] - 1,
-			       r->count[RD_DR_FAIL] > 2 ? "s" : "");
-		printf("\n");
-		free(detail);
+	if (!x)
 		return;
-	}
+	detail = rd_text_escape(x->detail, false);
+	printf("ERROR: rdma-doctor: %s: %s: %s", x->check->id, x->object, detail ? detail : "");
+	if (r->count[RD_DR_FAIL] > 1)
+		printf(" (and %u more failure%s)", r->count[RD_DR_FAIL] - 1,
+		       r->count[RD_DR_FAIL] > 2 ? "s" : "");
+	printf("\n");
+	free(detail);
 }
 
 int main(int argc, char **argv)

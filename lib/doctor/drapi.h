@@ -74,6 +74,8 @@ struct rd_dr_report {
 };
 void rd_dr_report_free(struct rd_dr_report *r);
 enum rd_dr_status rd_dr_report_worst(const struct rd_dr_report *r);
+/* The most important FAIL (a device or link fault before what may follow from it); NULL if none. */
+const struct rd_dr_result *rd_dr_report_first_fail(const struct rd_dr_report *r);
 
 /* --expect FILE: key=value lines, '#' comments. */
 enum rd_dr_expect_key {

@@ -55,6 +55,36 @@ enum rd_dr_status rd_dr_report_worst(const struct rd_dr_report *r)
 	return RD_DR_PASS;
 }
 
+/*
+ * The order a person fixes a node in: a device at all, its drivers, its
+ * hardware link, the fabric or network behind it, then the software's access
+ * to it.  The first FAIL in this order is the one an NHC line names (a port
+ * DOWN before a missing uverbs node that may follow from it).
+ */
+static const char *const fail_order[] = {
+	"dev.present", "sys.modules", "dev.driver", "port.state", "roce.netdev", "ib.sm",
+	"ib.lid", "pci.link", "port.rate", "port.errors", "roce.gid", "ns.gid", "ib.pkey",
+	"roce.subnet", "roce.mtu", "dev.provider", "dev.uverbs", "dev.rdma_cm", "sys.memlock",
+};
+
+static size_t fail_rank(const struct rd_dr_result *x)
+{
+	for (size_t i = 0; i < RD_ARRAY_SIZE(fail_order); i++)
+		if (strcmp(x->check->id, fail_order[i]) == 0)
+			return i;
+	return RD_ARRAY_SIZE(fail_order);	/* the rest in table order */
+}
+
+const struct rd_dr_result *rd_dr_report_first_fail(const struct rd_dr_report *r)
+{
+	const struct rd_dr_result *best = NULL;
+
+	for (size_t i = 0; i < r->n; i++)
+		if (r->v[i].status == RD_DR_FAIL && (!best || fail_rank(&r->v[i]) < fail_rank(best)))
+			best = &r->v[i];
+	return best;
+}
+
 /* ---- --expect ---- */
 
 static const char *const expect_keys[RD_EXP_NKEYS] = {
