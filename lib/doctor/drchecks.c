@@ -42,26 +42,76 @@ static bool node_access(const struct rd_dr_ctx *c, const char *path, int *err)
 
 /* ---- devices and software ---- */
 
+/* Why a device listed in class/infiniband cannot serve, or NULL if it reads whole. */
+static const char *unreadable_why(const struct rd_device *d)
+{
+	if (!(d->known & RD_DEV_NODE_TYPE))
+		return "no readable node_type";
+	if (d->nports == 0)
+		return "no ports";
+	return NULL;
+}
+
 static void ck_dev_present(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_port *dp)
 {
+	struct rd_strlist names = { 0 }, bad = { 0 };
 	const char *exp;
+	char *joined;
 	double n;
+	int ret;
 
 	(void)d;
 	(void)dp;
-	exp = rd_dr_expected(c, RD_EXP_DEVICES, &n);
-	if (c->list->n == 0) {
+	/* Every device of the node, not only those -d names: the count is the node's. */
+	ret = rd_device_names(c->sr, &names);
+	if (ret == -ENOENT || (ret == 0 && names.n == 0)) {
 		rd_dr_emit(c, RD_DR_FAIL, NULL,
-			   "no RDMA device (%s)", rd_sys_check_dir(c->sr, "/sys/class/infiniband") ?
-			   "no /sys/class/infiniband: no RDMA driver loaded" :
+			   "no RDMA device (%s)", ret ? "no /sys/class/infiniband: no RDMA driver loaded" :
 			   "/sys/class/infiniband is empty");
+		rd_strlist_free(&names);
 		return;
 	}
-	if (exp && fabs(n - c->list->n) > 0.5) {
-		rd_dr_emit(c, RD_DR_FAIL, NULL, "%u RDMA devices, expected %s", c->list->n, exp);
-		return;
+	/* A device listed but half gone (a dangling link, no ports) is a fault, not a SKIP. */
+	for (size_t i = 0; i < names.n; i++) {
+		const struct rd_device *ld = NULL;
+		struct rd_device tmp;
+		struct rd_warnings w = { 0 };
+		const char *why;
+		char item[160];
+
+		for (unsigned int k = 0; k < c->list->n && !ld; k++)
+			if (strcmp(c->list->v[k].name, names.v[i]) == 0)
+				ld = &c->list->v[k];
+		if (ld) {
+			why = unreadable_why(ld);
+		} else if (rd_device_read_flags(c->sr, names.v[i], &tmp, &w, RD_SCAN_NO_NETDEVS)) {
+			why = "cannot be read";
+		} else {
+			why = unreadable_why(&tmp);
+			rd_device_free(&tmp);
+		}
+		rd_warnings_free(&w);
+		if (why) {
+			snprintf(item, sizeof(item), "%s (%s)", names.v[i], why);
+			if (rd_strlist_add(&bad, item))
+				break;
+		}
 	}
-	rd_dr_emit(c, RD_DR_PASS, NULL, "%u RDMA device%s", c->list->n, c->list->n == 1 ? "" : "s");
+	exp = rd_dr_expected(c, RD_EXP_DEVICES, &n);
+	if (bad.n) {
+		joined = rd_strlist_join(&bad, ", ");
+		rd_dr_emit(c, RD_DR_FAIL, "dmesg | tail -50; rdma dev show (a driver unbinding, a hot-unplug "
+			   "or a firmware fault left the device half gone: reload the driver)",
+			   "%zu of %zu RDMA device%s unusable: %s", bad.n, names.n, names.n == 1 ? "" : "s",
+			   joined ? joined : "?");
+		free(joined);
+	} else if (exp && fabs(n - (double)names.n) > 0.5) {
+		rd_dr_emit(c, RD_DR_FAIL, NULL, "%zu RDMA devices, expected %s", names.n, exp);
+	} else {
+		rd_dr_emit(c, RD_DR_PASS, NULL, "%zu RDMA device%s", names.n, names.n == 1 ? "" : "s");
+	}
+	rd_strlist_free(&bad);
+	rd_strlist_free(&names);
 }
 
 static void ck_dev_rdma_cm(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_port *dp)
@@ -456,7 +506,9 @@ static void ck_port_state(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr
 
 	(void)d;
 	if (!st || !ph) {
-		rd_dr_emit(c, RD_DR_SKIP, NULL, "state unreadable (see the warnings)");
+		/* The kernel always gives a port's state: one that cannot be read is a fault. */
+		rd_dr_emit(c, RD_DR_FAIL, "dmesg | tail -50; ibstat {dev} {port} (the device is failing "
+			   "or half removed)", "state unreadable (see the warnings)");
 		return;
 	}
 	if (exp && ll && strcmp(exp, ll) != 0) {
