@@ -640,7 +640,8 @@ static void ck_roce_netdev(struct rd_dr_ctx *c, struct rd_device *d, struct rd_d
 		rd_dr_emit(c, RD_DR_SKIP, NULL, "%s is not in this network namespace", dp->netdev);
 		return;
 	}
-	if (strcmp(dp->nd.operstate, "up") == 0 ||
+	/* "up" with carrier 0 is a link the driver brought up with no peer: not up. */
+	if ((strcmp(dp->nd.operstate, "up") == 0 && dp->nd.carrier != 0) ||
 	    (strcmp(dp->nd.operstate, "unknown") == 0 && dp->nd.carrier == 1)) {
 		if (dp->nd.speed_mbps > 0)
 			rd_dr_emit(c, RD_DR_PASS, NULL, "%s up, carrier, %lld Mb/s", dp->netdev,
@@ -656,6 +657,16 @@ static void ck_roce_netdev(struct rd_dr_ctx *c, struct rd_device *d, struct rd_d
 		   dp->nd.carrier == 1 ? "on" : dp->nd.carrier == 0 ? "off" : "unknown");
 }
 
+/* The port's netdev is here and known to be down (not up, or up without carrier). */
+static bool netdev_down(const struct rd_dr_port *dp)
+{
+	if (!dp->has_nd || !dp->nd.present)
+		return false;
+	if (strcmp(dp->nd.operstate, "up") == 0)
+		return dp->nd.carrier == 0;
+	return !(strcmp(dp->nd.operstate, "unknown") == 0 && dp->nd.carrier == 1);
+}
+
 static void ck_roce_gid(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_port *dp)
 {
 	const char *exp;
@@ -666,6 +677,14 @@ static void ck_roce_gid(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_p
 		return;
 	if (!dp->has_gids) {
 		rd_dr_emit(c, RD_DR_SKIP, NULL, "GID table unreadable");
+		return;
+	}
+	/* A netdev that is down comes first: an address added to it gives no usable GID. */
+	if ((!dp->best || rd_gid_is_link_local(dp->best->raw)) && netdev_down(dp)) {
+		rd_dr_emit(c, RD_DR_FAIL, "ip link set dev {netdev} up (then, if it has no address: "
+			   "ip addr add ADDR/PREFIX dev {netdev})", "no usable GID: %s is down (operstate "
+			   "%s, carrier %s)", dp->netdev, dp->nd.operstate[0] ? dp->nd.operstate : "unknown",
+			   dp->nd.carrier == 1 ? "on" : dp->nd.carrier == 0 ? "off" : "unknown");
 		return;
 	}
 	if (!dp->best) {
