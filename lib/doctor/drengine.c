@@ -145,8 +145,22 @@ static int expect_value(enum rd_dr_expect_key k, char *v, double *num, const cha
 		*what = "256, 512, 1024, 2048 or 4096";
 		break;
 	case RD_EXP_PCIE_SPEED:
+		*what = "a PCIe link speed in GT/s (2.5, 5, 8, 16, 32 or 64)";
+		break;
 	case RD_EXP_RATE:
-		*what = "a number";
+		*what = "a port rate in Gb/s (above 0, at most 3200)";
+		break;
+	case RD_EXP_MTU:
+		*what = "a netdev MTU (576 to 65535)";
+		break;
+	case RD_EXP_PCIE_WIDTH:
+		*what = "a PCIe width (1, 2, 4, 8, 12, 16 or 32, or x16)";
+		break;
+	case RD_EXP_DEVICES:
+		*what = "a number of devices (1 to 4096)";
+		break;
+	case RD_EXP_GID_INDEX:
+		*what = "a GID index (0 to 65535)";
 		break;
 	default:
 		*what = "a whole number";
@@ -164,6 +178,36 @@ static int expect_value(enum rd_dr_expect_key k, char *v, double *num, const cha
 	if (k == RD_EXP_ACTIVE_MTU && *num != 256 && *num != 512 && *num != 1024 &&
 	    *num != 2048 && *num != 4096)
 		return -EINVAL;
+	/* Ranges: a value no device can have would only make a fix such as "mtu 0". */
+	switch (k) {
+	case RD_EXP_PCIE_SPEED:
+		if (*num != 2.5 && *num != 5 && *num != 8 && *num != 16 && *num != 32 && *num != 64)
+			return -EINVAL;
+		break;
+	case RD_EXP_RATE:
+		if (*num <= 0 || *num > 3200)
+			return -EINVAL;
+		break;
+	case RD_EXP_MTU:
+		if (*num < 576 || *num > 65535)
+			return -EINVAL;
+		break;
+	case RD_EXP_PCIE_WIDTH:
+		if (*num != 1 && *num != 2 && *num != 4 && *num != 8 && *num != 12 && *num != 16 &&
+		    *num != 32)
+			return -EINVAL;
+		break;
+	case RD_EXP_DEVICES:
+		if (*num < 1 || *num > 4096)
+			return -EINVAL;
+		break;
+	case RD_EXP_GID_INDEX:
+		if (*num > 65535)
+			return -EINVAL;
+		break;
+	default:
+		break;
+	}
 	return 0;
 }
 
