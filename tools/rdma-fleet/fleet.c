@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,6 +213,7 @@ struct reader_ctx {
 	struct host *h;
 	const char *src;
 	size_t line;
+	bool attributed;	/* h is the sender itself (a line prefix or a "host" field) */
 };
 
 /* Copy the listed members of o that are present as facts. */
@@ -401,16 +403,6 @@ static bool mesh_match(json_object *doc)
 	       obj_str(doc, "src") && obj_str(doc, "dst") && obj_str(doc, "result");
 }
 
-static double obj_num(json_object *o, const char *key)
-{
-	json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v) ||
-	    !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
-		return -1;
-	return json_object_get_double(v);
-}
-
 static char *dup_or_null(const char *s, bool *oom)
 {
 	char *d = s ? strdup(s) : NULL;
@@ -448,14 +440,67 @@ static unsigned int obj_port(json_object *doc, const char *key)
 	return 0;
 }
 
+/*
+ * A figure of a pair: absent (-1, 0 returned), or a finite number in
+ * [0, max] (1); anything else is -1, and the line is refused.
+ */
+static int pair_num(json_object *doc, const char *key, double max, double *out)
+{
+	json_object *v;
+	double d;
+
+	*out = -1;
+	if (!json_object_object_get_ex(doc, key, &v) || json_object_is_type(v, json_type_null))
+		return 0;
+	if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
+		return -1;
+	d = json_object_get_double(v);
+	if (!isfinite(d) || d < 0 || d > max)
+		return -1;
+	*out = d;
+	return 1;
+}
+
+/* Why a mesh line cannot be taken as it is, or NULL; what names the field. */
+static const char *mesh_refusal(const struct reader_ctx *c, json_object *doc, const char *src,
+				const char *dst, char *buf, size_t len)
+{
+	const char *res = obj_str(doc, "result");
+	double x;
+
+	if (!*src || !*dst)
+		return "a pair without its src or dst host";
+	if (strcmp(src, dst) == 0 && !obj_str(doc, "dst_dev"))
+		return "a pair of a host with itself";
+	if (strcmp(res, "pass") != 0 && strcmp(res, "fail") != 0) {
+		snprintf(buf, len, "result '%.40s' is neither pass nor fail", res);
+		return buf;
+	}
+	/* 10 Tb/s and 1000 s bound what a pair test can report. */
+	if (pair_num(doc, "gbps", 10000, &x) < 0)
+		return "gbps is not a number from 0 to 10000";
+	if (pair_num(doc, "latency_us", 1e9, &x) < 0)
+		return "latency_us is not a number from 0 to 1e9";
+	/* Each host reports the pairs it ran as the client: no host speaks for another. */
+	if (c->attributed && strcmp(src, c->h->name) != 0) {
+		snprintf(buf, len, "%.48s reports the pair %.48s -> %.48s: only %.48s reports its own pairs",
+			 c->h->name, src, dst, src);
+		return buf;
+	}
+	return NULL;
+}
+
 static int mesh_read(struct reader_ctx *c, json_object *doc)
 {
 	const char *src = obj_str(doc, "src"), *dst = obj_str(doc, "dst");
 	struct rd_fleet *f = c->f;
 	struct rd_fleet_pair *p = NULL, n = { 0 };
 	bool oom = false;
-	char rails[300] = "";
+	char rails[300] = "", why[320];
+	const char *refused = mesh_refusal(c, doc, src, dst, why, sizeof(why));
 
+	if (refused)
+		return problem_add(f, c->h->name, c->src, c->line, "mesh line skipped: %s", refused);
 	n.ok = strcmp(obj_str(doc, "result"), "pass") == 0;
 	n.src = dup_or_null(src, &oom);
 	n.dst = dup_or_null(dst, &oom);
@@ -469,8 +514,8 @@ static int mesh_read(struct reader_ctx *c, json_object *doc)
 	} else {
 		n.warning = dup_or_null(obj_str(doc, "warning"), &oom);
 	}
-	n.latency_us = obj_num(doc, "latency_us");
-	n.gbps = obj_num(doc, "gbps");
+	(void)pair_num(doc, "latency_us", 1e9, &n.latency_us);	/* checked by mesh_refusal */
+	(void)pair_num(doc, "gbps", 10000, &n.gbps);
 	n.source = dup_or_null(c->src, &oom);
 	n.line = c->line;
 	if (oom) {
@@ -625,9 +670,12 @@ static int chan_document(struct rd_fleet *f, struct chan *c, json_object *doc, s
 	struct reader_ctx rc = { .f = f, .src = c->src, .line = line };
 	const char *named;
 
+	rc.attributed = c->prefix != NULL;
 	if (!c->prefix && json_object_is_type(doc, json_type_object) &&
-	    (named = obj_str(doc, "host")) != NULL && *named)
+	    (named = obj_str(doc, "host")) != NULL && *named) {
 		hostname = named;
+		rc.attributed = true;
+	}
 	for (size_t i = 0; i < RD_ARRAY_SIZE(readers); i++) {
 		if (!readers[i].match(doc))
 			continue;
