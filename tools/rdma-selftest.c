@@ -238,6 +238,15 @@ static bool client(const struct rd_cli *cli, const struct rd_st_config *cfg,
 	return run->ok;
 }
 
+/* The long name of option opt, for messages ("mcast" for --mcast). */
+static const char *long_name(const struct option *longopts, int opt)
+{
+	for (const struct option *o = longopts; o->name; o++)
+		if (o->val == opt)
+			return o->name;
+	return "?";
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -314,9 +323,7 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		if (ret) {
-			ret = opnames[0] ? rd_cli_usage_error(&cli, "%s: %s", opt == OPT_OP ? "--op" :
-							      opt == OPT_QP ? "--qp" :
-							      opt == OPT_DEVICES ? "--devices" : "--deny",
+			ret = opnames[0] ? rd_cli_usage_error(&cli, "--%s: %s", long_name(longopts, opt),
 							      opnames) :
 					   rd_cli_bad_value(&cli, opt, optarg, longopts);
 			goto out;

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,6 +255,35 @@ static void cannot_take_part(struct pair_printer *pp, const struct rd_st_mesh *m
 	free(run);
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A mesh list names each host once (a host twice would pair it with itself). */
+static int check_hosts(struct rd_cli *cli, const char *from, const struct rd_strlist *hosts)
+{
+	const char **v;
+	int ret = -1;
+
+	if (hosts->n == 0)
+		return rd_cli_usage_error(cli, "%s: the host list is empty", from);
+	v = malloc(hosts->n * sizeof(*v));
+	if (!v) {
+		rd_cli_error(cli, "out of memory");
+		return RD_EXIT_FAIL;
+	}
+	memcpy(v, hosts->v, hosts->n * sizeof(*v));
+	qsort(v, hosts->n, sizeof(*v), cmp_str);
+	for (size_t i = 1; i < hosts->n; i++)
+		if (strcmp(v[i - 1], v[i]) == 0) {
+			ret = rd_cli_usage_error(cli, "%s: the host list names %s twice", from, v[i]);
+			break;
+		}
+	free(v);
+	return ret;
+}
+
 /* The participants: --hosts, --hostfile, else Slurm's node list. */
 static int mesh_hosts(struct rd_cli *cli, const struct rd_st_config *cfg,
 		      const struct rd_stmesh_opts *o, struct rd_strlist *hosts)
@@ -290,7 +320,8 @@ static int mesh_hosts(struct rd_cli *cli, const struct rd_st_config *cfg,
 		rd_cli_error(cli, "out of memory");
 		return RD_EXIT_FAIL;
 	}
-	return -1;
+	return check_hosts(cli, o->hosts ? "--hosts" : o->hostfile ? "--hostfile" : "SLURM_JOB_NODELIST",
+			   hosts);
 }
 
 int rd_stmesh_main(struct rd_cli *cli, const struct rd_st_config *cfg,
@@ -310,9 +341,18 @@ int rd_stmesh_main(struct rd_cli *cli, const struct rd_st_config *cfg,
 	if (ret >= 0)
 		goto out;
 	/* srun with several tasks on a node: the node's first task stands for it */
-	if (local && *local && strcmp(local, "0") != 0) {
-		ret = RD_EXIT_OK;
-		goto out;
+	if (local) {
+		uint64_t id;
+
+		if (rd_parse_u64(local, &id) || id > 65535) {
+			ret = rd_cli_usage_error(cli, "SLURM_LOCALID '%.32s' is not a task number "
+						 "(0 to 65535)", local);
+			goto out;
+		}
+		if (id != 0) {
+			ret = RD_EXIT_OK;
+			goto out;
+		}
 	}
 	if (o->self)
 		rd_strlcpy(self, o->self, sizeof(self));

@@ -3,10 +3,13 @@
 #define _GNU_SOURCE
 #include "stopts.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/base.h"
 
@@ -30,10 +33,60 @@ static int parse_size(const char *s, uint32_t *v)
 	return ret;
 }
 
-static int parse_sizes(const char *s, struct rd_st_config *c)
+/*
+ * One rule for every list option: items separated by single commas, none
+ * empty (strtok_r would silently pass over "64,,128").
+ */
+static int list_check(const char *s, char why[96])
 {
-	char *copy = strdup(s), *save = NULL, *tok;
-	int ret = copy ? 0 : -ENOMEM;
+	if (!*s || *s == ',' || s[strlen(s) - 1] == ',' || strstr(s, ",,")) {
+		snprintf(why, 96, "an empty item in '%.60s'", s);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* --mcast GROUP: an IPv4 multicast address (224.0.0.0/4), the only kind the mode joins. */
+static int mcast_check(const char *s, char why[96])
+{
+	struct in_addr a;
+	struct in6_addr a6;
+
+	if (inet_pton(AF_INET6, s, &a6) == 1) {
+		snprintf(why, 96, "'%.24s' is IPv6: give an IPv4 group, 224.0.0.0 to 239.255.255.255", s);
+		return -EINVAL;
+	}
+	if (inet_pton(AF_INET, s, &a) != 1) {
+		snprintf(why, 96, "'%.40s' is not an IPv4 address", s);
+		return -EINVAL;
+	}
+	if (!IN_MULTICAST(ntohl(a.s_addr))) {
+		snprintf(why, 96, "%.24s is not a multicast group (224.0.0.0 to 239.255.255.255)", s);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* --bind ADDR: an IPv4 or IPv6 address of this host. */
+static int bind_check(const char *s, char why[96])
+{
+	struct in6_addr a;
+
+	if (inet_pton(AF_INET, s, &a) == 1 || inet_pton(AF_INET6, s, &a) == 1)
+		return 0;
+	snprintf(why, 96, "'%.40s' is not an IPv4 or IPv6 address", s);
+	return -EINVAL;
+}
+
+static int parse_sizes(const char *s, struct rd_st_config *c, char why[96])
+{
+	char *copy, *save = NULL, *tok;
+	int ret = list_check(s, why);
+
+	if (ret)
+		return ret;
+	copy = strdup(s);
+	ret = copy ? 0 : -ENOMEM;
 
 	c->nsizes = 0;
 	for (tok = copy ? strtok_r(copy, ",", &save) : NULL; tok && !ret; tok = strtok_r(NULL, ",", &save))
@@ -56,8 +109,10 @@ static int devices_check(const char *arg, char why[96])
 {
 	const char *s = arg;
 
-	if (strcmp(arg, "all") == 0)
+	if (strcasecmp(arg, "all") == 0)
 		return 0;
+	if (list_check(arg, why))
+		return -EINVAL;
 	do {
 		size_t len = strcspn(s, ",");
 		char name[64];
@@ -85,7 +140,7 @@ int rd_st_opt_apply(int opt, const char *arg, struct rd_st_config *c, struct rd_
 	switch (opt) {
 	case OPT_SERVER: ch->server = true; break;
 	case OPT_ONCE: c->once = true; break;
-	case OPT_BIND: c->bind = arg; break;
+	case OPT_BIND: ret = bind_check(arg, why); c->bind = arg; break;
 	case OPT_VERBS: c->verbs = true; break;
 	case 'a': ch->all_sizes = true; break;
 	case OPT_QUICK: c->quick = true; break;
@@ -101,7 +156,7 @@ int rd_st_opt_apply(int opt, const char *arg, struct rd_st_config *c, struct rd_
 	case OPT_WINDOW: ret = parse_u32(arg, 1, RD_ST_MAX_WINDOW, &c->window); break;
 	case 'D': ret = parse_u32(arg, 1, 86400, &c->duration_s); break;
 	case 's': ret = parse_size(arg, &c->sizes[0]); c->nsizes = 1; break;
-	case OPT_SIZES: ret = parse_sizes(arg, c); break;
+	case OPT_SIZES: ret = parse_sizes(arg, c, why); break;
 	case OPT_TIMEOUT:
 		ret = parse_positive(arg, &d) || d < 0.001 || d > 3600 ? -EINVAL : 0;
 		c->timeout_ms = (int)(d * 1000);
@@ -119,20 +174,21 @@ int rd_st_opt_apply(int opt, const char *arg, struct rd_st_config *c, struct rd_
 	case OPT_TC: ret = parse_u32(arg, 0, 255, &v); c->rc.tclass = (int)v; break;
 	case OPT_SL: ret = parse_u32(arg, 0, 15, &v); c->rc.sl = (int)v; break;
 	case OPT_QP:
-		if (strcmp(arg, "rc") != 0 && strcmp(arg, "ud") != 0) {
+		/* Words in any case, as --op takes them. */
+		if (strcasecmp(arg, "rc") != 0 && strcasecmp(arg, "ud") != 0) {
 			snprintf(why, 96, "'%.32s' is not one of rc, ud", arg);
 			ret = -EINVAL;
 		}
-		c->ud = strcmp(arg, "ud") == 0;
+		c->ud = strcasecmp(arg, "ud") == 0;
 		break;
-	case OPT_MCAST: ret = *arg ? 0 : -EINVAL; c->mcast = arg; break;
+	case OPT_MCAST: ret = mcast_check(arg, why); c->mcast = arg; break;
 	case OPT_MESH: ch->mesh = true; break;
 	case OPT_HOSTS: mo->hosts = arg; break;
 	case OPT_HOSTFILE: mo->hostfile = arg; break;
 	case OPT_SELF: ret = *arg ? 0 : -EINVAL; mo->self = arg; break;
 	case OPT_PAIRS:
-		ret = strcmp(arg, "ring") != 0 && strcmp(arg, "all") != 0 ? -EINVAL : 0;
-		mo->ring = strcmp(arg, "ring") == 0;
+		ret = strcasecmp(arg, "ring") != 0 && strcasecmp(arg, "all") != 0 ? -EINVAL : 0;
+		mo->ring = strcasecmp(arg, "ring") == 0;
 		break;
 	case OPT_MESH_WAIT: ret = parse_u32(arg, 1, 3600, &v); mo->wait_ms = (int)v * 1000; break;
 	case OPT_DEVICES: ret = devices_check(arg, why); mo->devices = arg; break;
