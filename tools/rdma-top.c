@@ -560,6 +560,8 @@ int main(int argc, char **argv)
 	/* JSON, or stdout not a terminal: the batch mode. */
 	if (!textfile && !once && (cli.json || !isatty(STDOUT_FILENO)))
 		batch = true;
+	/* A loop warns of a fact once, not at every interval (a service's log stays readable). */
+	cli.warn_once = textfile || batch;
 
 	cli.scan_flags = RD_SCAN_NO_NETDEVS;	/* the ports' netdev lists are not shown */
 	ret = rd_cli_setup(&cli);

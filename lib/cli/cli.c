@@ -89,6 +89,7 @@ void rd_cli_free(struct rd_cli *cli)
 {
 	rd_strlist_free(&cli->devices);
 	rd_warnings_free(&cli->warnings);
+	rd_strlist_free(&cli->warned);
 }
 
 /*
@@ -147,7 +148,14 @@ void rd_cli_flush_warnings(struct rd_cli *cli)
 	if (fflush(stdout) != 0)
 		rd_write_error(errno);
 	for (size_t i = 0; i < cli->warnings.msgs.n; i++)
-		print_line(cli, "warning: ", cli->warnings.msgs.v[i]);
+		if (!cli->warn_once || !rd_strlist_has(&cli->warned, cli->warnings.msgs.v[i]))
+			print_line(cli, "warning: ", cli->warnings.msgs.v[i]);
+	if (cli->warn_once) {
+		/* This flush's set is the next one's memory (a fact that went away is forgotten). */
+		rd_strlist_free(&cli->warned);
+		cli->warned = cli->warnings.msgs;
+		memset(&cli->warnings.msgs, 0, sizeof(cli->warnings.msgs));
+	}
 	rd_warnings_free(&cli->warnings);
 }
 

@@ -59,6 +59,13 @@ struct rd_cli {
 	 * reports the failure in its own output too: the mesh's JSON lines). */
 	char *last_error;
 	size_t last_error_len;
+	/*
+	 * A tool that samples in a loop (rdma-top -b, --textfile) sets this: a
+	 * warning is printed when it first appears, and again only after it
+	 * went away and came back, not at every interval.
+	 */
+	bool warn_once;
+	struct rd_strlist warned;	/* the warnings of the last flush */
 };
 
 void rd_cli_init(struct rd_cli *cli, const char *prog);
