@@ -56,7 +56,7 @@ LIBA := $(BUILD)/librdmadiag.a
 .PHONY: fuzz fuzz-build check-fuzz
 .PHONY: deb check-deb
 .PHONY: all clean install uninstall deps check check-unit check-cli check-vm check-san check-valgrind \
-	check-build check-tui lint-man lint demo help vm-prepare check-fleet bench-build
+	check-build check-tui lint-man lint demo help vm-prepare check-fleet bench-build check-quick
 
 all: $(LIBA) $(TOOL_BINS)
 
@@ -231,30 +231,51 @@ lint-man:
 lint:
 	@tests/lint/run.sh $(RESULTS)/lint $(ALL_CFLAGS)
 
-# The single-VM scenarios keep one core busy for about ten minutes: they run in
-# the background from the start, beside the host tiers, and their output is
-# shown when the host tiers are done.  The pair and the fleet (two and three
-# VMs: every core) run after, alone.
+# The single-VM scenarios keep one core busy for about twenty minutes: they
+# run in the background from the start, beside the host tiers, and their
+# output is shown when the host tiers are done.  The pair and the fleet (two
+# and three VMs: every core) run after, alone.  Every tier prints its time on
+# its result line; the summary ends with a table of tier times (started: when
+# the tier began, in seconds since the check began).
+NPROC := $(shell nproc 2>/dev/null || echo 2)
+TT = tests/tier-time.sh $(RESULTS)
 check:
-	@rm -rf $(RESULTS); mkdir -p $(RESULTS)
-	@$(MAKE) --no-print-directory all bench-build
-	@echo "== build tier (gcc, clang, install)"; tests/check-build.sh $(RESULTS)/build || true
+	@rm -rf $(RESULTS); mkdir -p $(RESULTS); date +%s > $(RESULTS)/.t0
+	@$(MAKE) --no-print-directory -j$(NPROC) all bench-build
+	@echo "== build tier (gcc, clang, install)"; $(TT) build tests/check-build.sh $(RESULTS)/build || true
 	@$(MAKE) --no-print-directory vm-prepare deb
 	@echo "== VM tier, one VM: started in the background; its output follows the host tiers"; \
-	tests/vm/check.sh $(BUILD) $(RESULTS)/vm-single single > $(BUILD)/vm-single.log 2>&1 & vmpid=$$!; \
-	echo "== unit tier"; $(MAKE) --no-print-directory check-unit || true; \
-	echo "== CLI tier"; $(MAKE) --no-print-directory check-cli || true; \
-	echo "== screen tier (tmux)"; $(MAKE) --no-print-directory check-tui || true; \
-	echo "== sanitizer pass (ASan+UBSan): unit and CLI tiers"; $(MAKE) --no-print-directory check-san || true; \
-	echo "== valgrind (memcheck): CLI cases"; $(MAKE) --no-print-directory check-valgrind || true; \
-	echo "== static analysis (cppcheck, clang-tidy, gcc -fanalyzer)"; $(MAKE) --no-print-directory lint || true; \
-	echo "== man pages"; tests/lint-man.sh --results $(RESULTS)/man $(MANPAGES) || true; \
-	echo "== shell completions"; tests/completion.sh $(RESULTS)/completion || true; \
-	echo "== fuzzing (15 s a target)"; $(MAKE) --no-print-directory check-fuzz || true; \
-	echo "== Debian package (build, lintian)"; $(MAKE) --no-print-directory check-deb || true; \
+	$(TT) vm-single tests/vm/check.sh $(BUILD) $(RESULTS)/vm-single single > $(BUILD)/vm-single.log 2>&1 & vmpid=$$!; \
+	echo "== unit tier"; $(TT) unit $(MAKE) --no-print-directory check-unit || true; \
+	echo "== CLI tier"; $(TT) cli $(MAKE) --no-print-directory check-cli || true; \
+	echo "== screen tier (tmux)"; $(TT) tui $(MAKE) --no-print-directory check-tui || true; \
+	echo "== sanitizer pass (ASan+UBSan): unit and CLI tiers"; \
+	$(TT) unit-san $(MAKE) --no-print-directory -j$(NPROC) SAN=1 BUILD=build/san check-unit || true; \
+	$(TT) cli-san $(MAKE) --no-print-directory SAN=1 BUILD=build/san check-cli || true; \
+	echo "== valgrind (memcheck): CLI cases"; $(TT) valgrind $(MAKE) --no-print-directory check-valgrind || true; \
+	echo "== static analysis (cppcheck, clang-tidy, gcc -fanalyzer)"; $(TT) lint $(MAKE) --no-print-directory lint || true; \
+	echo "== man pages"; $(TT) man tests/lint-man.sh --results $(RESULTS)/man $(MANPAGES) || true; \
+	echo "== shell completions"; $(TT) completion tests/completion.sh $(RESULTS)/completion || true; \
+	echo "== fuzzing (15 s a target)"; $(TT) fuzz $(MAKE) --no-print-directory -j$(NPROC) check-fuzz || true; \
+	echo "== Debian package (build, lintian)"; $(TT) deb $(MAKE) --no-print-directory check-deb || true; \
 	echo "== VM tier, one VM (waiting for it)"; wait $$vmpid; cat $(BUILD)/vm-single.log
-	@echo "== VM tier, two VMs and the fleet"; tests/vm/check.sh $(BUILD) $(RESULTS)/vm pair fleet || true
+	@echo "== VM tier, two VMs"; $(TT) vm-pair tests/vm/check.sh $(BUILD) $(RESULTS)/vm-pair pair || true
+	@echo "== VM tier, the fleet"; $(TT) vm-fleet tests/vm/check.sh $(BUILD) $(RESULTS)/vm-fleet fleet || true
+	@echo $$(( $$(date +%s) - $$(cat $(RESULTS)/.t0) )) > $(RESULTS)/.wall
 	@tests/summary.sh $(RESULTS)
+
+# The edit-test loop: the build tier, the unit and the CLI tiers; no
+# sanitizers, no VMs (a few minutes).  make check before a commit lands.
+QUICK_RESULTS := build/results-quick
+check-quick:
+	@rm -rf $(QUICK_RESULTS); mkdir -p $(QUICK_RESULTS); date +%s > $(QUICK_RESULTS)/.t0
+	@$(MAKE) --no-print-directory -j$(NPROC) all bench-build $(UNIT_BINS)
+	@echo "== build tier (gcc, clang, install)"; \
+	tests/tier-time.sh $(QUICK_RESULTS) build tests/check-build.sh $(QUICK_RESULTS)/build || true
+	@echo "== unit tier"; tests/tier-time.sh $(QUICK_RESULTS) unit tests/run-unit.sh $(BUILD) $(QUICK_RESULTS)/unit || true
+	@echo "== CLI tier"; tests/tier-time.sh $(QUICK_RESULTS) cli tests/cli/run.sh $(BUILD) $(QUICK_RESULTS)/cli || true
+	@echo $$(( $$(date +%s) - $$(cat $(QUICK_RESULTS)/.t0) )) > $(QUICK_RESULTS)/.wall
+	@tests/summary.sh $(QUICK_RESULTS) build unit cli
 
 demo: 
 	@if [ "$$(id -u)" = 0 ]; then tests/vm/need-deps.sh || $(MAKE) --no-print-directory deps; fi
@@ -263,7 +284,8 @@ demo:
 
 help:
 	@echo "make [all]      build build/librdmadiag.a and the tools into build/"
-	@echo "make check      all test tiers (unit, CLI, sanitizers, man lint, VM); ends with 'N passed, N failed'"
+	@echo "make check      all test tiers (unit, CLI, sanitizers, man lint, VM); a table of tier times, then 'N passed, N failed'"
+	@echo "make check-quick  the edit-test loop: build, unit and CLI tiers only (no sanitizers, no VMs)"
 	@echo "make lint       static analysis: cppcheck, clang-tidy, gcc -fanalyzer (zero findings)"
 	@echo "make deb        build the Debian package into build/ (dpkg-buildpackage -us -uc -b)"
 	@echo "make demo       boot two soft-RoCE VMs and show every tool at work on the terminal"

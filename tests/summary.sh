@@ -21,14 +21,21 @@ if [ -f "$dir/.timeline" ]; then
 	done < "$dir/.timeline"
 fi
 printf '  %-11s %6s %6s %8s %8s\n' tier passed failed time started
-for f in "$dir"/*; do
+# The rows in the order the tiers started (those without a start last).
+rows=$(for f in "$dir"/*; do
 	[ -f "$f" ] || continue
 	t=$(basename "$f")
 	read -r p x s < "$f" || { p=0 x=1; }
 	p=${p:-0} x=${x:-1} s=${span[$t]:-${s:-}}
-	printf '  %-11s %6s %6s %8s %8s\n' "$t" "$p" "$x" "${s:+$s s}" "${start[$t]:++${start[$t]} s}"
+	printf '%s\t%s %s %s %s\n' "${start[$t]:-999999}" "$t" "$p" "$x" "${s:--}"
+done | sort -n -k1,1 -s | cut -f2)
+while read -r t p x s; do
+	[ -n "$t" ] || continue
+	st=${start[$t]:-}
+	[ "$s" = - ] && s=""
+	printf '  %-11s %6s %6s %8s %8s\n' "$t" "$p" "$x" "${s:+$s s}" "${st:++$st s}"
 	pass=$((pass + p)) fail=$((fail + x))
-done
+done <<< "$rows"
 for tier in "${expected[@]}"; do
 	if [ ! -f "$dir/$tier" ]; then
 		echo "  $tier: did not run (counted as a failure)"
