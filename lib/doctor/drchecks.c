@@ -56,7 +56,6 @@ static void ck_dev_present(struct rd_dr_ctx *c, struct rd_device *d, struct rd_d
 {
 	struct rd_strlist names = { 0 }, bad = { 0 };
 	const char *exp;
-	char *joined;
 	double n;
 	int ret;
 
@@ -77,7 +76,6 @@ static void ck_dev_present(struct rd_dr_ctx *c, struct rd_device *d, struct rd_d
 		struct rd_device tmp;
 		struct rd_warnings w = { 0 };
 		const char *why;
-		char item[160];
 
 		for (unsigned int k = 0; k < c->list->n && !ld; k++)
 			if (strcmp(c->list->v[k].name, names.v[i]) == 0)
@@ -92,6 +90,8 @@ static void ck_dev_present(struct rd_dr_ctx *c, struct rd_device *d, struct rd_d
 		}
 		rd_warnings_free(&w);
 		if (why) {
+			char item[160];
+
 			snprintf(item, sizeof(item), "%s (%s)", names.v[i], why);
 			if (rd_strlist_add(&bad, item))
 				break;
@@ -99,7 +99,8 @@ static void ck_dev_present(struct rd_dr_ctx *c, struct rd_device *d, struct rd_d
 	}
 	exp = rd_dr_expected(c, RD_EXP_DEVICES, &n);
 	if (bad.n) {
-		joined = rd_strlist_join(&bad, ", ");
+		char *joined = rd_strlist_join(&bad, ", ");
+
 		rd_dr_emit(c, RD_DR_FAIL, "dmesg | tail -50; rdma dev show (a driver unbinding, a hot-unplug "
 			   "or a firmware fault left the device half gone: reload the driver)",
 			   "%zu of %zu RDMA device%s unusable: %s", bad.n, names.n, names.n == 1 ? "" : "s",
