@@ -533,6 +533,7 @@ static void ck_port_state(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr
 static void ck_port_rate(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_port *dp)
 {
 	const struct rd_port *p = dp->p;
+	const struct rd_hca_model *model;
 	const char *exp;
 	double num, top = 0;
 	const char *top_name = NULL;
@@ -551,11 +552,36 @@ static void ck_port_rate(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_
 		rd_dr_emit(c, RD_DR_FAIL, NULL, "%s, expected %s Gb/s", p->rate_str, exp);
 		return;
 	}
+	/* What the user expects is the reference: nothing below it is a degradation. */
+	if (exp) {
+		rd_dr_emit(c, RD_DR_PASS, NULL, "%s, as expected", p->rate_str);
+		return;
+	}
 	/* A 4X InfiniBand HCA port that trained at fewer lanes (soft devices report 1X). */
 	if (dp->ib && d->pci[0] && p->rate.width[0] &&
 	    (strcmp(p->rate.width, "1X") == 0 || strcmp(p->rate.width, "2X") == 0)) {
 		rd_dr_emit(c, RD_DR_WARN, NULL, "%s: an HCA port trained at %s of 4X lanes (cable or port fault)",
 			   p->rate_str, p->rate.width);
+		return;
+	}
+	/* An InfiniBand lane speed below the best the HCA model trains at. */
+	model = dp->ib && d->pci[0] ? rd_hca_model_of(c->sr, d->name) : NULL;
+	if (model && model->ib_speed && p->rate.speed[0] &&
+	    rd_ib_speed_rank(p->rate.speed) > 0 &&
+	    rd_ib_speed_rank(p->rate.speed) < rd_ib_speed_rank(model->ib_speed)) {
+		rd_dr_emit(c, RD_DR_WARN, "ibportstate -C {dev} -D 0 {port} query (LinkSpeedEnabled); "
+			   "check the cable's rating and the switch port's speed; --expect rate= if "
+			   "this is the fabric's speed", "%s: the %s trains at %s, this port at %s", p->rate_str,
+			   model->name, model->ib_speed, p->rate.speed);
+		return;
+	}
+	/* RoCE: the RDMA rate must keep up with what the netdev negotiated. */
+	if (dp->roce && dp->has_nd && dp->nd.present && dp->nd.speed_mbps > 0 &&
+	    p->rate.gbps + 0.5 < (double)dp->nd.speed_mbps / 1000) {
+		rd_dr_emit(c, RD_DR_WARN, "ethtool {netdev}; rdma link show {dev}/{port}; reload the "
+			   "driver or update the firmware if they stay apart",
+			   "%s while %s runs %lld Mb/s (the RDMA side trained lower: lanes or a firmware "
+			   "fault)", p->rate_str, dp->netdev, (long long)dp->nd.speed_mbps);
 		return;
 	}
 	/* Ports of the same HCA model: the fastest active one is what this one can do. */
