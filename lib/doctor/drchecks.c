@@ -513,7 +513,17 @@ static void ck_port_state(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr
 		return;
 	}
 	if (exp && ll && strcmp(exp, ll) != 0) {
-		rd_dr_emit(c, RD_DR_FAIL, NULL, "link layer %s, expected %s", ll, exp);
+		char fix[320];
+
+		/* The port type of a VPI card is a firmware setting: mstconfig, then a reset. */
+		if (!strncmp(d->driver, "mlx", 3) && d->pci[0])
+			snprintf(fix, sizeof(fix), "mstconfig -d %s set LINK_TYPE_P%u=%d, then a reboot "
+				 "(or mlxfwreset -d %s reset)", d->pci, p->num,
+				 strcmp(exp, "InfiniBand") == 0 ? 1 : 2, d->pci);
+		else
+			snprintf(fix, sizeof(fix), "set the port type to %s in the NIC's firmware "
+				 "configuration (the vendor's tool), then reboot", exp);
+		rd_dr_emit(c, RD_DR_FAIL, fix, "link layer %s, expected %s", ll, exp);
 		return;
 	}
 	if (p->state == 4 && p->phys_state == 5) {
