@@ -32,6 +32,11 @@ for mode in cm verbs; do
 		"$(jq -r '[.stages[] | select(.result == "pass" and (.stage | test("^(address|route|connect|exchange|counters)$") | not)) | .stage] | join(" ")' "/tmp/$mode-all.json")"
 	vm_check "$mode --op all: every figure measured" \
 		jq -e '([.latency[] | .median_us > 0] | all) and ([.bandwidth[] | .gbps > 0 and .messages == 50] | all) and (.bandwidth | length) == 10' "/tmp/$mode-all.json"
+	# The document's shape (the man page once listed bare elements in stages and an empty
+	# "value" array as known bugs): every stage an object, dev and port keys of the document.
+	vm_check "$mode --op all: stages are objects, dev and port are keys, no stray value array" \
+		jq -e '(.stages | all(type == "object")) and (has("value") | not) and
+			([.. | objects | has("value")] | any | not) and (.dev | type == "string") and (.port | type == "number")' "/tmp/$mode-all.json"
 
 	out=$(timeout 120 "$S" "$PEER_IP" -P 18600 "${M[@]}" "${Q[@]}" --op read -j); rc=$?
 	echo "$out" > "/tmp/$mode-deny.json"
