@@ -42,10 +42,17 @@ demo_run() {
 		*) break ;;
 		esac
 	done
-	printf '\n$ %s\n' "$*"
+	# A pipeline run as sh -c 'A | B' is shown as typed, quoting and all.
+	if [ "$1" = sh ] && [ "${2:-}" = -c ] && [ $# = 3 ]; then
+		printf '\n$ %s\n' "$3"
+	else
+		printf '\n$ %s\n' "$*"
+	fi
 	timeout -k 5 "$DEMO_TIMEOUT" "$@" </dev/null 2>&1 | tee "$DEMO_OUT/$name"
 	rc=${PIPESTATUS[0]}
 	[ "$rc" = 0 ] || [ "$rc" != "$want" ] || echo "(exit status $rc)"
+	# Silence is an answer too (rdma-doctor --nhc on a healthy node): say so.
+	[ "$rc" != 0 ] || [ -s "$DEMO_OUT/$name" ] || echo "(no output, exit status 0: nothing to report)"
 	if [ "$rc" != "$want" ]; then
 		case $rc in
 		124|137) vm_fail "demo: $*" "killed after ${DEMO_TIMEOUT}s" ;;
