@@ -263,7 +263,20 @@ static void print_verbs_port(struct rd_out *o, const struct rd_verbs_port *v)
 	rd_out_section_end(o);
 }
 
-static void print_port_detail(struct rd_out *o, const struct rd_device *d, const struct rd_port *p)
+/* The MTU of the port's own netdev (its first), which RoCE's path MTU follows. */
+static void print_netdev_mtu(struct rd_out *o, const struct rd_sysroot *sr, const struct rd_port *p)
+{
+	struct rd_netdev_info nd;
+
+	if (!p->netdevs.n || rd_netdev_read(sr, p->netdevs.v[0], NULL, &nd))
+		return;
+	if (nd.present && nd.has_mtu)
+		rd_out_u64(o, RD_ANY, "netdev_mtu", NULL, nd.mtu);
+	rd_netdev_info_free(&nd);
+}
+
+static void print_port_detail(struct rd_out *o, const struct rd_sysroot *sr, const struct rd_device *d,
+			      const struct rd_port *p)
 {
 	rd_out_section_begin(o, NULL, "port %u", p->num);
 	rd_out_u64(o, RD_JSON, "port", NULL, p->num);
@@ -300,6 +313,7 @@ static void print_port_detail(struct rd_out *o, const struct rd_device *d, const
 		rd_out_u64_fmt(o, RD_ANY, "cap_mask", NULL, p->cap_mask, "0x%08" PRIx64, p->cap_mask);
 	if (p->netdevs.n)
 		rd_out_strlist(o, RD_ANY, "netdevs", NULL, &p->netdevs, ", ");
+	print_netdev_mtu(o, sr, p);
 	if (p->verbs)
 		print_verbs_port(o, p->verbs);
 	rd_out_section_end(o);
@@ -349,7 +363,7 @@ static void print_detail(struct rd_out *o, const struct rd_cli *cli, const struc
 	rd_out_list_begin(o, "ports");
 	for (unsigned int i = 0; i < d->nports; i++)
 		if (rd_cli_port_selected(cli, &d->ports[i]))
-			print_port_detail(o, d, &d->ports[i]);
+			print_port_detail(o, &cli->sr, d, &d->ports[i]);
 	rd_out_list_end(o);
 	rd_out_section_end(o);
 }
