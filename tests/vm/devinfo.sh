@@ -65,6 +65,8 @@ vm_check_eq "port_cap_flags = ibv_devinfo" "$(ibv port_cap_flags)" "$(txt port_c
 vm_check_eq "max_msg_sz = ibv_devinfo" "$(ibv max_msg_sz)" "$(txt max_msg_sz)"
 vm_check_eq "cap_mask = sysfs" "$(cat $SYS/ports/1/cap_mask)" "$(txt cap_mask)"
 vm_check_eq "port netdevs" "$VM_NETDEV" "$(jqr '.[0].ports[0].netdevs[0]')"
+vm_check_eq "port netdev_mtu = ip link (rtnetlink, live)" \
+	"$(ip -o link show dev "$VM_NETDEV" | sed -n 's/.* mtu \([0-9]*\) .*/\1/p')" "$(jqr '.[0].ports[0].netdev_mtu')"
 
 # Default table and list modes
 vm_check_output "table row for $DEV" "^$DEV +CA +RoCE +1 +ACTIVE +- +$(cat $SYS/node_guid) +$VM_NETDEV\$" "$T"
