@@ -193,35 +193,6 @@ static bool compat_skipped(const struct rd_gid *g)
 	return rd_gid_is_zero(g->raw) || memcmp(g->raw, ll_zero, 16) == 0;
 }
 
-struct up_ctx {
-	const struct rd_sysroot *sr;
-	bool netns_view;	/* /sys/class/net is there: a netdev not in it is elsewhere */
-	unsigned int checked, elsewhere;
-	char elsewhere_name[64];
-};
-
-/*
- * Usable here: the netdev is in this network namespace and up.  A GID whose
- * netdev another namespace holds (shared RDMA netns mode, a container) cannot
- * be used by a process here, whatever its state.
- */
-static bool netdev_up(void *ctx, const char *ifname)
-{
-	struct up_ctx *uc = ctx;
-
-	char target[RD_PATH_MAX];
-
-	uc->checked++;
-	/* No entry at all in /sys/class/net (a dangling link is an entry: damage, not elsewhere). */
-	if (uc->netns_view && !strchr(ifname, '/') &&
-	    rd_sys_readlink(uc->sr, target, sizeof(target), "/sys/class/net/%s", ifname) == -ENOENT) {
-		if (!uc->elsewhere++)
-			rd_strlcpy(uc->elsewhere_name, ifname, sizeof(uc->elsewhere_name));
-		return false;
-	}
-	return rd_netdev_is_up(uc->sr, ifname);
-}
-
 /* Remember the first netdev of each kind whose VLAN is shown as "?" (for one warning). */
 static void note_vlan_unknown(const struct rd_gid *g, char names[2][64], bool *seen)
 {
@@ -518,7 +489,7 @@ int main(int argc, char **argv)
 			if (compat && t.n)
 				qsort(t.v, t.n, sizeof(*t.v), compat_gid_cmp);
 			if (best) {
-				struct up_ctx uc = { .sr = &cli.sr };
+				struct rd_gid_netns uc;
 				struct rd_gid_table sel = { 0 };
 				char why[160];
 				const struct rd_gid *g;
@@ -541,20 +512,18 @@ int main(int argc, char **argv)
 				memset(r, 0, sizeof(*r));
 				r->d = d;
 				r->p = p;
-				uc.netns_view = rd_sys_exists(&cli.sr, "/sys/class/net");
+				rd_gid_netns_init(&uc, &cli.sr);
 				/* --best honours the listing filters: -n, -4, -6, --ver. */
 				sel.v = calloc(t.n ? t.n : 1, sizeof(*sel.v));
 				for (size_t k = 0; sel.v && k < t.n; k++)
 					if (gid_matches(&t.v[k], &f))
 						sel.v[sel.n++] = t.v[k];
-				g = rd_gid_best(&sel, p, f.vlan, netdev_up, &uc, r->text, sizeof(r->text),
-						why, sizeof(why));
+				g = rd_gid_best(&sel, p, f.vlan, rd_gid_netdev_usable, &uc, r->text,
+						sizeof(r->text), why, sizeof(why));
 				if (!g && sel.n == 0 && t.n > 0 && filter_active(&f))
 					snprintf(why, sizeof(why), "no GID matches the filters");
-				else if (!g && uc.checked && uc.elsewhere == uc.checked)
-					snprintf(why, sizeof(why),
-						 "no usable GID in this network namespace (the GIDs' netdevs, e.g. %.40s, are in another one)",
-						 uc.elsewhere_name);
+				else if (!g)
+					(void)rd_gid_netns_why(&uc, why, sizeof(why));
 				best_ports++;
 				if (g) {
 					r->ok = true;

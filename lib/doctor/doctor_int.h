@@ -21,6 +21,7 @@ struct rd_dr_port {
 	struct rd_gid_table gids;
 	const struct rd_gid *best;
 	char best_reason[160], best_why[160];
+	bool best_elsewhere;	/* no GID: every candidate's netdev is in another namespace */
 	bool has_ctrs;
 	struct rd_port_ctrs ctrs;
 	bool sampled;		/* two readings: deltas are meaningful */

@@ -724,6 +724,12 @@ static void ck_roce_gid(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_p
 			   dp->nd.carrier == 1 ? "on" : dp->nd.carrier == 0 ? "off" : "unknown");
 		return;
 	}
+	if (!dp->best && dp->best_elsewhere) {
+		/* rdma-gids --best and rdma-selftest say the same (model/gid's one choice). */
+		rd_dr_emit(c, RD_DR_FAIL, "run in the namespace that holds the netdev (ip netns exec NS "
+			   "...) or: rdma dev set {dev} netns NS", "%s", dp->best_why);
+		return;
+	}
 	if (!dp->best) {
 		rd_dr_emit(c, RD_DR_FAIL, NULL, "no usable GID: %s", dp->best_why);
 		return;
@@ -1200,6 +1206,12 @@ static void ck_ns_gid(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_por
 		rd_dr_emit(c, RD_DR_FAIL, NULL,
 			   "no usable GID in this network namespace: the GIDs are on %s, not visible here",
 			   names ? names : "?");
+		free(names);
+	} else if (away.n && dp->best_elsewhere) {
+		/* What is left here (VLAN GIDs, say) is not what a program would use. */
+		names = rd_strlist_join(&away, " ");
+		rd_dr_emit(c, RD_DR_FAIL, NULL, "the GIDs a program would use are on %s, in another "
+			   "namespace; the netdevs here give no usable one", names ? names : "?");
 		free(names);
 	} else if (away.n) {
 		names = rd_strlist_join(&away, " ");

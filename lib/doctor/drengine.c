@@ -400,15 +400,6 @@ static bool any_selected(const struct rd_dr_opts *o, const char *id)
 	return c && selected(o, c);
 }
 
-struct up_ctx {
-	const struct rd_sysroot *sr;
-};
-
-static bool netdev_up(void *ctx, const char *ifname)
-{
-	return rd_netdev_is_up(((struct up_ctx *)ctx)->sr, ifname);
-}
-
 static void port_facts(struct rd_dr_ctx *c, const struct rd_nl_ports *nl,
 		       const struct rd_vlan_map *vlans, struct rd_device *d, struct rd_dr_port *dp)
 {
@@ -423,11 +414,15 @@ static void port_facts(struct rd_dr_ctx *c, const struct rd_nl_ports *nl,
 	if (dp->netdev[0] && rd_netdev_read(c->sr, dp->netdev, vlans, &dp->nd) == 0)
 		dp->has_nd = true;
 	if (dp->roce && rd_port_gid_table_vlans(c->sr, d, p, false, vlans, &dp->gids, c->w) == 0) {
-		struct up_ctx uc = { .sr = c->sr };
+		struct rd_gid_netns uc;
 
+		/* The choice rdma-gids --best and rdma-selftest make, so that they agree. */
+		rd_gid_netns_init(&uc, c->sr);
 		dp->has_gids = true;
-		dp->best = rd_gid_best(&dp->gids, p, -1, netdev_up, &uc, dp->best_reason,
+		dp->best = rd_gid_best(&dp->gids, p, -1, rd_gid_netdev_usable, &uc, dp->best_reason,
 				       sizeof(dp->best_reason), dp->best_why, sizeof(dp->best_why));
+		if (!dp->best)
+			dp->best_elsewhere = rd_gid_netns_why(&uc, dp->best_why, sizeof(dp->best_why));
 	}
 }
 

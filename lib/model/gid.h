@@ -96,4 +96,27 @@ const struct rd_gid *rd_gid_best(const struct rd_gid_table *t, const struct rd_p
 				 int vlan, rd_netdev_up_fn up, void *up_ctx, char *reason,
 				 size_t reason_len, char *why, size_t why_len);
 
+/*
+ * The netdev test every GID choice of the kit uses (rdma-gids --best,
+ * rdma-doctor's roce.gid and ns.gid, rdma-selftest), so that they agree:
+ * usable here means in this network namespace and up.  A GID whose netdev
+ * another namespace holds (shared RDMA netns mode, a container) cannot be
+ * used by a process here, whatever its state.  Pass rd_gid_netdev_usable as
+ * rd_gid_best's up and a struct rd_gid_netns as its up_ctx.
+ */
+struct rd_gid_netns {
+	const struct rd_sysroot *sr;
+	bool netns_view;	/* /sys/class/net is there: a netdev not in it is elsewhere */
+	unsigned int checked, elsewhere;
+	char elsewhere_name[64];
+};
+void rd_gid_netns_init(struct rd_gid_netns *u, const struct rd_sysroot *sr);
+bool rd_gid_netdev_usable(void *ctx, const char *ifname);
+/*
+ * After rd_gid_best gave NULL: when every netdev it looked at was in another
+ * namespace, put that in why[] ("no usable GID in this network namespace
+ * (the GIDs' netdevs, e.g. eth1, are in another one)") and return true.
+ */
+bool rd_gid_netns_why(const struct rd_gid_netns *u, char *why, size_t why_len);
+
 #endif

@@ -10,11 +10,6 @@
 
 #include "base/base.h"
 
-static bool up_fn(void *ctx, const char *ifname)
-{
-	return rd_netdev_is_up(ctx, ifname);
-}
-
 /*
  * Live, GID tables come from each device's one ibv_query_gid_table() call:
  * sysfs has a file per slot, used or not (soft-RoCE has 1 024), and a server
@@ -61,11 +56,15 @@ int rd_st_pick_gid(const struct rd_sysroot *sr, const struct rd_device *d, const
 		if (!g)
 			snprintf(lp->why, sizeof(lp->why), "GID index %d is empty (see rdma-gids)", want);
 	} else {
+		struct rd_gid_netns uc;
 		char reason[160];
 
-		/* The up test reads sysfs: the sysroot is its context. */
-		g = rd_gid_best(&t, p, -1, up_fn, (void *)sr, reason, sizeof(reason), lp->why,
+		/* The choice rdma-gids --best and rdma-doctor make, so that they agree. */
+		rd_gid_netns_init(&uc, sr);
+		g = rd_gid_best(&t, p, -1, rd_gid_netdev_usable, &uc, reason, sizeof(reason), lp->why,
 				sizeof(lp->why));
+		if (!g)
+			(void)rd_gid_netns_why(&uc, lp->why, sizeof(lp->why));
 	}
 	if (g) {
 		lp->gid_index = (int)g->index;
