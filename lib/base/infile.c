@@ -27,15 +27,29 @@ static void fmt_size(char *buf, size_t len, size_t n)
 		snprintf(buf, len, "%zu bytes", n);
 }
 
-static const char *kind_of(mode_t m)
+const char *rd_file_kind(mode_t m)
 {
+	if (S_ISREG(m))
+		return "a regular file";
+	if (S_ISDIR(m))
+		return "a directory";
+	if (S_ISLNK(m))
+		return "a symbolic link";
+	if (S_ISFIFO(m))
+		return "a FIFO";
 	if (S_ISCHR(m))
 		return "a character device";
 	if (S_ISBLK(m))
 		return "a block device";
 	if (S_ISSOCK(m))
 		return "a socket";
-	return NULL;
+	return "not a regular file";
+}
+
+/* What a named input may not be: a device (it may never end) or a socket. */
+static const char *refused_kind(mode_t m)
+{
+	return S_ISCHR(m) || S_ISBLK(m) || S_ISSOCK(m) ? rd_file_kind(m) : NULL;
 }
 
 int rd_infile_open(struct rd_infile *f, const char *path, const struct rd_infile_limits *lim,
@@ -57,7 +71,7 @@ int rd_infile_open(struct rd_infile *f, const char *path, const struct rd_infile
 		if (fd < 0) {
 			err = errno;
 			/* A socket cannot be opened: say what it is, not "No such device". */
-			if (err == ENXIO && stat(path, &st) == 0 && (kind = kind_of(st.st_mode))) {
+			if (err == ENXIO && stat(path, &st) == 0 && (kind = refused_kind(st.st_mode))) {
 				snprintf(why, why_len, "%s, not a file", kind);
 				return -EINVAL;
 			}
@@ -76,7 +90,7 @@ int rd_infile_open(struct rd_infile *f, const char *path, const struct rd_infile
 	if (S_ISDIR(st.st_mode)) {
 		snprintf(why, why_len, "%s", strerror(EISDIR));
 		err = -EISDIR;
-	} else if (!is_stdin && (kind = kind_of(st.st_mode))) {
+	} else if (!is_stdin && (kind = refused_kind(st.st_mode))) {
 		/* /dev/zero never ends and a tty waits for a person: refused by name. */
 		snprintf(why, why_len, "%s, not a file", kind);
 		err = -EINVAL;

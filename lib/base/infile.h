@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 struct rd_infile_limits {
 	size_t max_bytes;	/* the whole input */
@@ -57,5 +58,8 @@ int rd_infile_open(struct rd_infile *f, const char *path, const struct rd_infile
 int rd_infile_line(struct rd_infile *f, char **line, size_t *len, char *why, size_t why_len);
 
 void rd_infile_close(struct rd_infile *f);
+
+/* What a file type is, as messages say it: "a FIFO", "a character device"... */
+const char *rd_file_kind(mode_t m);
 
 #endif

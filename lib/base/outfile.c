@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #define _GNU_SOURCE
 #include "outfile.h"
+#include "infile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,21 +12,6 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static const char *kind_of(mode_t m)
-{
-	if (S_ISLNK(m))
-		return "a symbolic link";
-	if (S_ISFIFO(m))
-		return "a FIFO";
-	if (S_ISCHR(m))
-		return "a character device";
-	if (S_ISBLK(m))
-		return "a block device";
-	if (S_ISSOCK(m))
-		return "a socket";
-	return "not a regular file";
-}
 
 /* The target is absent or a regular file; anything else is refused. */
 static int check_target(const struct rd_outfile *of, char *why, size_t why_len)
@@ -45,7 +31,7 @@ static int check_target(const struct rd_outfile *of, char *why, size_t why_len)
 		return -EISDIR;
 	}
 	snprintf(why, why_len, "exists and is %s: refusing to replace it (name a regular file)",
-		 kind_of(st.st_mode));
+		 rd_file_kind(st.st_mode));
 	return -EEXIST;
 }
 
