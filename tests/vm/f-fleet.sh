@@ -62,7 +62,10 @@ if vm_wait ff-bad-ready 120; then
 	vm_check_eq "MTU fault, pdsh | rdma-fleet: exit 1" 1 "$rc"
 	vm_check_output "MTU fault, pdsh | rdma-fleet: active_mtu outlier is $BAD" \
 		"^active_mtu +$VM_RDMA_DEV +1 +[0-9]+ +$((N - 1))/$N +$BAD: [0-9]+\$" cat /tmp/ff-pdsh-bad.out
-	vm_check_output "MTU fault: nothing else differs" "^result: fail: 1 fact with outliers, 0 problems" cat /tmp/ff-pdsh-bad.out
+	# rdma-devinfo -v carries the netdev's MTU as well as the port's active_mtu: both differ.
+	vm_check_output "MTU fault, pdsh | rdma-fleet: netdev_mtu outlier is $BAD" \
+		"^netdev_mtu +$VM_RDMA_DEV +1 +[0-9]+ +$((N - 1))/$N +$BAD: [0-9]+\$" cat /tmp/ff-pdsh-bad.out
+	vm_check_output "MTU fault: nothing else differs" "^result: fail: 2 facts with outliers, 0 problems" cat /tmp/ff-pdsh-bad.out
 
 	# the doctor held to the fleet's MTU (--expect from the shared scratch directory)
 	printf 'mtu = 1500\n' >"$VM_SCRATCH/ff-expect"
@@ -78,8 +81,8 @@ if vm_wait ff-bad-ready 120; then
 	timeout 600 srun -N "$N" -n "$N" sh -c "$B/rdma-devinfo -v -j | $B/rdma-fleet --prefix" >/tmp/ff-srun-bad.txt 2>/tmp/ff-srun-bad.err
 	"$F" -j /tmp/ff-srun-bad.txt >/tmp/ff-srun-bad.json; rc=$?
 	vm_check_eq "MTU fault, srun ... --prefix | rdma-fleet -j: exit 1" 1 "$rc"
-	vm_check_eq "MTU fault, srun: outlier hosts" "active_mtu [\"$BAD\"]" \
-		"$(jq -r '.facts[] | select(.outliers | length > 0) | "\(.fact) \(.outliers[0].hosts | tojson)"' /tmp/ff-srun-bad.json)"
+	vm_check_eq "MTU fault, srun: outlier hosts" "active_mtu [\"$BAD\"] netdev_mtu [\"$BAD\"]" \
+		"$(jq -r '[.facts[] | select(.outliers | length > 0) | "\(.fact) \(.outliers[0].hosts | tojson)"] | sort | join(" ")' /tmp/ff-srun-bad.json)"
 	vm_check_eq "MTU fault, srun: every host read" "$N" "$(jq '.hosts | length' /tmp/ff-srun-bad.json)"
 
 	timeout 600 srun -N "$N" -n "$N" -l "$B/rdma-devinfo" -v -j >/tmp/ff-srun-l.txt 2>/tmp/ff-srun-l.err
