@@ -65,7 +65,7 @@ static int add_ids(struct rd_cli *cli, struct rd_strlist *l, const char *arg, co
 		return RD_EXIT_FAIL;
 	}
 	/* strtok_r would pass over an empty item: "--only ''" must not mean every check. */
-	if (!*arg || *arg == ',' || arg[strlen(arg) - 1] == ',' || strstr(arg, ",,")) {
+	if (rd_list_has_empty_item(arg)) {
 		free(copy);
 		return rd_cli_usage_error(cli, "%s: an empty check id (see --list)", opt);
 	}

@@ -171,6 +171,11 @@ bool rd_is_devname_char(char c)
 	       c == '-' || c == '.';
 }
 
+bool rd_list_has_empty_item(const char *s)
+{
+	return !*s || *s == ',' || s[strlen(s) - 1] == ',' || strstr(s, ",,");
+}
+
 bool rd_is_pci_bdf(const char *s)
 {
 	/* domain (4 hex digits, 5 behind a VMD bridge) ':' bus ':' slot '.' function (0-7) */

@@ -30,6 +30,11 @@ int rd_parse_bond_slaves(char *s, struct rd_strlist *out);
 
 /* A PCI address as sysfs names it: "0000:3b:00.0" (domain:bus:slot.function; "10000:..." behind VMD), nothing else. */
 bool rd_is_pci_bdf(const char *s);
+/*
+ * A comma list with an empty item ("", ",a", "a,", "a,,b"): the one rule of
+ * every list option (strtok_r would silently pass over the empty item).
+ */
+bool rd_list_has_empty_item(const char *s);
 
 /*
  * A character an RDMA device name may have here (letters, digits, '_', '-',

@@ -39,7 +39,7 @@ static int parse_size(const char *s, uint32_t *v)
  */
 static int list_check(const char *s, char why[96])
 {
-	if (!*s || *s == ',' || s[strlen(s) - 1] == ',' || strstr(s, ",,")) {
+	if (rd_list_has_empty_item(s)) {
 		snprintf(why, 96, "an empty item in '%.60s'", s);
 		return -EINVAL;
 	}
