@@ -1,0 +1,138 @@
+#!/bin/bash
+# Fabric scenario: the harness proves itself on the small fabric (gen-net.sh
+# small, with h005's link written 1X and h006's SDR). ibsim and OpenSM start
+# and stop; before the SM every cabled port is Init and the oracles that need
+# LIDs or an SA fail loudly; after SUBNET UP oracle_links has every cabled
+# port Active at its rate, from both ends, and the uncabled leaf01[8] Down;
+# PerformanceSet shows in oracle_counters; Unlink and ReLink show in
+# oracle_links; a killed client's ibsim slot is freed by sim_reap; the
+# oracles refuse output they cannot parse; with no SM sminfo gets no answer;
+# an SM of higher priority on login01 is master and h001's standby
+# (oracle_sms); nothing of the run is left after sim_stop.
+set -u
+# shellcheck source=tests/fabric/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+D=$FABRIC_DIR
+net=$D/small.net
+"$GEN_NET" small --1x h005 --sdr h006 > "$net"
+fab_check_eq "gen-net.sh: h005's 1X link on both ends (w=1)" 2 "$(grep -c 'w=1$' "$net")"
+fab_check_eq "gen-net.sh: h006's SDR link on both ends (s=1)" 2 "$(grep -c 's=1$' "$net")"
+
+fab_check "sim_start: ibsim ready on the small fabric, private socket" sim_start "$D/sim" "$net" || exit 1
+sock=$SIM_SOCK
+fab_check_grep "IBSIM_SOCKNAME is exported, ours alone" "^$sock\$" printenv IBSIM_SOCKNAME
+
+# Before any SM: links trained (Init), no LIDs, no SA.
+oracle_links > "$D/links-nosm.txt"
+fab_check_eq "before the SM: oracle_links lists 31 ports (22 switch, 9 HCA)" 31 "$(grep -c . "$D/links-nosm.txt")"
+fab_check_eq "before the SM: every cabled port Init/LinkUp" 30 "$(grep -c ' Init LinkUp ' "$D/links-nosm.txt")"
+fab_check_fails "before the SM: oracle_counters fails (no LIDs)" oracle_counters
+fab_check_fails "before the SM: oracle_sms fails (no SA)" oracle_sms
+
+fab_check "sim_sm_start: OpenSM reaches SUBNET UP" sim_sm_start || exit 1
+fab_check_eq "the first SM is master" master "$SIM_SM_STATE"
+
+fab_check "oracle_links" fab_save "$D/links.txt" oracle_links
+fab_check "oracle_nodes" fab_save "$D/nodes.txt" oracle_nodes
+fab_check_eq "oracle_nodes: 3 switches and 9 HCAs" "3 9" \
+	"$(grep -c ' Switch ' "$D/nodes.txt") $(grep -c ' CA ' "$D/nodes.txt")"
+fab_check_eq "oracle_nodes: an HCA's description is host and device" "h005 mlx5_0" \
+	"$(grep "^$(oracle_guid 'h005 mlx5_0') " "$D/nodes.txt" | cut -d' ' -f4-)"
+leaf01=$(oracle_guid leaf01) leaf02=$(oracle_guid leaf02) spine01=$(oracle_guid spine01)
+h001=$(oracle_guid 'h001 mlx5_0') h005=$(oracle_guid 'h005 mlx5_0') h006=$(oracle_guid 'h006 mlx5_0')
+login01=$(oracle_guid 'login01 mlx5_0')
+L=$D/links.txt
+fab_check_eq "oracle_links: 31 ports" 31 "$(grep -c . "$L")"
+fab_check_eq "the uncabled leaf01[8] is Down/Polling, no rate, no peer" "$leaf01 8 Down Polling - - - -" \
+	"$(grep "^$leaf01 8 " "$L")"
+fab_check_eq "every other port is Active/LinkUp" 30 "$(grep -c ' Active LinkUp ' "$L")"
+fab_check_eq "h005's link is 1X QDR, from both ends" \
+	"$h005 1 Active LinkUp 1X QDR $leaf02 1"$'\n'"$leaf02 1 Active LinkUp 1X QDR $h005 1" \
+	"$(grep ' 1X ' "$L")"
+fab_check_eq "h006's link is 4X SDR, from both ends" \
+	"$h006 1 Active LinkUp 4X SDR $leaf02 2"$'\n'"$leaf02 2 Active LinkUp 4X SDR $h006 1" \
+	"$(grep ' SDR ' "$L")"
+fab_check_eq "the 26 other cabled ports are 4X QDR" 26 "$(grep -c ' 4X QDR ' "$L")"
+fab_check_eq "peers: leaf01[1] is h001[1], leaf02[8] login01[1], spine01[4] leaf02[5]" \
+	"$(printf '%s\n' "$leaf01 1 $h001 1" "$leaf02 8 $login01 1" "$spine01 4 $leaf02 5" | sort | paste -sd'|')" \
+	"$(awk -v a="$leaf01" -v b="$leaf02" -v c="$spine01" \
+		'($1 == a && $2 == 1) || ($1 == b && $2 == 8) || ($1 == c && $2 == 4) { print $1, $2, $7, $8 }' "$L" |
+		sort | paste -sd'|')"
+fab_check_eq "every link is listed from both ends, alike" "" "$(fab_links_asym "$L")"
+
+# Counters (before any link was unlinked: every other counter stays 0).
+fab_check 'sim_console: PerformanceSet "leaf01"[2] SymbolErrorCounter=250' \
+	sim_console 'PerformanceSet "leaf01"[2] PortCounters.SymbolErrorCounter=250'
+fab_check 'sim_console: PerformanceSet "leaf02"[4] PortXmitWait=5000' \
+	sim_console 'PerformanceSet "leaf02"[4] PortCounters.PortXmitWait=5000'
+C=$D/counters.txt
+fab_check "oracle_counters" fab_save "$C" oracle_counters
+fab_check_eq "oracle_counters: 13 counters on each of the 31 ports" 403 "$(grep -c . "$C")"
+fab_check_eq "oracle_counters: leaf01[2] SymbolErrorCounter 250" "$leaf01 2 SymbolErrorCounter 250" \
+	"$(grep "^$leaf01 2 SymbolErrorCounter " "$C")"
+fab_check_eq "oracle_counters: leaf02[4] PortXmitWait 5000" "$leaf02 4 PortXmitWait 5000" \
+	"$(grep "^$leaf02 4 PortXmitWait " "$C")"
+fab_check_eq "oracle_counters: every other counter is 0" 401 "$(grep -c ' 0$' "$C")"
+
+# A cable pulled and put back.
+fab_check 'sim_console: Unlink "leaf01"[7]' sim_console 'Unlink "leaf01"[7]'
+fab_check_wait "oracle_links: leaf01[7] is Down" 30 fab_links_match "^$leaf01 7 Down Polling - - - -\$"
+fab_check_eq "oracle_links: its far end spine01[3] is Down too, the rest still Active" \
+	"$spine01 3 Down Polling - - - -|28" \
+	"$(grep "^$spine01 3 " "$D/.links")|$(grep -c ' Active ' "$D/.links")"
+fab_check 'sim_console: ReLink "leaf01"[7]' sim_console 'ReLink "leaf01"[7]'
+fab_check_wait "after ReLink and the SM's sweep, leaf01[7] is Active 4X QDR to spine01[3]" 30 \
+	fab_links_match "^$leaf01 7 Active LinkUp 4X QDR $spine01 3\$"
+fab_check_fails "sim_console: an unknown node is an error" sim_console 'Unlink "nosuch"[1]'
+
+# A client killed while attached keeps its slot until sim_reap frees it.
+if command -v python3 > /dev/null; then
+	(cd "$SIM_DIR" && exec ibsim-run python3 -c 'import ctypes, time
+u = ctypes.CDLL("libibumad.so.3"); u.umad_init(); u.umad_open_port(None, 0); time.sleep(60)') \
+		> /dev/null 2>&1 &
+	cl=$!
+	attached() { sim_console Attached | grep -q " pid $1 connected"; }
+	fab_check_wait "a client that opened its umad port is attached" 10 attached "$cl"
+	kill -KILL "$cl"
+	wait "$cl" 2> /dev/null
+	fab_check_grep "sim_reap frees the slot of the killed client" "^freed client [0-9]+ \(pid $cl\)\$" sim_reap
+fi
+
+# The oracles never answer nothing.
+_garbage() { echo "this is not what iblinkinfo prints"; }
+_silent() { :; }
+ORACLE_RUN=_garbage fab_check_fails "oracle_links fails on a line it cannot parse" oracle_links
+ORACLE_RUN=_silent fab_check_fails "oracle_links fails on no output" oracle_links
+ORACLE_RUN=_garbage fab_check_fails "oracle_sms fails on a line it cannot parse" oracle_sms 1
+
+# SMs: with none left, nothing answers SMInfo; then login01's SM of priority
+# 10 alone becomes master and h001's, of priority 0, joins as standby. (The
+# master goes first: a higher-priority SM that joins as standby hangs in the
+# handover under ibsim, see sim_sm_start; and no cable moves while two SMs
+# run.)
+fab_check "sim_sm_stop 1: the first SM ends on SIGINT" sim_sm_stop 1
+fab_check_fails "with no SM: sminfo gets no answer from LID 1" oracle_sms 1
+SIM_HOST=login01 fab_check "sim_sm_start: OpenSM on login01, priority 10" sim_sm_start -p 10
+fab_check_eq "it is master" master "$SIM_SM_STATE"
+SIM_HOST=h001 fab_check "sim_sm_start: another OpenSM on h001, priority 0" sim_sm_start
+fab_check_eq "it is standby" standby "$SIM_SM_STATE"
+gm=$(sed -n 's/^Using default GUID //p' "$D/sim/osm2.out")
+gs=$(sed -n 's/^Using default GUID //p' "$D/sim/osm3.out")
+printf -v gm '0x%016x' "$gm"
+printf -v gs '0x%016x' "$gs"
+# shellcheck disable=SC2119 # oracle_sms without LIDs: every IsSM port
+sms_are() { [ "$(oracle_sms | cut -d' ' -f2- | sort)" = "$1" ]; }
+fab_check_wait "oracle_sms: login01's SM master at priority 10, h001's standby at 0" 30 \
+	sms_are "$gs 0 standby"$'\n'"$gm 10 master"
+oracle_links > /dev/null
+fab_check_eq "sminfo's GUIDs are the ports of login01 and h001" "$login01 $h001" \
+	"${_O_NODE[$gm]:-?} ${_O_NODE[$gs]:-?}"
+fab_check_eq "ibsim's client slots: only the two SMs (every sim_run client detached)" 2 \
+	"$(sim_console Attached | grep -c '^Client [0-9]*: pid .* SM$')"
+
+fab_check "sim_sm_stop 3: h001's SM ends on SIGINT" sim_sm_stop 3
+fab_check "sim_stop: SMs, ibsim and the sleeper end" sim_stop
+fab_check_eq "sim_pids: nothing this fabric started still runs" "" "$(sim_pids)"
+fab_check "pgrep: no ibsim or opensm with this run's IBSIM_SOCKNAME" sim_leftovers "$sock"
+fab_check_eq "no sys-<pid> tree left in the fabric's directory" "" "$(cd "$D/sim" && ls -d sys-* 2> /dev/null)"
