@@ -10,7 +10,7 @@ DESTDIR ?=
 
 CC ?= cc
 PKG_CONFIG ?= pkg-config
-PKGS := libibverbs librdmacm libnl-3.0 libnl-route-3.0 ncursesw json-c
+PKGS := libibverbs librdmacm libnl-3.0 libnl-route-3.0 ncursesw json-c libibnetdisc libibmad libibumad
 
 BUILD ?= build
 # SAN=1: AddressSanitizer + UndefinedBehaviorSanitizer build (used by make check).
@@ -84,7 +84,7 @@ $(LIBA): $(LIB_OBJS)
 
 .SECONDEXPANSION:
 $(BUILD)/rdma-%: $(BUILD)/obj/tools/rdma-%.o $$(call tool_local_objs,rdma-$$*) $(LIBA)
-	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) -o $@ $(filter %.o,$^) $(LIBA) $(PKG_LIBS) -lm
+	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) -Wl,--as-needed -o $@ $(filter %.o,$^) $(LIBA) $(PKG_LIBS) -lm
 
 # Unit tests are white-box: they include a layer's unit headers ("stats/counters.h")
 # and may test a tool's own code ("rdma-top/topfmt.h").
@@ -116,11 +116,12 @@ uninstall:
 
 # ---- dependencies (Debian) ----
 DEB_BUILD_DEPS := build-essential pkg-config clang libclang-rt-14-dev libibverbs-dev librdmacm-dev libnl-3-dev \
-	libnl-route-3-dev libncurses-dev libjson-c-dev
+	libnl-route-3-dev libncurses-dev libjson-c-dev libibnetdisc-dev libibmad-dev libibumad-dev
 DEB_TEST_DEPS := libcmocka-dev mandoc groff-base cppcheck clang-tidy bash-completion zsh jq tmux strace util-linux qemu-system-x86 busybox-static cpio kmod rdma-core \
 	ibverbs-providers ibverbs-utils rdmacm-utils perftest iproute2 xz-utils zstd valgrind \
 	dpkg-dev debhelper devscripts lintian python3-prometheus-client prometheus \
-	vde2 slurm-wlm munge pdsh clustershell openssh-server openssh-client
+	vde2 slurm-wlm munge pdsh clustershell openssh-server openssh-client \
+	ibsim-utils opensm infiniband-diags
 deps:
 	@if [ "$$(id -u)" = 0 ]; then \
 		export DEBIAN_FRONTEND=noninteractive; \

@@ -37,7 +37,8 @@ expect() {
 
 for f in completions/bash/rdma-*; do
 	t=$(basename "$f")
-	if [ "$t" != rdma-fleet ]; then # the one tool that reads no devices
+	# rdma-fleet reads no devices; rdma-fabric reads the fabric, never a --sysroot
+	if [ "$t" != rdma-fleet ] && [ "$t" != rdma-fabric ]; then
 		expect "$t" "$t --sysroot $tmp -d " mlx5_0 rxe0
 		expect "$t" "$t --sysroot $tmp --device m" mlx5_0
 	fi
@@ -64,6 +65,12 @@ expect rdma-doctor "rdma-doctor --only roce.e" roce.ecn
 expect rdma-doctor "rdma-doctor --skip pci.link,fw" pci.link,fw pci.link,fw.uniform
 expect rdma-doctor "rdma-doctor --se" --selftest
 expect rdma-doctor "rdma-doctor --expect $tmp/in/pd" "$tmp/in/pdsh-out.txt"
+# rdma-fabric: check ids and groups, rates, saved fabrics
+expect rdma-fabric "rdma-fabric --only link.d" link.degraded
+expect rdma-fabric "rdma-fabric --skip sm,id.g" sm,id.guid
+expect rdma-fabric "rdma-fabric --expect-rate 4xH" 4xHDR
+expect rdma-fabric "rdma-fabric --load $tmp/in/pd" "$tmp/in/pdsh-out.txt"
+expect rdma-fabric "rdma-fabric --l" --links --list --load
 # rdma-selftest --op: a comma list of operations; its value is no PEER
 expect rdma-selftest "rdma-selftest --o" --once --op
 expect rdma-selftest "rdma-selftest --op " send write read atomic all

@@ -179,7 +179,7 @@ static int fill(struct rd_infile *f, char *why, size_t why_len)
 		return 0;
 	}
 	/* A NUL byte is binary data: said at once, not after a line's worth of it. */
-	nul = memchr(f->buf + f->end, '\0', (size_t)n);
+	nul = f->lim.binary ? NULL : memchr(f->buf + f->end, '\0', (size_t)n);
 	if (nul) {
 		size_t line = f->lineno + 1;
 
@@ -244,6 +244,19 @@ int rd_infile_line(struct rd_infile *f, char **line, size_t *len, char *why, siz
 		if (ret)
 			return ret;
 	}
+}
+
+int rd_infile_all(struct rd_infile *f, const char **data, size_t *len, char *why, size_t why_len)
+{
+	while (!f->eof) {
+		int ret = fill(f, why, why_len);
+
+		if (ret)
+			return ret;
+	}
+	*data = f->buf ? f->buf + f->start : "";
+	*len = f->end - f->start;
+	return 0;
 }
 
 void rd_infile_close(struct rd_infile *f)

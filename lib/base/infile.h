@@ -24,6 +24,7 @@ struct rd_infile_limits {
 	size_t max_line;	/* one line, without its newline */
 	size_t max_lines;
 	int timeout_ms;		/* idle wait on a pipe or FIFO; regular files never wait */
+	bool binary;		/* NUL bytes are data (rd_infile_all), not an error */
 };
 
 struct rd_infile {
@@ -56,6 +57,13 @@ int rd_infile_open(struct rd_infile *f, const char *path, const struct rd_infile
  * is silent)", "Input/output error").  After an error, call nothing but close.
  */
 int rd_infile_line(struct rd_infile *f, char **line, size_t *len, char *why, size_t why_len);
+
+/*
+ * The whole input at once (a binary file: set lim->binary), under the same
+ * limits and deadline: *data points into f's buffer until close.  Returns 0
+ * or -errno with why.
+ */
+int rd_infile_all(struct rd_infile *f, const char **data, size_t *len, char *why, size_t why_len);
 
 void rd_infile_close(struct rd_infile *f);
 

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/* fabric/'s own declarations, shared by its files (not an interface). */
+#ifndef RD_FABINT_H
+#define RD_FABINT_H
+
+#include "fabapi.h"
+
+/* PortInfo CapabilityMask bits (IBA 14.2.5.6). */
+#define RD_FAB_CAP_IS_SM (1u << 1)
+#define RD_FAB_CAP_EXT_SPEEDS (1u << 14)
+
+/* Fill fab from libibnetdisc's fabric (ibnd_fabric_t *), which fab keeps. */
+int rd_fab_from_ibnd(struct rd_fab *fab, void *ibnd_fabric);
+
+/* A new zeroed result at the end of r (port numbers -1), or NULL without memory. */
+struct rd_fab_result *rd_fab_report_slot(struct rd_fab_report *r);
+
+/* The checks' shared state and helpers (fabchecks.c), and the checks themselves. */
+struct ctx {
+	const struct rd_fab *fab;
+	const struct rd_fab_check_opts *o;
+	struct rd_fab_report *r;
+	const struct rd_fab_check *check;
+	size_t first;		/* the report's size when this check began */
+};
+
+struct rd_fab_result *rd_fck_add(struct ctx *c, enum rd_fab_status st, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void rd_fck_fix(struct rd_fab_result *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void rd_fck_pass(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void rd_fck_skip(struct ctx *c, const char *why);
+void rd_fck_port(const struct ctx *c, struct rd_fab_result *x, int node, int port);
+void rd_fck_link(const struct ctx *c, struct rd_fab_result *x, int node, int port);
+bool rd_fck_first_end(const struct rd_fab *fab, size_t i, int p);
+void rd_fck_discovery(struct ctx *c);
+void rd_fck_answer(struct ctx *c);
+void rd_fck_state(struct ctx *c);
+void rd_fck_degraded(struct ctx *c);
+void rd_fck_mismatch(struct ctx *c);
+void rd_fck_counters(struct ctx *c);
+void rd_fck_xmitwait(struct ctx *c);
+void rd_fck_sm(struct ctx *c);
+void rd_fck_smlid(struct ctx *c);
+void rd_fck_lids(struct ctx *c);
+void rd_fck_guids(struct ctx *c);
+void rd_fck_descs(struct ctx *c);
+
+#endif

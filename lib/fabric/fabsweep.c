@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A live sweep: choose the local InfiniBand port, discover the fabric with
+ * libibnetdisc, then ask every SM-capable port for SMInfo and every port for
+ * its PMA PortCounters through one libibmad port.  Every MAD has a timeout
+ * and a retry limit (libibmad's); a node that does not answer is named in
+ * fab->slow and the sweep goes on.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/ibnetdisc.h>
+#include <infiniband/mad.h>
+#include <infiniband/umad.h>
+
+#include "fabapi.h"
+#include "fabint.h"
+
+#define MAX_CAS 32
+
+int rd_fab_local_cas(struct rd_strlist *names)
+{
+	char cas[MAX_CAS][UMAD_CA_NAME_LEN];
+	int n = umad_get_cas_names(cas, MAX_CAS);
+
+	int found = 0;
+
+	if (n < 0)
+		return n;
+	/* Without any device libibumad still names a default ("mthca0"): keep only real ones. */
+	for (int i = 0; i < n; i++) {
+		umad_ca_t ca;
+
+		if (umad_get_ca(cas[i], &ca) < 0)
+			continue;
+		umad_release_ca(&ca);
+		if (rd_strlist_add(names, cas[i]))
+			return -ENOMEM;
+		found++;
+	}
+	return found;
+}
+
+/*
+ * The local port the MADs leave from: the named CA (or every CA in turn) and
+ * port (or its first InfiniBand port, Active ones first).  An Ethernet-only
+ * HCA has no subnet to sweep: say so rather than "no CA".
+ */
+static int choose_port(const struct rd_fab_sweep_opts *o, char *ca_out, int *port_out,
+		       char *why, size_t why_len)
+{
+	char cas[MAX_CAS][UMAD_CA_NAME_LEN];
+	int n = umad_get_cas_names(cas, MAX_CAS), best = 0, real = 0;
+	char eth[256] = "";
+
+	if (n <= 0) {
+		snprintf(why, why_len, "no RDMA device (umad found none: is the HCA's driver and "
+			 "ib_umad loaded?)");
+		return -ENODEV;
+	}
+	for (int i = 0; i < n && !best; i++) {
+		umad_ca_t ca;
+
+		if (o->ca && strcmp(o->ca, cas[i]) != 0)
+			continue;
+		if (umad_get_ca(cas[i], &ca) < 0)
+			continue;
+		real++;
+		for (int p = 1; p <= ca.numports && p < UMAD_CA_MAX_PORTS; p++) {
+			umad_port_t *up = ca.ports[p];
+			bool ib;
+
+			if (!up || (o->ca_port && p != o->ca_port))
+				continue;
+			/* An empty link_layer is an old kernel's InfiniBand port. */
+			ib = !up->link_layer[0] || strcmp(up->link_layer, "InfiniBand") == 0 ||
+			     strcmp(up->link_layer, "IB") == 0;
+			if (!ib) {
+				size_t l = strlen(eth);
+
+				rd_snprintf(eth + l, sizeof(eth) - l, "%s%s port %d is %s", l ? ", " : "",
+					 cas[i], p, up->link_layer);
+				continue;
+			}
+			if (!best || up->state == 4) {
+				rd_strlcpy(ca_out, cas[i], UMAD_CA_NAME_LEN);
+				*port_out = p;
+				best = up->state == 4 ? 2 : 1;
+			}
+			if (best == 2)
+				break;
+		}
+		umad_release_ca(&ca);
+	}
+	if (!best && !real && !o->ca) {
+		snprintf(why, why_len, "no RDMA device with a MAD interface (is the HCA's driver and "
+			 "ib_umad loaded? /sys/class/infiniband_mad lists them)");
+		return -ENODEV;
+	}
+	if (!best) {
+		if (eth[0])
+			snprintf(why, why_len, "no InfiniBand port (%s: RoCE and iWARP have no "
+				 "subnet to sweep)", eth);
+		else
+			snprintf(why, why_len, "no InfiniBand port%s%s%s", o->ca ? " on " : "",
+				 o->ca ? o->ca : "", o->ca_port ? " with that number" : "");
+		return -ENODEV;
+	}
+	return 0;
+}
+
+/* Opening the umad port is where permission fails: say it in those words. */
+static int check_access(const char *ca, int port, char *why, size_t why_len)
+{
+	int fd = umad_open_port(ca, port);
+
+	if (fd < 0) {
+		if (fd == -EACCES || fd == -EPERM)
+			snprintf(why, why_len, "%s port %d: no permission to open its "
+				 "/dev/infiniband/umad device (run as root, or in the group "
+				 "that owns it, usually rdma)", ca, port);
+		else
+			snprintf(why, why_len, "%s port %d: cannot open its umad device: %s "
+				 "(is ib_umad loaded?)", ca, port, strerror(-fd));
+		return fd;
+	}
+	umad_close_port(fd);
+	return 0;
+}
+
+/*
+ * libibnetdisc reports what went wrong on stderr as it goes: keep those
+ * lines (a memfd stands in for fd 2 during the call) so that the tool
+ * reports them with the rest, never drops them.
+ */
+static int capture_begin(int *saved)
+{
+	int mfd = memfd_create("rd-fabric-discovery", MFD_CLOEXEC);
+
+	*saved = -1;
+	if (mfd < 0)
+		return -1;
+	fflush(stderr);
+	*saved = dup(STDERR_FILENO);
+	if (*saved < 0 || dup2(mfd, STDERR_FILENO) < 0) {
+		if (*saved >= 0)
+			close(*saved);
+		*saved = -1;
+		close(mfd);
+		return -1;
+	}
+	return mfd;
+}
+
+static void capture_end(int mfd, int saved, struct rd_strlist *msgs)
+{
+	static char buf[65536];
+	size_t used = 0;
+
+	if (mfd < 0)
+		return;
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	/* The first 64 KiB and 200 lines are kept; that is plenty to name the fault. */
+	if (lseek(mfd, 0, SEEK_SET) == 0)
+		for (;;) {
+			ssize_t r = used < sizeof(buf) - 1 ? read(mfd, buf + used, sizeof(buf) - 1 - used) : 0;
+
+			if (r <= 0)
+				break;
+			used += (size_t)r;
+		}
+	close(mfd);
+	buf[used] = '\0';
+	for (char *save = NULL, *l = strtok_r(buf, "\n", &save); l && msgs->n < 200;
+	     l = strtok_r(NULL, "\n", &save))
+		rd_strlist_add(msgs, l);
+}
+
+static void add_slow(struct rd_fab *fab, int node, int port, const char *what)
+{
+	char l[200], line[300];
+
+	fab->mad_fail++;
+	if (fab->slow.n >= 100)
+		return;
+	rd_fab_port_label(fab, node, port, l, sizeof(l));
+	snprintf(line, sizeof(line), "%s: %s: no answer", l, what);
+	rd_strlist_add(&fab->slow, line);
+}
+
+/* The LID a port answers MADs at: a switch's port 0 LID, else its own. */
+static uint16_t port_lid(const struct rd_fab_node *n, int p)
+{
+	return n->type == RD_FAB_SWITCH ? n->lid : n->ports[p].lid;
+}
+
+static void read_counters(struct rd_fab *fab, struct ibmad_port *mp, unsigned int timeout, int round)
+{
+	static const int fields[RD_FAB_NCTRS] = {
+		[RD_FAB_SYMBOL_ERR] = IB_PC_ERR_SYM_F,
+		[RD_FAB_LINK_RECOVERY] = IB_PC_LINK_RECOVERS_F,
+		[RD_FAB_LINK_DOWNED] = IB_PC_LINK_DOWNED_F,
+		[RD_FAB_RCV_ERR] = IB_PC_ERR_RCV_F,
+		[RD_FAB_RCV_REMOTE_PHYS] = IB_PC_ERR_PHYSRCV_F,
+		[RD_FAB_LOCAL_INTEGRITY] = IB_PC_ERR_LOCALINTEG_F,
+		[RD_FAB_EXCESS_OVERRUN] = IB_PC_ERR_EXCESS_OVR_F,
+		[RD_FAB_XMIT_DISCARDS] = IB_PC_XMT_DISCARDS_F,
+		[RD_FAB_VL15_DROPPED] = IB_PC_VL15_DROPPED_F,
+		[RD_FAB_XMIT_WAIT] = IB_PC_XMT_WAIT_F,
+		[RD_FAB_XMIT_DATA] = IB_PC_XMT_BYTES_F,
+		[RD_FAB_RCV_DATA] = IB_PC_RCV_BYTES_F,
+		[RD_FAB_XMIT_PKTS] = IB_PC_XMT_PKTS_F,
+		[RD_FAB_RCV_PKTS] = IB_PC_RCV_PKTS_F,
+	};
+
+	for (size_t i = 0; i < fab->n_nodes; i++) {
+		struct rd_fab_node *n = &fab->nodes[i];
+		bool node_dead = false;
+
+		for (int p = 1; p <= n->nports; p++) {
+			struct rd_fab_port *pt = &n->ports[p];
+			uint8_t buf[1024] = { 0 };
+			ib_portid_t id = { 0 };
+
+			/* A port that never linked has nothing to count; a dead node is asked once. */
+			if (!pt->has_info || pt->phys != RD_FAB_PHYS_LINKUP || node_dead ||
+			    !port_lid(n, p))
+				continue;
+			ib_portid_set(&id, port_lid(n, p), 0, 0);
+			fab->mads++;
+			if (!pma_query_via(buf, &id, p, timeout, IB_GSI_PORT_COUNTERS, mp)) {
+				add_slow(fab, (int)i, p, "PortCounters");
+				node_dead = n->type == RD_FAB_SWITCH;
+				continue;
+			}
+			for (int c = 0; c < RD_FAB_NCTRS; c++)
+				pt->ctr[round][c] = mad_get_field(buf, 0, (enum MAD_FIELDS)fields[c]);
+			pt->ctr_read[round] = true;
+		}
+	}
+}
+
+static void add_sm(struct rd_fab *fab, uint16_t lid, int node, int port)
+{
+	struct rd_fab_sm *s;
+
+	for (size_t i = 0; i < fab->n_sms; i++)
+		if (fab->sms[i].lid == lid)
+			return;
+	s = realloc(fab->sms, (fab->n_sms + 1) * sizeof(*fab->sms));
+	if (!s)
+		return;
+	fab->sms = s;
+	s = &fab->sms[fab->n_sms++];
+	memset(s, 0, sizeof(*s));
+	s->lid = lid;
+	s->node = node;
+	s->port = port;
+}
+
+static void read_sms(struct rd_fab *fab, struct ibmad_port *mp, unsigned int timeout)
+{
+	/* Every port that says it runs an SM, and every LID a port names as its SM. */
+	for (size_t i = 0; i < fab->n_nodes; i++) {
+		struct rd_fab_node *n = &fab->nodes[i];
+
+		for (int p = n->type == RD_FAB_SWITCH ? 0 : 1; p <= (n->type == RD_FAB_SWITCH ? 0 : n->nports); p++)
+			if (n->ports[p].has_info && n->ports[p].cap_mask & RD_FAB_CAP_IS_SM &&
+			    port_lid(n, p))
+				add_sm(fab, port_lid(n, p), (int)i, p);
+	}
+	for (size_t i = 0; i < fab->n_nodes; i++) {
+		struct rd_fab_node *n = &fab->nodes[i];
+
+		for (int p = 0; p <= n->nports; p++)
+			if (n->ports[p].has_info && n->ports[p].sm_lid &&
+			    n->ports[p].state == RD_FAB_ACTIVE)
+				add_sm(fab, n->ports[p].sm_lid, -1, -1);
+	}
+	for (size_t k = 0; k < fab->n_sms; k++) {
+		struct rd_fab_sm *s = &fab->sms[k];
+		uint8_t buf[1024] = { 0 };
+		ib_portid_t id = { 0 };
+
+		ib_portid_set(&id, s->lid, 0, 0);
+		fab->mads++;
+		if (!smp_query_via(buf, &id, IB_ATTR_SMINFO, 0, timeout, mp)) {
+			snprintf(s->why, sizeof(s->why), "no answer to SMInfo at LID %u", s->lid);
+			fab->mad_fail++;
+			continue;
+		}
+		s->answered = true;
+		s->guid = mad_get_field64(buf, 0, IB_SMINFO_GUID_F);
+		s->act_count = mad_get_field(buf, 0, IB_SMINFO_ACT_F);
+		s->priority = mad_get_field(buf, 0, IB_SMINFO_PRIO_F);
+		s->state = mad_get_field(buf, 0, IB_SMINFO_STATE_F);
+		/* An SM found only through a port's SMLid: find its port by GUID. */
+		for (size_t i = 0; i < fab->n_nodes && s->node < 0; i++)
+			for (int p = 0; p <= fab->nodes[i].nports; p++)
+				if (fab->nodes[i].ports[p].has_info && fab->nodes[i].ports[p].guid == s->guid) {
+					s->node = (int)i;
+					s->port = p;
+					break;
+				}
+	}
+}
+
+static void sleep_seconds(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+int rd_fab_sweep(struct rd_fab *fab, const struct rd_fab_sweep_opts *o, char *why, size_t why_len)
+{
+	struct ibnd_config cfg = { 0 };
+	int mgmt[] = { IB_SMI_CLASS, IB_SMI_DIRECT_CLASS, IB_PERFORMANCE_CLASS };
+	char ca[UMAD_CA_NAME_LEN] = "";
+	unsigned int timeout = o->timeout_ms ? o->timeout_ms : 200;
+	struct ibmad_port *mp = NULL;
+	ibnd_fabric_t *f;
+	int port = 0, ret, mfd, saved;
+
+	memset(fab, 0, sizeof(*fab));
+	fab->from_node = fab->from_port = -1;
+	if (umad_init() < 0) {
+		snprintf(why, why_len, "cannot initialise libibumad (is ib_umad loaded?)");
+		return -ENODEV;
+	}
+	ret = choose_port(o, ca, &port, why, why_len);
+	if (ret)
+		return ret;
+	ret = check_access(ca, port, why, why_len);
+	if (ret)
+		return ret;
+	cfg.timeout_ms = timeout;
+	cfg.retries = o->retries ? o->retries : 3;
+	cfg.max_smps = 8;	/* SMPs in flight during discovery */
+	mfd = capture_begin(&saved);
+	f = ibnd_discover_fabric(ca, port, NULL, &cfg);
+	capture_end(mfd, saved, &fab->msgs);
+	if (!f) {
+		snprintf(why, why_len, "%s port %d: discovery failed%s%s", ca, port,
+			 fab->msgs.n ? ": " : " (is the port Active and a subnet manager running?)",
+			 fab->msgs.n ? fab->msgs.v[fab->msgs.n - 1] : "");
+		rd_fab_free(fab);
+		return -EIO;
+	}
+	fab->ibnd = f;
+	fab->live = true;
+	fab->mads = f->total_mads_used;
+	ret = rd_fab_from_ibnd(fab, f);
+	if (ret) {
+		snprintf(why, why_len, "%s", strerror(-ret));
+		rd_fab_free(fab);
+		return ret;
+	}
+	if (!o->counters && !o->sms)
+		return 0;
+	/* Under ibsim this port must be opened after discovery (see the fabric notes). */
+	mp = mad_rpc_open_port(ca, port, mgmt, (int)RD_ARRAY_SIZE(mgmt));
+	if (!mp) {
+		snprintf(why, why_len, "%s port %d: cannot open a MAD port for SMInfo and counters",
+			 ca, port);
+		rd_fab_free(fab);
+		return -EIO;
+	}
+	mad_rpc_set_timeout(mp, (int)timeout);
+	mad_rpc_set_retries(mp, (int)cfg.retries);
+	if (o->sms) {
+		read_sms(fab, mp, timeout);
+		fab->have_sms = true;
+	}
+	if (o->counters) {
+		read_counters(fab, mp, timeout, 0);
+		if (o->interval > 0) {
+			sleep_seconds(o->interval);
+			read_counters(fab, mp, timeout, 1);
+			fab->interval = o->interval;
+		}
+		fab->have_ctrs = true;
+	}
+	mad_rpc_close_port(mp);
+	return 0;
+}

@@ -1,0 +1,639 @@
+// SPDX-License-Identifier: MIT
+/* rdma-fabric: the InfiniBand fabric seen whole, with a verdict and the fix. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "fabric/fabric.h"
+#include "output/output.h"
+
+enum {
+	OPT_NHC = RD_OPT_TOOL_BASE,
+	OPT_LIST,
+	OPT_ONLY,
+	OPT_SKIP,
+	OPT_LINKS,
+	OPT_SM,
+	OPT_ERRORS,
+	OPT_LOAD,
+	OPT_SAVE,
+	OPT_EXPECT_RATE,
+	OPT_INTERVAL,
+	OPT_TIMEOUT,
+	OPT_RETRIES,
+	OPT_NAME_MAP,
+};
+
+/* Files a user names: a FIFO that never delivers is an error after this long. */
+#define FILE_TIMEOUT_MS 10000
+#define DEFAULT_NAME_MAP "/etc/rdma/ib-node-name-map"
+
+static void usage(const char *prog)
+{
+	printf("Usage: %s [options]\n"
+	       "Sweep the InfiniBand fabric through its management protocol and judge it:\n"
+	       "nodes that do not answer, links stuck or degraded, error counters, subnet\n"
+	       "managers, duplicate LIDs and GUIDs; each check PASS, WARN, FAIL or SKIP with\n"
+	       "both ends of the link and the fix.\n"
+	       "\n"
+	       "Views (default: the problems and a summary):\n"
+	       "      --links           every port of every node: state, width, speed, peer\n"
+	       "      --sm              every subnet manager (SMInfo)\n"
+	       "      --errors          every port whose error counters are not zero\n"
+	       "\n"
+	       "Options:\n"
+	       "  -v, --verbose         show PASS results too\n"
+	       "      --list            list the checks and exit\n"
+	       "      --only ID,...     run only these checks (an id, or a group: link, sm...)\n"
+	       "      --skip ID,...     do not run these checks\n"
+	       "      --expect-rate R   every link at least this rate (4xHDR, 4X, EDR)\n"
+	       "      --interval SEC    read the counters twice, SEC apart: rising errors FAIL\n"
+	       "                        (default 0: one reading)\n"
+	       "      --timeout MS      wait for each MAD (default 200)\n"
+	       "      --retries N       resend an unanswered MAD N times (default 3)\n"
+	       "      --load FILE       judge a saved fabric (ibnetdiscover --cache format)\n"
+	       "      --save FILE       save the swept fabric in that format\n"
+	       "      --node-name-map FILE  names for GUIDs (default " DEFAULT_NAME_MAP
+	       " if present)\n"
+	       "      --nhc             Node Health Check output: silent when healthy, else\n"
+	       "                        one line 'ERROR: rdma-fabric: CHECK: OBJECT: REASON'\n"
+	       "  -d, --device NAME     the local HCA the MADs leave from (default: the first\n"
+	       "                        with an InfiniBand port)\n"
+	       "  -p, --port N          its port\n"
+	       "  -j, --json            JSON output\n"
+	       "      --color[=WHEN]    colour: auto (default), always, never\n"
+	       "  -h, --help            this help\n"
+	       "  -V, --version         version\n"
+	       "\n"
+	       "Exit status: 0 every check PASS, WARN or SKIP; 1 a check FAILed or the sweep\n"
+	       "failed; 2 usage error.\n",
+	       prog);
+}
+
+static int add_ids(struct rd_cli *cli, struct rd_strlist *l, const char *arg, const char *opt)
+{
+	char *copy, *save = NULL;
+	int ret = 0;
+
+	if (rd_list_has_empty_item(arg))
+		return rd_cli_usage_error(cli, "%s: an empty check id (see --list)", opt);
+	copy = strdup(arg);
+	if (!copy) {
+		rd_cli_error(cli, "out of memory");
+		return RD_EXIT_FAIL;
+	}
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (!rd_fab_check_find(t)) {
+			ret = rd_cli_usage_error(cli, "%s: unknown check '%s' (see --list)", opt, t);
+			break;
+		}
+		if (rd_strlist_add(l, t)) {
+			rd_cli_error(cli, "out of memory");
+			ret = RD_EXIT_FAIL;
+			break;
+		}
+	}
+	free(copy);
+	return ret;
+}
+
+static enum rd_color status_color(enum rd_fab_status s)
+{
+	return s == RD_FAB_PASS ? RD_C_GOOD : s == RD_FAB_WARN ? RD_C_WARN :
+	       s == RD_FAB_FAIL ? RD_C_BAD : RD_C_DIM;
+}
+
+static void print_list(struct rd_out *o)
+{
+	static const struct rd_col cols[] = {
+		{ "id", "CHECK", false },
+		{ "summary", "WHAT", false },
+	};
+	size_t n;
+	const struct rd_fab_check *t = rd_fab_checks(&n);
+
+	rd_out_table_begin(o, NULL, cols, RD_ARRAY_SIZE(cols), true);
+	for (size_t i = 0; i < n; i++) {
+		rd_out_row_begin(o);
+		rd_out_str(o, RD_ANY, "id", NULL, t[i].id);
+		rd_out_str(o, RD_ANY, "summary", NULL, t[i].summary);
+		rd_out_str(o, RD_JSON, "fix", NULL, t[i].fix);
+		rd_out_row_end(o);
+	}
+	rd_out_table_end(o);
+}
+
+static void guid_str(uint64_t g, char *buf, size_t len)
+{
+	snprintf(buf, len, "%#018llx", (unsigned long long)g);
+}
+
+static void print_report(struct rd_out *o, const struct rd_fab *fab, const struct rd_fab_report *r,
+			 bool verbose)
+{
+	static const struct rd_col cols[] = {
+		{ "check", "CHECK", false },
+		{ "object", "OBJECT", false },
+		{ "status", "STATUS", false },
+		{ "detail", "DETAIL", false },
+		{ "fix", "FIX", false },
+	};
+	bool json = rd_out_is_json(o), any = false;
+	enum rd_fab_status worst = rd_fab_report_worst(r);
+	char st[8];
+
+	rd_out_section_begin(o, NULL, NULL);
+	rd_strlcpy(st, rd_fab_status_name(worst), sizeof(st));
+	for (char *s = st; *s; s++)
+		*s = (char)(*s - 'A' + 'a');
+	rd_out_str(o, RD_JSON, "verdict", NULL, st);
+	rd_out_section_begin(o, "summary", NULL);
+	rd_out_str(o, RD_JSON, "source", NULL, fab->live ? "sweep" : "file");
+	rd_out_u64(o, RD_JSON, "checks", NULL, r->n);
+	rd_out_u64(o, RD_JSON, "pass", NULL, r->count[RD_FAB_PASS]);
+	rd_out_u64(o, RD_JSON, "warn", NULL, r->count[RD_FAB_WARN]);
+	rd_out_u64(o, RD_JSON, "fail", NULL, r->count[RD_FAB_FAIL]);
+	rd_out_u64(o, RD_JSON, "skip", NULL, r->count[RD_FAB_SKIP]);
+	rd_out_u64(o, RD_JSON, "nodes", NULL, r->nodes);
+	rd_out_u64(o, RD_JSON, "switches", NULL, r->switches);
+	rd_out_u64(o, RD_JSON, "cas", NULL, r->cas);
+	rd_out_u64(o, RD_JSON, "links", NULL, r->links);
+	if (fab->live) {
+		rd_out_u64(o, RD_JSON, "mads", NULL, fab->mads);
+		rd_out_u64(o, RD_JSON, "mads_unanswered", NULL, fab->mad_fail);
+	}
+	rd_out_double(o, RD_JSON, "interval", NULL, fab->interval, "%g");
+	rd_out_section_end(o);
+	for (size_t i = 0; i < r->n; i++)
+		any = any || verbose || json || r->v[i].status != RD_FAB_PASS;
+	if (any) {
+		rd_out_table_begin(o, "results", cols, RD_ARRAY_SIZE(cols), true);
+		for (size_t i = 0; i < r->n; i++) {
+			const struct rd_fab_result *x = &r->v[i];
+			char g[24];
+
+			if (!verbose && !json && x->status == RD_FAB_PASS)
+				continue;
+			rd_out_row_begin(o);
+			rd_out_str(o, RD_ANY, "check", NULL, x->check->id);
+			rd_out_str(o, RD_ANY, "object", NULL, x->object);
+			rd_out_str(o, RD_JSON, "host", NULL, x->host[0] ? x->host : NULL);
+			if (x->guid) {
+				guid_str(x->guid, g, sizeof(g));
+				rd_out_str(o, RD_JSON, "guid", NULL, g);
+			}
+			if (x->port >= 0)
+				rd_out_u64(o, RD_JSON, "port", NULL, (uint64_t)x->port);
+			if (x->peer_guid) {
+				guid_str(x->peer_guid, g, sizeof(g));
+				rd_out_str(o, RD_JSON, "peer_guid", NULL, g);
+				rd_out_u64(o, RD_JSON, "peer_port", NULL, (uint64_t)x->peer_port);
+			}
+			rd_out_cstr(o, RD_TEXT, "status", NULL, status_color(x->status),
+				    rd_fab_status_name(x->status));
+			rd_strlcpy(st, rd_fab_status_name(x->status), sizeof(st));
+			for (char *s = st; *s; s++)
+				*s = (char)(*s - 'A' + 'a');
+			rd_out_str(o, RD_JSON, "status", NULL, st);
+			rd_out_str(o, RD_ANY, "detail", NULL, x->detail);
+			rd_out_str(o, RD_ANY, "fix", NULL, x->fix[0] ? x->fix : x->status == RD_FAB_WARN ||
+				   x->status == RD_FAB_FAIL ? x->check->fix : NULL);
+			rd_out_row_end(o);
+		}
+		rd_out_table_end(o);
+	}
+	rd_out_line(o, "%s%s: %zu check%s on %u node%s (%u switch%s, %u CA%s), %u link%s: "
+		    "%u pass, %u warn, %u fail, %u skip", any ? "\n" : "", rd_fab_status_name(worst),
+		    r->n, r->n == 1 ? "" : "s", r->nodes, r->nodes == 1 ? "" : "s", r->switches,
+		    r->switches == 1 ? "" : "es", r->cas, r->cas == 1 ? "" : "s", r->links,
+		    r->links == 1 ? "" : "s", r->count[RD_FAB_PASS], r->count[RD_FAB_WARN],
+		    r->count[RD_FAB_FAIL], r->count[RD_FAB_SKIP]);
+	rd_out_section_end(o);
+}
+
+static void print_links(struct rd_out *o, const struct rd_fab *fab)
+{
+	static const struct rd_col cols[] = {
+		{ "node", "NODE", false },
+		{ "port", "PORT", true },
+		{ "lid", "LID", true },
+		{ "state", "STATE", false },
+		{ "phys_state", "PHYS", false },
+		{ "width", "WIDTH", false },
+		{ "speed", "SPEED", false },
+		{ "peer", "PEER", false },
+		{ "peer_port", "PEER PORT", true },
+		{ "could_be", "COULD BE", false },
+	};
+	char g[24];
+
+	rd_out_table_begin(o, "ports", cols, RD_ARRAY_SIZE(cols), true);
+	for (size_t i = 0; i < fab->n_nodes; i++) {
+		const struct rd_fab_node *n = &fab->nodes[i];
+
+		for (int p = 1; p <= n->nports; p++) {
+			const struct rd_fab_port *pt = &n->ports[p];
+			bool up = pt->state == RD_FAB_ACTIVE || pt->phys == RD_FAB_PHYS_LINKUP;
+			char could[32] = "";
+
+			if (!pt->has_info)
+				continue;
+			rd_out_row_begin(o);
+			rd_out_str(o, RD_ANY, "node", NULL, n->name);
+			guid_str(n->guid, g, sizeof(g));
+			rd_out_str(o, RD_JSON, "guid", NULL, g);
+			rd_out_str(o, RD_JSON, "type", NULL, rd_fab_type_name(n->type));
+			rd_out_str(o, RD_JSON, "host", NULL, n->host[0] ? n->host : NULL);
+			rd_out_u64(o, RD_ANY, "port", NULL, (uint64_t)p);
+			rd_out_u64(o, RD_ANY, "lid", NULL, pt->lid);
+			rd_out_str(o, RD_ANY, "state", NULL, rd_fab_state_name(pt->state));
+			rd_out_str(o, RD_ANY, "phys_state", NULL, rd_fab_phys_name(pt->phys));
+			rd_out_str(o, RD_ANY, "width", NULL, up ? rd_fab_width_name(pt->w_act) : NULL);
+			rd_out_str(o, RD_ANY, "speed", NULL, up ? rd_fab_speed_name(pt) : NULL);
+			if (pt->peer_node >= 0) {
+				const struct rd_fab_node *pn = &fab->nodes[pt->peer_node];
+				const struct rd_fab_port *pp = &pn->ports[pt->peer_port];
+				uint8_t bw = rd_fab_best_width(pt, pp);
+				unsigned int bs = rd_fab_best_lane_mbps(pt, pp);
+
+				rd_out_str(o, RD_ANY, "peer", NULL, pn->name);
+				guid_str(pn->guid, g, sizeof(g));
+				rd_out_str(o, RD_JSON, "peer_guid", NULL, g);
+				rd_out_u64(o, RD_ANY, "peer_port", NULL, (uint64_t)pt->peer_port);
+				if (bw && bs && (bw != pt->w_act || bs != rd_fab_lane_mbps(pt)))
+					snprintf(could, sizeof(could), "%s %s", rd_fab_width_name(bw),
+						 rd_fab_lane_name(bs));
+			} else {
+				rd_out_str(o, RD_TEXT, "peer", NULL, "-");
+				rd_out_str(o, RD_TEXT, "peer_port", NULL, "-");
+			}
+			rd_out_str(o, RD_ANY, "could_be", NULL, could[0] ? could : NULL);
+			rd_out_row_end(o);
+		}
+	}
+	rd_out_table_end(o);
+}
+
+static void print_sms(struct rd_out *o, const struct rd_fab *fab)
+{
+	static const struct rd_col cols[] = {
+		{ "lid", "LID", true },
+		{ "guid", "GUID", false },
+		{ "node", "NODE", false },
+		{ "priority", "PRIORITY", true },
+		{ "state", "STATE", false },
+		{ "act_count", "ACTIVITY", true },
+	};
+	char g[24];
+
+	rd_out_table_begin(o, "sms", cols, RD_ARRAY_SIZE(cols), true);
+	for (size_t i = 0; i < fab->n_sms; i++) {
+		const struct rd_fab_sm *s = &fab->sms[i];
+
+		rd_out_row_begin(o);
+		rd_out_u64(o, RD_ANY, "lid", NULL, s->lid);
+		if (s->answered) {
+			guid_str(s->guid, g, sizeof(g));
+			rd_out_str(o, RD_ANY, "guid", NULL, g);
+		} else {
+			rd_out_str(o, RD_TEXT, "guid", NULL, "-");
+		}
+		rd_out_str(o, RD_ANY, "node", NULL, s->node >= 0 ? fab->nodes[s->node].name : "-");
+		if (s->answered) {
+			rd_out_u64(o, RD_ANY, "priority", NULL, s->priority);
+			rd_out_str(o, RD_ANY, "state", NULL, rd_fab_sm_state_name(s->state));
+			rd_out_u64(o, RD_ANY, "act_count", NULL, s->act_count);
+		} else {
+			rd_out_str(o, RD_TEXT, "priority", NULL, "-");
+			rd_out_str(o, RD_ANY, "state", NULL, "no answer");
+			rd_out_str(o, RD_TEXT, "act_count", NULL, "-");
+		}
+		rd_out_row_end(o);
+	}
+	rd_out_table_end(o);
+}
+
+static void print_errors(struct rd_out *o, const struct rd_fab *fab)
+{
+	static const struct rd_col cols[] = {
+		{ "node", "NODE", false },
+		{ "port", "PORT", true },
+		{ "counter", "COUNTER", false },
+		{ "value", "VALUE", true },
+		{ "delta", "RISE", true },
+	};
+	char g[24];
+
+	rd_out_table_begin(o, "errors", cols, RD_ARRAY_SIZE(cols), true);
+	for (size_t i = 0; i < fab->n_nodes; i++) {
+		const struct rd_fab_node *n = &fab->nodes[i];
+
+		for (int p = 1; p <= n->nports; p++) {
+			const struct rd_fab_port *pt = &n->ports[p];
+			int last = pt->ctr_read[1] ? 1 : 0;
+
+			if (!pt->ctr_read[0])
+				continue;
+			for (int k = 0; k <= RD_FAB_XMIT_WAIT; k++) {
+				const struct rd_fab_ctr_info *ci = rd_fab_ctr_info((enum rd_fab_ctr)k);
+				uint64_t v = pt->ctr[last][k];
+
+				if (!v)
+					continue;
+				rd_out_row_begin(o);
+				rd_out_str(o, RD_ANY, "node", NULL, n->name);
+				guid_str(n->guid, g, sizeof(g));
+				rd_out_str(o, RD_JSON, "guid", NULL, g);
+				rd_out_str(o, RD_JSON, "host", NULL, n->host[0] ? n->host : NULL);
+				rd_out_u64(o, RD_ANY, "port", NULL, (uint64_t)p);
+				rd_out_str(o, RD_ANY, "counter", NULL, ci->name);
+				rd_out_u64(o, RD_ANY, "value", NULL, v);
+				if (last)
+					rd_out_u64(o, RD_ANY, "delta", NULL, pt->ctr[1][k] >= pt->ctr[0][k] ?
+						   pt->ctr[1][k] - pt->ctr[0][k] : 0);
+				else
+					rd_out_str(o, RD_TEXT, "delta", NULL, "-");
+				rd_out_row_end(o);
+			}
+		}
+	}
+	rd_out_table_end(o);
+}
+
+static void print_nhc(const struct rd_fab_report *r)
+{
+	const struct rd_fab_result *x = rd_fab_report_first_fail(r);
+	char *obj, *detail;
+
+	if (!x)
+		return;
+	obj = rd_text_escape(x->object, false);
+	detail = rd_text_escape(x->detail, false);
+	printf("ERROR: rdma-fabric: %s: %s: %s", x->check->id, obj ? obj : "", detail ? detail : "");
+	if (r->count[RD_FAB_FAIL] > 1)
+		printf(" (and %u more failure%s)", r->count[RD_FAB_FAIL] - 1,
+		       r->count[RD_FAB_FAIL] > 2 ? "s" : "");
+	printf("\n");
+	free(obj);
+	free(detail);
+}
+
+static int parse_uint(struct rd_cli *cli, const char *opt, const char *arg, unsigned long lo,
+		      unsigned long hi, unsigned int *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (!*arg || *arg == '-' || *end || errno || v < lo || v > hi)
+		return rd_cli_usage_error(cli, "invalid %s '%s' (%lu to %lu)", opt, arg, lo, hi);
+	*out = (unsigned int)v;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "nhc", no_argument, NULL, OPT_NHC },
+		{ "list", no_argument, NULL, OPT_LIST },
+		{ "only", required_argument, NULL, OPT_ONLY },
+		{ "skip", required_argument, NULL, OPT_SKIP },
+		{ "links", no_argument, NULL, OPT_LINKS },
+		{ "sm", no_argument, NULL, OPT_SM },
+		{ "errors", no_argument, NULL, OPT_ERRORS },
+		{ "load", required_argument, NULL, OPT_LOAD },
+		{ "save", required_argument, NULL, OPT_SAVE },
+		{ "expect-rate", required_argument, NULL, OPT_EXPECT_RATE },
+		{ "interval", required_argument, NULL, OPT_INTERVAL },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "retries", required_argument, NULL, OPT_RETRIES },
+		{ "node-name-map", required_argument, NULL, OPT_NAME_MAP },
+		RD_COMMON_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	struct rd_strlist only = { 0 }, skip = { 0 };
+	struct rd_fab_sweep_opts so = { .timeout_ms = 200, .retries = 3 };
+	struct rd_fab_check_opts co = { 0 };
+	struct rd_fab_report rep = { 0 };
+	struct rd_fab fab = { 0 };
+	const char *load = NULL, *save = NULL, *name_map = NULL;
+	bool verbose = false, nhc = false, list_only = false, links = false, sms = false, errs = false;
+	struct rd_out *o = NULL;
+	struct rd_cli cli;
+	char why[512] = "";
+	int opt, ret = RD_EXIT_FAIL;
+
+	rd_cli_init(&cli, "rdma-fabric");
+	while ((opt = rd_cli_getopt(&cli, argc, argv, ":v" RD_COMMON_SHORTOPTS, longopts)) != -1) {
+		if (opt == RD_CLI_OPT_USAGE) {
+			ret = RD_EXIT_USAGE;
+			goto out;
+		}
+		switch (opt) {
+		case 'v':
+			verbose = true;
+			break;
+		case OPT_NHC:
+			nhc = true;
+			break;
+		case OPT_LIST:
+			list_only = true;
+			break;
+		case OPT_ONLY:
+		case OPT_SKIP:
+			ret = add_ids(&cli, opt == OPT_ONLY ? &only : &skip, optarg,
+				      opt == OPT_ONLY ? "--only" : "--skip");
+			if (ret)
+				goto out;
+			break;
+		case OPT_LINKS:
+			links = true;
+			break;
+		case OPT_SM:
+			sms = true;
+			break;
+		case OPT_ERRORS:
+			errs = true;
+			break;
+		case OPT_LOAD:
+			load = optarg;
+			break;
+		case OPT_SAVE:
+			save = optarg;
+			break;
+		case OPT_NAME_MAP:
+			name_map = optarg;
+			break;
+		case OPT_EXPECT_RATE:
+			if (rd_fab_parse_rate(optarg, &co.expect_lanes, &co.expect_lane_mbps)) {
+				ret = rd_cli_usage_error(&cli, "invalid --expect-rate '%s' (a width, a speed "
+							 "or both: 4X, HDR, 4xHDR; speeds SDR DDR QDR FDR "
+							 "EDR HDR NDR)", optarg);
+				goto out;
+			}
+			co.expect_rate = optarg;
+			break;
+		case OPT_INTERVAL: {
+			char *end;
+
+			errno = 0;
+			so.interval = strtod(optarg, &end);
+			if (end == optarg || *end || errno || !(so.interval >= 0 && so.interval <= 3600)) {
+				ret = rd_cli_usage_error(&cli, "invalid --interval '%s' (seconds, 0 to 3600)",
+							 optarg);
+				goto out;
+			}
+			break;
+		}
+		case OPT_TIMEOUT:
+			ret = parse_uint(&cli, "--timeout", optarg, 1, 60000, &so.timeout_ms);
+			if (ret)
+				goto out;
+			break;
+		case OPT_RETRIES:
+			ret = parse_uint(&cli, "--retries", optarg, 0, 20, &so.retries);
+			if (ret)
+				goto out;
+			break;
+		default:
+			ret = rd_cli_getopt_error(&cli, opt, argv);
+			goto out;
+		}
+	}
+	ret = rd_cli_help_version(&cli, usage);
+	if (ret >= 0)
+		goto out;
+	ret = rd_cli_operands(&cli, argc, argv, usage, 0, NULL);
+	if (ret >= 0)
+		goto out;
+	if (cli.sysroot_dir) {
+		ret = rd_cli_usage_error(&cli, "--sysroot: the fabric is read through MADs, not /sys "
+					 "(--load FILE judges a saved fabric)");
+		goto out;
+	}
+	if (cli.devices.n > 1) {
+		ret = rd_cli_usage_error(&cli, "-d: the MADs leave from one HCA (got %zu)", cli.devices.n);
+		goto out;
+	}
+	if (nhc && (cli.json || verbose || list_only || links || sms || errs)) {
+		ret = rd_cli_usage_error(&cli, "--nhc has its own output; not with -j, -v, --list or a view");
+		goto out;
+	}
+	if (links + sms + errs > 1) {
+		ret = rd_cli_usage_error(&cli, "--links, --sm and --errors are views: choose one");
+		goto out;
+	}
+	if (load && (save || cli.devices.n || cli.port || so.interval > 0)) {
+		ret = rd_cli_usage_error(&cli, "--load judges a saved fabric: not with --save, -d, -p "
+					 "or --interval");
+		goto out;
+	}
+	if (load && (sms || errs)) {
+		ret = rd_cli_usage_error(&cli, "--load: a saved fabric holds no %s",
+					 sms ? "SMInfo (--sm)" : "counters (--errors)");
+		goto out;
+	}
+	co.only = &only;
+	co.skip = &skip;
+	if (!list_only && !links && !sms && !errs && rd_fab_selected_count(&co) == 0) {
+		ret = rd_cli_usage_error(&cli, "no check selected: --only and --skip leave nothing to "
+					 "run (see --list)");
+		goto out;
+	}
+	ret = rd_cli_setup(&cli);
+	if (ret >= 0)
+		goto out;
+	o = rd_out_new(stdout, cli.json, cli.color);
+	if (!o) {
+		rd_cli_error(&cli, "out of memory");
+		ret = RD_EXIT_FAIL;
+		goto out;
+	}
+	if (list_only) {
+		print_list(o);
+		ret = RD_EXIT_OK;
+		goto out;
+	}
+	if (load) {
+		ret = rd_fab_load(&fab, load, FILE_TIMEOUT_MS, why, sizeof(why));
+		if (ret) {
+			rd_cli_error(&cli, "--load %s: %s", load, why);
+			ret = RD_EXIT_FAIL;
+			goto out;
+		}
+	} else {
+		if (cli.devices.n) {
+			struct rd_strlist cas = { 0 };
+
+			if (rd_fab_local_cas(&cas) >= 0 && !rd_strlist_has(&cas, cli.devices.v[0])) {
+				char *known = rd_strlist_join(&cas, " ");
+
+				if (known && *known)
+					rd_cli_error(&cli, "%s: no such device (known: %s)", cli.devices.v[0], known);
+				else
+					rd_cli_error(&cli, "%s: no such device (no RDMA device with a MAD "
+						     "interface here: is ib_umad loaded?)", cli.devices.v[0]);
+				free(known);
+				rd_strlist_free(&cas);
+				ret = RD_EXIT_FAIL;
+				goto out;
+			}
+			rd_strlist_free(&cas);
+			so.ca = cli.devices.v[0];
+		}
+		so.ca_port = (int)cli.port;
+		so.counters = errs || (!links && !sms && rd_fab_group_selected(&co, "port"));
+		so.sms = sms || (!links && !errs && rd_fab_group_selected(&co, "sm"));
+		ret = rd_fab_sweep(&fab, &so, why, sizeof(why));
+		if (ret) {
+			rd_cli_error(&cli, "%s", why);
+			ret = RD_EXIT_FAIL;
+			goto out;
+		}
+	}
+	if (!name_map && access(DEFAULT_NAME_MAP, F_OK) == 0)
+		name_map = DEFAULT_NAME_MAP;
+	if (name_map && rd_fab_name_map(&fab, name_map, FILE_TIMEOUT_MS, why, sizeof(why))) {
+		rd_cli_error(&cli, "--node-name-map %s: %s", name_map, why);
+		ret = RD_EXIT_FAIL;
+		goto out;
+	}
+	if (save && rd_fab_save(&fab, save, why, sizeof(why))) {
+		rd_cli_error(&cli, "--save %s: %s", save, why);
+		ret = RD_EXIT_FAIL;
+		goto out;
+	}
+	for (size_t i = 0; i < fab.msgs.n; i++)
+		rd_warn(&cli.warnings, "discovery: %s", fab.msgs.v[i]);
+	if (links || sms || errs) {
+		rd_out_section_begin(o, NULL, NULL);
+		if (links)
+			print_links(o, &fab);
+		else if (sms)
+			print_sms(o, &fab);
+		else
+			print_errors(o, &fab);
+		rd_out_section_end(o);
+		ret = RD_EXIT_OK;
+		goto out;
+	}
+	rd_fab_run_checks(&fab, &co, &rep);
+	if (nhc)
+		print_nhc(&rep);
+	else
+		print_report(o, &fab, &rep, verbose);
+	ret = rep.count[RD_FAB_FAIL] ? RD_EXIT_FAIL : RD_EXIT_OK;
+out:
+	rd_fab_report_free(&rep);
+	rd_fab_free(&fab);
+	rd_strlist_free(&only);
+	rd_strlist_free(&skip);
+	return rd_cli_exit(&cli, o, ret);
+}
