@@ -56,7 +56,8 @@ LIBA := $(BUILD)/librdmadiag.a
 .PHONY: fuzz fuzz-build check-fuzz
 .PHONY: deb check-deb
 .PHONY: all clean install uninstall deps check check-unit check-cli check-vm check-san check-valgrind \
-	check-build check-tui lint-man lint demo help vm-prepare check-fleet bench-build check-quick
+	check-build check-tui lint-man lint demo help vm-prepare check-fleet bench-build check-quick \
+	check-fabric
 
 all: $(LIBA) $(TOOL_BINS)
 
@@ -176,6 +177,11 @@ $(DEB_FILE): $(DEB_INPUTS)
 check-deb:
 	@tests/deb/check.sh $(RESULTS)/deb
 
+# The fabric tier: rdma-fabric on simulated InfiniBand fabrics (ibsim + a real
+# OpenSM, infiniband-diags as the oracle; tests/fabric/README.md).  No VM.
+check-fabric: all
+	@tests/fabric/run.sh $(BUILD) $(RESULTS)/fabric
+
 # The fleet scenarios alone: one boot of 3 VMs (FLEET_NODES=N for more).
 check-fleet: all vm-prepare
 	@tests/vm/check.sh $(BUILD) $(RESULTS)/fleet fleet
@@ -259,6 +265,7 @@ check:
 	echo "== shell completions"; $(TT) completion tests/completion.sh $(RESULTS)/completion || true; \
 	echo "== fuzzing (15 s a target)"; $(TT) fuzz $(MAKE) --no-print-directory -j$(NPROC) check-fuzz || true; \
 	echo "== Debian package (build, lintian)"; $(TT) deb $(MAKE) --no-print-directory check-deb || true; \
+	echo "== fabric tier (ibsim + OpenSM)"; $(TT) fabric $(MAKE) --no-print-directory check-fabric || true; \
 	echo "== VM tier, one VM (waiting for it)"; wait $$vmpid; cat $(BUILD)/vm-single.log
 	@echo "== VM tier, two VMs"; $(TT) vm-pair tests/vm/check.sh $(BUILD) $(RESULTS)/vm-pair pair || true
 	@echo "== VM tier, the fleet"; $(TT) vm-fleet tests/vm/check.sh $(BUILD) $(RESULTS)/vm-fleet fleet || true
@@ -291,6 +298,6 @@ help:
 	@echo "make deb        build the Debian package into build/ (dpkg-buildpackage -us -uc -b)"
 	@echo "make demo       boot two soft-RoCE VMs and show every tool at work on the terminal"
 	@echo "make bench-build  build the bench's floors and timer (bench/*.c) into build/bench/"
-	@echo "make check-unit | check-cli | check-tui | check-san | check-valgrind | check-deb | check-vm | check-fleet   one tier"
+	@echo "make check-unit | check-cli | check-tui | check-san | check-valgrind | check-deb | check-vm | check-fleet | check-fabric   one tier"
 	@echo "make deps       install the Debian build and test dependencies (root)"
 	@echo "make install [PREFIX=/usr/local] [DESTDIR=]   | make uninstall"

@@ -204,6 +204,15 @@ int rd_infile_line(struct rd_infile *f, char **line, size_t *len, char *why, siz
 {
 	size_t scanned = 0;	/* bytes of the current line already searched */
 
+	/* The first call: a buffer before any pointer into it (NULL + 0 is undefined). */
+	if (!f->buf && !f->eof) {
+		int ret = fill(f, why, why_len);
+
+		if (ret)
+			return ret;
+	}
+	if (!f->buf)
+		return 0;
 	for (;;) {
 		char *s = f->buf + f->start;
 		size_t avail = f->end - f->start;

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * A fabric in a file: libibnetdisc's cache format (`ibnetdiscover --cache`,
- * `iblinkinfo --load-cache`), loaded and saved; and infiniband-diags' node
- * name map.  Every file goes through rd_infile / rd_outfile, so a FIFO, a
- * device or a huge file cannot hang or grow the tool, and --save never
- * writes through a link or over a device node.
+ * `iblinkinfo --load-cache`), read by our own checked reader and saved by
+ * libibnetdisc; and infiniband-diags' node name map.  Every file goes
+ * through rd_infile / rd_outfile, so a FIFO, a device or a huge file cannot
+ * hang or grow the tool, and --save never writes through a link or over a
+ * device node.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -13,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,6 +25,251 @@
 /* A cache of 2,048 nodes is about 2 MB: 64 MiB leaves room for the largest fabrics. */
 #define CACHE_MAX_BYTES (64u << 20)
 
+/*
+ * The cache format (libibnetdisc's ibnetdisc_cache.c, version 1, host byte
+ * order): a 28-byte header (magic, version, node count, port count, the
+ * from-node GUID, max hops); node records of 207 bytes plus 9 per port key
+ * they list (port GUID, port number); port records of 95 bytes (GUID, number,
+ * ..., the node's GUID at 77, a remote flag at 85, the remote GUID and number).
+ */
+#define CACHE_MAGIC 0x8fe7832bu
+#define CACHE_HDR 28
+#define NODE_FIXED 207
+#define NODE_KEY 9
+#define PORT_REC 95
+
+struct key {
+	uint64_t guid;
+	uint8_t num;
+	int node, port;		/* where the port record went in the model */
+};
+
+static int key_cmp(const void *a, const void *b)
+{
+	const struct key *x = a, *y = b;
+
+	if (x->guid != y->guid)
+		return x->guid < y->guid ? -1 : 1;
+	return (int)x->num - (int)y->num;
+}
+
+static uint64_t get64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static uint32_t get32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static uint16_t get16(const unsigned char *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* A node record: where it starts, and what orders the model's nodes. */
+struct nrec {
+	const unsigned char *r;
+	uint64_t guid;
+	int type;
+	char desc[65];
+	size_t idx;
+};
+
+static int nrec_order(const void *a, const void *b)
+{
+	const struct nrec *x = a, *y = b;
+
+	return rd_fab_node_order(x->type, x->desc, x->guid, y->type, y->desc, y->guid);
+}
+
+static int nrec_guid(const void *a, const void *b)
+{
+	const struct nrec *x = a, *y = b;
+
+	return x->guid < y->guid ? -1 : x->guid > y->guid;
+}
+
+/*
+ * The cache read by our own reader, not by ibnd_load_fabric(): libibnetdisc
+ * trusts its input, and fuzz_fabfile made it loop allocating (a changed
+ * count or LMC), write past its arrays and free ports still linked.  A file
+ * a customer sends must not do that.  Here every count is bounded by the
+ * bytes that hold it, the records fill the file exactly, node GUIDs and port
+ * keys are unique, and every reference (a port's node and remote port) names
+ * a record that is there; then the model is built from the records.
+ */
+static int cache_parse(struct rd_fab *fab, const unsigned char *d, size_t len, char *why, size_t why_len)
+{
+	uint32_t nn, np;
+	size_t off = CACHE_HDR, poff;
+	struct nrec *nodes = NULL;
+	struct key *ports = NULL;
+	int ret = -EINVAL;
+
+	if (len < CACHE_HDR || get32(d) != CACHE_MAGIC) {
+		snprintf(why, why_len, "not a fabric cache (no libibnetdisc cache header: write one with "
+			 "rdma-fabric --save or ibnetdiscover --cache)");
+		return -EINVAL;
+	}
+	if (get32(d + 4) != 1) {
+		snprintf(why, why_len, "a fabric cache of version %u (this tool reads version 1)",
+			 get32(d + 4));
+		return -EINVAL;
+	}
+	nn = get32(d + 8);
+	np = get32(d + 12);
+	/* Counts bounded by the bytes that would hold them, before anything is allocated. */
+	if (nn == 0 || (uint64_t)nn * NODE_FIXED + (uint64_t)np * PORT_REC > len - CACHE_HDR) {
+		snprintf(why, why_len, "a damaged fabric cache: %u nodes and %u ports do not fit in "
+			 "%zu bytes", nn, np, len);
+		return -EINVAL;
+	}
+	nodes = calloc(nn, sizeof(*nodes));
+	ports = calloc(np ? np : 1, sizeof(*ports));
+	if (!nodes || !ports) {
+		ret = -ENOMEM;
+		snprintf(why, why_len, "%s", strerror(ENOMEM));
+		goto out;
+	}
+	for (uint32_t i = 0; i < nn; i++) {
+		const unsigned char *r = d + off;
+		unsigned int k;
+
+		if (len - off < NODE_FIXED)
+			goto short_file;
+		k = r[206];
+		if (len - off - NODE_FIXED < (size_t)k * NODE_KEY)
+			goto short_file;
+		nodes[i].r = r;
+		nodes[i].guid = get64(r + 68);
+		nodes[i].type = r[76];
+		memcpy(nodes[i].desc, r + 142, 64);
+		if (nodes[i].type < RD_FAB_CA || nodes[i].type > RD_FAB_ROUTER) {
+			snprintf(why, why_len, "a damaged fabric cache: node %#llx of type %d",
+				 (unsigned long long)nodes[i].guid, nodes[i].type);
+			goto out;
+		}
+		off += NODE_FIXED + (size_t)k * NODE_KEY;
+	}
+	poff = off;
+	if (len - off != (size_t)np * PORT_REC) {
+		snprintf(why, why_len, "a damaged fabric cache: %zu bytes after the nodes, not the "
+			 "%u port records it announces", len - off, np);
+		goto out;
+	}
+	/* Nodes: unique GUIDs, then the model in its order. */
+	qsort(nodes, nn, sizeof(*nodes), nrec_guid);
+	for (uint32_t i = 1; i < nn; i++)
+		if (nodes[i].guid == nodes[i - 1].guid) {
+			snprintf(why, why_len, "a damaged fabric cache: node GUID %#llx twice",
+				 (unsigned long long)nodes[i].guid);
+			goto out;
+		}
+	qsort(nodes, nn, sizeof(*nodes), nrec_order);
+	fab->nodes = calloc(nn, sizeof(*fab->nodes));
+	if (!fab->nodes) {
+		ret = -ENOMEM;
+		snprintf(why, why_len, "%s", strerror(ENOMEM));
+		goto out;
+	}
+	fab->n_nodes = nn;
+	for (uint32_t i = 0; i < nn; i++) {
+		const unsigned char *r = nodes[i].r;
+
+		nodes[i].idx = i;
+		ret = rd_fab_node_setup(&fab->nodes[i], nodes[i].guid, nodes[i].type, r[77],
+					(const char *)r + 142, r + 78);
+		if (ret) {
+			snprintf(why, why_len, "%s", strerror(-ret));
+			goto out;
+		}
+	}
+	qsort(nodes, nn, sizeof(*nodes), nrec_guid);
+	/* Ports: each into its node, at its number. */
+	for (uint32_t i = 0; i < np; i++) {
+		const unsigned char *r = d + poff + (size_t)i * PORT_REC;
+		struct nrec want = { .guid = get64(r + 77) };
+		const struct nrec *node = bsearch(&want, nodes, nn, sizeof(*nodes), nrec_guid);
+		struct rd_fab_node *nd;
+
+		if (!node) {
+			snprintf(why, why_len, "a damaged fabric cache: a port names node %#llx, "
+				 "which has no record", (unsigned long long)want.guid);
+			ret = -EINVAL;
+			goto out;
+		}
+		nd = &fab->nodes[node->idx];
+		if (r[8] > nd->nports) {
+			snprintf(why, why_len, "a damaged fabric cache: port %u of node %#llx, which "
+				 "has %d ports", r[8], (unsigned long long)want.guid, nd->nports);
+			ret = -EINVAL;
+			goto out;
+		}
+		if (r[12] > 7) {
+			snprintf(why, why_len, "a damaged fabric cache: port %u of node %#llx has LMC %u "
+				 "(at most 7)", r[8], (unsigned long long)want.guid, r[12]);
+			ret = -EINVAL;
+			goto out;
+		}
+		ports[i] = (struct key){ get64(r), r[8], (int)node->idx, r[8] };
+		rd_fab_fill_port(&nd->ports[r[8]], r + 13, get64(r), get16(r + 10), r[12]);
+	}
+	qsort(ports, np, sizeof(*ports), key_cmp);
+	for (uint32_t i = 1; i < np; i++)
+		if (!key_cmp(&ports[i], &ports[i - 1])) {
+			snprintf(why, why_len, "a damaged fabric cache: port %#llx/%u twice",
+				 (unsigned long long)ports[i].guid, ports[i].num);
+			ret = -EINVAL;
+			goto out;
+		}
+	/* Links: the remote port must have a record; each end names the other. */
+	for (uint32_t i = 0; i < np; i++) {
+		const unsigned char *r = d + poff + (size_t)i * PORT_REC;
+		struct key self = { get64(r), r[8], 0, 0 }, rk = { get64(r + 86), r[94], 0, 0 };
+		const struct key *me, *peer;
+
+		if (!r[85])
+			continue;
+		me = bsearch(&self, ports, np, sizeof(*ports), key_cmp);
+		peer = bsearch(&rk, ports, np, sizeof(*ports), key_cmp);
+		if (!me || !peer) {
+			snprintf(why, why_len, "a damaged fabric cache: a link to port %#llx/%u, "
+				 "which has no record", (unsigned long long)rk.guid, rk.num);
+			ret = -EINVAL;
+			goto out;
+		}
+		fab->nodes[me->node].ports[me->port].peer_node = peer->node;
+		fab->nodes[me->node].ports[me->port].peer_port = peer->port;
+	}
+	for (uint32_t i = 0; i < nn; i++)
+		rd_fab_node_lids(&fab->nodes[i]);
+	{
+		struct nrec want = { .guid = get64(d + 16) };
+		const struct nrec *from = bsearch(&want, nodes, nn, sizeof(*nodes), nrec_guid);
+
+		fab->from_node = from ? (int)from->idx : -1;
+	}
+	ret = 0;
+	goto out;
+short_file:
+	snprintf(why, why_len, "a damaged fabric cache: it ends inside node records");
+out:
+	free(nodes);
+	free(ports);
+	return ret;
+}
+
 int rd_fab_load(struct rd_fab *fab, const char *path, int timeout_ms, char *why, size_t why_len)
 {
 	struct rd_infile_limits lim = {
@@ -33,10 +278,8 @@ int rd_fab_load(struct rd_fab *fab, const char *path, int timeout_ms, char *why,
 	};
 	struct rd_infile f;
 	const char *data;
-	char fdpath[64];
 	size_t len;
-	ibnd_fabric_t *ibf;
-	int ret, mfd = -1;
+	int ret;
 
 	memset(fab, 0, sizeof(*fab));
 	fab->from_node = fab->from_port = -1;
@@ -51,44 +294,10 @@ int rd_fab_load(struct rd_fab *fab, const char *path, int timeout_ms, char *why,
 		ret = -EINVAL;
 		goto out;
 	}
-	/*
-	 * libibnetdisc reads a path: hand it a private copy of the bytes read
-	 * under our limits, never the user's file again (it could change, or
-	 * be a FIFO already drained).
-	 */
-	mfd = memfd_create("rd-fabric-cache", MFD_CLOEXEC);
-	if (mfd < 0) {
-		ret = -errno;
-		snprintf(why, why_len, "%s", strerror(-ret));
-		goto out;
-	}
-	for (size_t off = 0; off < len;) {
-		ssize_t w = write(mfd, data + off, len - off);
-
-		if (w < 0) {
-			ret = -errno;
-			snprintf(why, why_len, "%s", strerror(-ret));
-			goto out;
-		}
-		off += (size_t)w;
-	}
-	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", mfd);
-	ibf = ibnd_load_fabric(fdpath, 0);
-	if (!ibf) {
-		snprintf(why, why_len, "not a fabric cache libibnetdisc can read "
-			 "(write one with rdma-fabric --save or ibnetdiscover --cache)");
-		ret = -EINVAL;
-		goto out;
-	}
-	fab->ibnd = ibf;
-	ret = rd_fab_from_ibnd(fab, ibf);
-	if (ret) {
-		snprintf(why, why_len, "%s", strerror(-ret));
+	ret = cache_parse(fab, (const unsigned char *)data, len, why, why_len);
+	if (ret)
 		rd_fab_free(fab);
-	}
 out:
-	if (mfd >= 0)
-		close(mfd);
 	rd_infile_close(&f);
 	return ret;
 }

@@ -9,6 +9,16 @@
 #define RD_FAB_CAP_IS_SM (1u << 1)
 #define RD_FAB_CAP_EXT_SPEEDS (1u << 14)
 
+/* The model's pieces, shared by a sweep (rd_fab_from_ibnd) and a cache file (fabfile.c). */
+void rd_fab_fill_port(struct rd_fab_port *p, const uint8_t *info, uint64_t guid, uint16_t lid, uint8_t lmc);
+/* A node from its NodeInfo facts and raw 64-byte description; allocates its ports. */
+int rd_fab_node_setup(struct rd_fab_node *nd, uint64_t guid, int type, int nports, const char *desc,
+		      const uint8_t *nodeinfo);
+/* After its ports: a switch's LID (port 0's) on every port, a CA's first port's LID. */
+void rd_fab_node_lids(struct rd_fab_node *nd);
+/* The order nodes are listed in: switches first, then description, then GUID. */
+int rd_fab_node_order(int ta, const char *da, uint64_t ga, int tb, const char *db, uint64_t gb);
+
 /* Fill fab from libibnetdisc's fabric (ibnd_fabric_t *), which fab keeps. */
 int rd_fab_from_ibnd(struct rd_fab *fab, void *ibnd_fabric);
 

@@ -282,13 +282,13 @@ static void clean_desc(const char *in, char *out, size_t len)
 	out[k] = '\0';
 }
 
-static void fill_port(struct rd_fab_port *p, const ibnd_port_t *ip)
+void rd_fab_fill_port(struct rd_fab_port *p, const uint8_t *info, uint64_t guid, uint16_t lid, uint8_t lmc)
 {
-	uint8_t *i = (uint8_t *)ip->info;
+	uint8_t *i = (uint8_t *)info;	/* mad_get_field takes a non-const buffer; it only reads */
 
-	p->guid = ip->guid;
-	p->lid = ip->base_lid;
-	p->lmc = ip->lmc;
+	p->guid = guid;
+	p->lid = lid;
+	p->lmc = lmc;
 	p->sm_lid = (uint16_t)mad_get_field(i, 0, IB_PORT_SMLID_F);
 	p->cap_mask = mad_get_field(i, 0, IB_PORT_CAPMASK_F);
 	p->state = (uint8_t)mad_get_field(i, 0, IB_PORT_STATE_F);
@@ -320,19 +320,59 @@ static int ref_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int node_order(const void *a, const void *b)
+int rd_fab_node_order(int ta, const char *da, uint64_t ga, int tb, const char *db, uint64_t gb)
 {
-	const struct node_ref *x = a, *y = b;
 	int c;
 
 	/* Switches first, then by description, then GUID: the output's order is stable. */
-	if (x->in->type != y->in->type)
-		return x->in->type == IB_NODE_SWITCH ? -1 : y->in->type == IB_NODE_SWITCH ? 1 :
-		       x->in->type - y->in->type;
-	c = rd_natural_cmp(x->in->nodedesc, y->in->nodedesc);
+	if (ta != tb)
+		return ta == RD_FAB_SWITCH ? -1 : tb == RD_FAB_SWITCH ? 1 : ta - tb;
+	c = rd_natural_cmp(da, db);
 	if (c)
 		return c;
-	return x->in->guid < y->in->guid ? -1 : x->in->guid > y->in->guid;
+	return ga < gb ? -1 : ga > gb;
+}
+
+static int node_order(const void *a, const void *b)
+{
+	const struct node_ref *x = a, *y = b;
+
+	return rd_fab_node_order(x->in->type, x->in->nodedesc, x->in->guid,
+				 y->in->type, y->in->nodedesc, y->in->guid);
+}
+
+int rd_fab_node_setup(struct rd_fab_node *nd, uint64_t guid, int type, int nports, const char *desc,
+		      const uint8_t *nodeinfo)
+{
+	nd->guid = guid;
+	nd->type = type == RD_FAB_SWITCH || type == RD_FAB_ROUTER ? type : RD_FAB_CA;
+	nd->nports = nports < 0 ? 0 : nports > 254 ? 254 : nports;
+	clean_desc(desc, nd->desc, sizeof(nd->desc));
+	rd_strlcpy(nd->name, nd->desc[0] ? nd->desc : "(no description)", sizeof(nd->name));
+	desc_host(nd, nd->host, sizeof(nd->host));
+	nd->vendor_id = mad_get_field((void *)nodeinfo, 0, IB_NODE_VENDORID_F);
+	nd->device_id = mad_get_field((void *)nodeinfo, 0, IB_NODE_DEVID_F);
+	nd->ports = calloc((size_t)nd->nports + 1, sizeof(*nd->ports));
+	if (!nd->ports)
+		return -ENOMEM;
+	for (int p = 0; p <= nd->nports; p++) {
+		nd->ports[p].num = p;
+		nd->ports[p].peer_node = nd->ports[p].peer_port = -1;
+	}
+	return 0;
+}
+
+void rd_fab_node_lids(struct rd_fab_node *nd)
+{
+	/* A switch's ports answer with their own PortInfo but share port 0's LID. */
+	if (nd->type == RD_FAB_SWITCH) {
+		nd->lid = nd->ports[0].lid;
+		for (int p = 1; p <= nd->nports; p++)
+			nd->ports[p].lid = nd->lid;
+	} else {
+		for (int p = 1; p <= nd->nports && !nd->lid; p++)
+			nd->lid = nd->ports[p].lid;
+	}
 }
 
 static long find_ref(const struct node_ref *by_ptr, size_t n, const ibnd_node_t *in)
@@ -382,42 +422,20 @@ int rd_fab_from_ibnd(struct rd_fab *fab, void *ibnd_fabric)
 		const ibnd_node_t *in = refs[i].in;
 		struct rd_fab_node *nd = &fab->nodes[i];
 
-		nd->guid = in->guid;
-		nd->type = in->type == IB_NODE_SWITCH ? RD_FAB_SWITCH :
-			   in->type == IB_NODE_ROUTER ? RD_FAB_ROUTER : RD_FAB_CA;
-		nd->nports = in->numports < 0 ? 0 : in->numports > 254 ? 254 : in->numports;
-		clean_desc(in->nodedesc, nd->desc, sizeof(nd->desc));
-		rd_strlcpy(nd->name, nd->desc[0] ? nd->desc : "(no description)", sizeof(nd->name));
-		desc_host(nd, nd->host, sizeof(nd->host));
-		nd->vendor_id = mad_get_field((void *)in->info, 0, IB_NODE_VENDORID_F);
-		nd->device_id = mad_get_field((void *)in->info, 0, IB_NODE_DEVID_F);
-		nd->ports = calloc((size_t)nd->nports + 1, sizeof(*nd->ports));
-		if (!nd->ports) {
-			ret = -ENOMEM;
+		ret = rd_fab_node_setup(nd, in->guid, in->type == IB_NODE_SWITCH ? RD_FAB_SWITCH :
+					in->type == IB_NODE_ROUTER ? RD_FAB_ROUTER : RD_FAB_CA,
+					in->numports, in->nodedesc, in->info);
+		if (ret)
 			goto out;
-		}
-		for (int p = 0; p <= nd->nports; p++) {
-			nd->ports[p].num = p;
-			nd->ports[p].peer_node = nd->ports[p].peer_port = -1;
-		}
 		if (!in->ports)
 			continue;
 		for (int p = 0; p <= nd->nports; p++) {
 			const ibnd_port_t *ip = in->ports[p];
 
-			if (!ip)
-				continue;
-			fill_port(&nd->ports[p], ip);
+			if (ip)
+				rd_fab_fill_port(&nd->ports[p], ip->info, ip->guid, ip->base_lid, ip->lmc);
 		}
-		/* A switch's ports answer with their own PortInfo but share port 0's LID. */
-		if (nd->type == RD_FAB_SWITCH && in->ports[0]) {
-			nd->lid = in->ports[0]->base_lid;
-			for (int p = 1; p <= nd->nports; p++)
-				nd->ports[p].lid = nd->lid;
-		} else {
-			for (int p = 1; p <= nd->nports && !nd->lid; p++)
-				nd->lid = nd->ports[p].lid;
-		}
+		rd_fab_node_lids(nd);
 		if (in == f->from_node) {
 			fab->from_node = (int)i;
 			fab->from_port = f->from_portnum;

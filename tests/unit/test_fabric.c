@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rdma-fabric's model and checks on fabrics built here, port by port, as a
+ * sweep would fill them: rates and their names, and each check's verdict on
+ * the fault it is for (and on nothing else).
+ */
+#include "unit.h"
+
+#include "fabric/fabric.h"
+
+/* Two switches (8 ports) joined on port 8, two CAs on each: 4X QDR everywhere, one SM. */
+#define NNODES 6
+static struct rd_fab_node nodes[NNODES];
+static struct rd_fab_port ports[NNODES][9];
+static struct rd_fab_sm sm;
+static struct rd_fab fab;
+
+static void port_up(int n, int p, int peer, int peer_port)
+{
+	struct rd_fab_port *x = &ports[n][p];
+
+	x->num = p;
+	x->has_info = true;
+	x->state = RD_FAB_ACTIVE;
+	x->phys = RD_FAB_PHYS_LINKUP;
+	x->w_act = 2;
+	x->w_en = x->w_sup = 3;
+	x->s_act = 4;
+	x->s_en = x->s_sup = 7;
+	x->sm_lid = 1;
+	x->peer_node = peer;
+	x->peer_port = peer_port;
+}
+
+static void build(void)
+{
+	static const char *const desc[NNODES] = { "sw1", "sw2", "h1 mlx5_0", "h2 mlx5_0",
+						  "h3 mlx5_0", "h4 mlx5_0" };
+
+	memset(nodes, 0, sizeof(nodes));
+	memset(ports, 0, sizeof(ports));
+	memset(&fab, 0, sizeof(fab));
+	for (int n = 0; n < NNODES; n++) {
+		nodes[n].guid = 0x100 + (uint64_t)n;
+		nodes[n].type = n < 2 ? RD_FAB_SWITCH : RD_FAB_CA;
+		nodes[n].nports = n < 2 ? 8 : 1;
+		nodes[n].ports = ports[n];
+		strcpy(nodes[n].desc, desc[n]);
+		strcpy(nodes[n].name, desc[n]);
+		if (n >= 2)
+			strcpy(nodes[n].host, (char[]){ 'h', (char)('1' + n - 2), 0 });
+		nodes[n].lid = (uint16_t)(n + 1);
+		for (int p = 0; p <= nodes[n].nports; p++) {
+			ports[n][p].num = p;
+			ports[n][p].peer_node = ports[n][p].peer_port = -1;
+			ports[n][p].lid = nodes[n].lid;
+		}
+	}
+	/* Switch port 0: Active, the LID, the SM's LID. */
+	for (int n = 0; n < 2; n++) {
+		ports[n][0].has_info = true;
+		ports[n][0].state = RD_FAB_ACTIVE;
+		ports[n][0].sm_lid = 1;
+	}
+	port_up(0, 8, 1, 8);
+	port_up(1, 8, 0, 8);
+	port_up(0, 1, 2, 1);
+	port_up(2, 1, 0, 1);
+	port_up(0, 2, 3, 1);
+	port_up(3, 1, 0, 2);
+	port_up(1, 1, 4, 1);
+	port_up(4, 1, 1, 1);
+	port_up(1, 2, 5, 1);
+	port_up(5, 1, 1, 2);
+	ports[2][1].cap_mask = 1u << 1;	/* h1 runs the SM */
+	fab.nodes = nodes;
+	fab.n_nodes = NNODES;
+	fab.live = true;
+	fab.have_sms = true;
+	fab.have_ctrs = true;
+	memset(&sm, 0, sizeof(sm));
+	sm.lid = 3;		/* h1's LID */
+	sm.node = 2;
+	sm.port = 1;
+	sm.answered = true;
+	sm.state = 3;
+	fab.sms = &sm;
+	fab.n_sms = 1;
+	for (int n = 0; n < NNODES; n++)
+		for (int p = 1; p <= nodes[n].nports; p++) {
+			ports[n][p].sm_lid = 3;
+			ports[n][p].ctr_read[0] = ports[n][p].phys == RD_FAB_PHYS_LINKUP;
+		}
+	ports[0][0].sm_lid = ports[1][0].sm_lid = 3;
+}
+
+/* Run the checks; return the results of one check as "STATUS object|..." */
+static const char *run(const char *id, struct rd_fab_report *r, const struct rd_fab_check_opts *o)
+{
+	static char out[4096];
+	static const struct rd_fab_check_opts none = { 0 };
+	size_t len = 0;
+
+	rd_fab_report_free(r);
+	assert_int_equal(rd_fab_run_checks(&fab, o ? o : &none, r), 0);
+	out[0] = '\0';
+	for (size_t i = 0; i < r->n; i++)
+		if (strcmp(r->v[i].check->id, id) == 0)
+			len += (size_t)snprintf(out + len, sizeof(out) - len, "%s%s %s", len ? "|" : "",
+						rd_fab_status_name(r->v[i].status), r->v[i].object);
+	return out;
+}
+
+/* The first result of a check. */
+static const struct rd_fab_result *first(const struct rd_fab_report *r, const char *id)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (strcmp(r->v[i].check->id, id) == 0)
+			return &r->v[i];
+	fail_msg("no result of %s", id);
+	return NULL;
+}
+
+static void test_rates(void **state)
+{
+	unsigned int lanes, mbps;
+	struct rd_fab_port a = { .w_en = 3, .w_sup = 3, .s_en = 7, .s_sup = 7 }, b = a;
+
+	(void)state;
+	assert_int_equal(rd_fab_parse_rate("4xHDR", &lanes, &mbps), 0);
+	assert_int_equal(lanes, 4);
+	assert_int_equal(mbps, 53125);
+	assert_int_equal(rd_fab_parse_rate("edr", &lanes, &mbps), 0);
+	assert_int_equal(lanes, 0);
+	assert_string_equal(rd_fab_lane_name(mbps), "EDR");
+	assert_int_equal(rd_fab_parse_rate("12X", &lanes, &mbps), 0);
+	assert_int_equal(lanes, 12);
+	assert_int_equal(mbps, 0);
+	assert_int_equal(rd_fab_parse_rate("5xQDR", &lanes, &mbps), -EINVAL);
+	assert_int_equal(rd_fab_parse_rate("4xXDR", &lanes, &mbps), -EINVAL);
+	assert_int_equal(rd_fab_parse_rate("", &lanes, &mbps), -EINVAL);
+	assert_int_equal(rd_fab_parse_rate("4x", &lanes, &mbps), 0);
+	/* Both ends enable 1X|4X and SDR..QDR: 4X QDR. */
+	assert_string_equal(rd_fab_width_name(rd_fab_best_width(&a, &b)), "4X");
+	assert_string_equal(rd_fab_lane_name(rd_fab_best_lane_mbps(&a, &b)), "QDR");
+	/* One end 1X only: the best is 1X. */
+	b.w_en = 1;
+	assert_string_equal(rd_fab_width_name(rd_fab_best_width(&a, &b)), "1X");
+	/* Extended speeds count only with CapabilityMask bit 14. */
+	a.e_en = a.e_sup = b.e_en = b.e_sup = 4;
+	assert_string_equal(rd_fab_lane_name(rd_fab_best_lane_mbps(&a, &b)), "QDR");
+	a.cap_mask = b.cap_mask = 1u << 14;
+	assert_string_equal(rd_fab_lane_name(rd_fab_best_lane_mbps(&a, &b)), "HDR");
+	a.s_act = 4;
+	a.e_act = 4;
+	assert_string_equal(rd_fab_speed_name(&a), "HDR");
+	a.cap_mask = 0;
+	assert_string_equal(rd_fab_speed_name(&a), "QDR");
+}
+
+static void test_healthy(void **state)
+{
+	struct rd_fab_report r = { 0 };
+
+	(void)state;
+	build();
+	run("link.degraded", &r, NULL);
+	assert_int_equal(r.count[RD_FAB_FAIL], 0);
+	assert_int_equal(r.count[RD_FAB_WARN], 0);
+	assert_int_equal(r.count[RD_FAB_SKIP], 0);
+	assert_int_equal(r.links, 5);
+	assert_int_equal(r.nodes, 6);
+	assert_int_equal(rd_fab_report_worst(&r), RD_FAB_PASS);
+	rd_fab_report_free(&r);
+}
+
+static void test_degraded(void **state)
+{
+	struct rd_fab_report r = { 0 };
+	struct rd_fab_check_opts o = { 0 };
+
+	(void)state;
+	build();
+	/* h4's cable trained 1X on both ends although both enable 4X. */
+	ports[1][2].w_act = ports[5][1].w_act = 1;
+	assert_string_equal(run("link.degraded", &r, NULL), "FAIL sw2 port 2 <-> h4 mlx5_0 port 1");
+	assert_string_equal(first(&r, "link.degraded")->host, "h4");
+	assert_non_null(strstr(first(&r, "link.degraded")->detail, "trained at 1X where both ends enable 4X"));
+	/* Both ends enable only 1X: not below what they enable, but below the fabric's usual 4X. */
+	ports[1][2].w_en = ports[5][1].w_en = 1;
+	assert_string_equal(run("link.degraded", &r, NULL), "FAIL sw2 port 2 <-> h4 mlx5_0 port 1");
+	assert_non_null(strstr(first(&r, "link.degraded")->detail, "where 3 of this fabric's 4 HCA links run 4X QDR"));
+	/* --expect-rate 4xEDR: every link is below it. */
+	build();
+	o.expect_lane_mbps = 25781;
+	o.expect_rate = "EDR";
+	run("link.degraded", &r, &o);
+	assert_int_equal(r.count[RD_FAB_FAIL], 5);
+	/* The two ends disagree on the speed. */
+	build();
+	ports[4][1].s_act = 2;
+	assert_string_equal(run("link.mismatch", &r, NULL), "FAIL sw2 port 1 <-> h3 mlx5_0 port 1");
+	rd_fab_report_free(&r);
+}
+
+static void test_stuck(void **state)
+{
+	struct rd_fab_report r = { 0 };
+
+	(void)state;
+	build();
+	/* Both ends of one link in Init: one result for the link, not two. */
+	ports[0][1].state = ports[2][1].state = RD_FAB_INIT;
+	assert_string_equal(run("link.state", &r, NULL), "FAIL sw1 port 1 <-> h1 mlx5_0 port 1");
+	/* An Active port whose peer never answered. */
+	build();
+	ports[1][2].peer_node = ports[1][2].peer_port = -1;
+	ports[5][1].has_info = false;
+	assert_string_equal(run("node.answer", &r, NULL),
+			    "FAIL sw2 port 2|FAIL h4 mlx5_0");
+	rd_fab_report_free(&r);
+}
+
+static void test_counters(void **state)
+{
+	struct rd_fab_report r = { 0 };
+
+	(void)state;
+	build();
+	ports[0][1].ctr[0][RD_FAB_SYMBOL_ERR] = 250;
+	assert_string_equal(run("port.errors", &r, NULL), "WARN sw1 port 1 <-> h1 mlx5_0 port 1");
+	/* Rising between two readings: FAIL, with the rise. */
+	fab.interval = 2;
+	for (int n = 0; n < NNODES; n++)
+		for (int p = 1; p <= nodes[n].nports; p++)
+			ports[n][p].ctr_read[1] = ports[n][p].ctr_read[0];
+	ports[0][1].ctr[1][RD_FAB_SYMBOL_ERR] = 260;
+	assert_string_equal(run("port.errors", &r, NULL), "FAIL sw1 port 1 <-> h1 mlx5_0 port 1");
+	assert_non_null(strstr(first(&r, "port.errors")->detail, "SymbolErrorCounter=260 (+10 in 2 s)"));
+	/* A saturated 4-bit counter says so; XmitWait goes to its own check. */
+	build();
+	ports[2][1].ctr[0][RD_FAB_LOCAL_INTEGRITY] = 15;
+	ports[3][1].ctr[0][RD_FAB_XMIT_WAIT] = 5000;
+	assert_string_equal(run("port.errors", &r, NULL), "WARN h1 mlx5_0 port 1 <-> sw1 port 1");
+	assert_non_null(strstr(first(&r, "port.errors")->detail, "(saturated)"));
+	assert_string_equal(run("port.xmitwait", &r, NULL), "WARN h2 mlx5_0 port 1 <-> sw1 port 2");
+	/* A saved fabric holds no counters: SKIP. */
+	fab.have_ctrs = false;
+	assert_string_equal(run("port.errors", &r, NULL), "SKIP fabric");
+	rd_fab_report_free(&r);
+}
+
+static void test_sms(void **state)
+{
+	struct rd_fab_report r = { 0 };
+	struct rd_fab_sm two[2];
+
+	(void)state;
+	build();
+	assert_string_equal(run("sm.master", &r, NULL), "PASS fabric");
+	/* No SM answered. */
+	sm.answered = false;
+	snprintf(sm.why, sizeof(sm.why), "no answer to SMInfo at LID 3");
+	assert_string_equal(run("sm.master", &r, NULL), "WARN SM at LID 3 (h1 mlx5_0 port 1)|FAIL fabric");
+	/* Two masters. */
+	build();
+	two[0] = sm;
+	two[1] = sm;
+	two[1].lid = 4;
+	two[1].node = 3;
+	two[1].guid = 0x999;
+	fab.sms = two;
+	fab.n_sms = 2;
+	assert_string_equal(run("sm.master", &r, NULL), "FAIL fabric");
+	assert_non_null(strstr(first(&r, "sm.master")->detail, "2 masters (LID 3, LID 4)"));
+	/* A standby with a higher priority than the master. */
+	two[1].state = 2;
+	two[1].priority = 10;
+	assert_string_equal(run("sm.master", &r, NULL), "WARN SM at LID 3 (h1 mlx5_0 port 1)");
+	/* A port whose SMLid names the standby. */
+	ports[4][1].sm_lid = 4;
+	assert_string_equal(run("sm.lid", &r, NULL), "FAIL h3 mlx5_0 port 1");
+	rd_fab_report_free(&r);
+}
+
+static void test_identity(void **state)
+{
+	struct rd_fab_report r = { 0 };
+
+	(void)state;
+	build();
+	ports[5][1].lid = 3;	/* h4 takes h1's LID */
+	assert_string_equal(run("id.lid", &r, NULL), "FAIL h4 mlx5_0 port 1");
+	assert_non_null(strstr(first(&r, "id.lid")->detail, "LID 3 is also h1 mlx5_0 port 1's"));
+	build();
+	ports[3][1].lid = 0;
+	assert_string_equal(run("id.lid", &r, NULL), "FAIL h2 mlx5_0 port 1");
+	build();
+	nodes[5].guid = nodes[4].guid;
+	assert_string_equal(run("id.guid", &r, NULL), "FAIL h4 mlx5_0");
+	build();
+	strcpy(nodes[5].desc, "h3 mlx5_0");
+	assert_string_equal(run("id.desc", &r, NULL), "WARN h4 mlx5_0 (0x105)");
+	rd_fab_report_free(&r);
+}
+
+static void test_selection(void **state)
+{
+	struct rd_strlist only = { 0 }, skip = { 0 };
+	struct rd_fab_check_opts o = { .only = &only, .skip = &skip };
+	size_t n;
+
+	(void)state;
+	rd_fab_checks(&n);
+	assert_int_equal(rd_fab_selected_count(&o), n);
+	rd_strlist_add(&only, "sm");
+	assert_int_equal(rd_fab_selected_count(&o), 2);
+	assert_true(rd_fab_group_selected(&o, "sm"));
+	assert_false(rd_fab_group_selected(&o, "port"));
+	rd_strlist_add(&skip, "sm.lid");
+	assert_int_equal(rd_fab_selected_count(&o), 1);
+	rd_strlist_add(&skip, "sm.master");
+	assert_int_equal(rd_fab_selected_count(&o), 0);
+	assert_non_null(rd_fab_check_find("link"));
+	assert_null(rd_fab_check_find("lin"));
+	assert_null(rd_fab_check_find("link.nope"));
+	rd_strlist_free(&only);
+	rd_strlist_free(&skip);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rates),
+		cmocka_unit_test(test_healthy),
+		cmocka_unit_test(test_degraded),
+		cmocka_unit_test(test_stuck),
+		cmocka_unit_test(test_counters),
+		cmocka_unit_test(test_sms),
+		cmocka_unit_test(test_identity),
+		cmocka_unit_test(test_selection),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
