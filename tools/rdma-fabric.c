@@ -27,6 +27,7 @@ enum {
 	OPT_TIMEOUT,
 	OPT_RETRIES,
 	OPT_NAME_MAP,
+	OPT_BASELINE,
 };
 
 /* Files a user names: a FIFO that never delivers is an error after this long. */
@@ -58,6 +59,8 @@ static void usage(const char *prog)
 	       "      --retries N       resend an unanswered MAD N times (default 3)\n"
 	       "      --load FILE       judge a saved fabric (ibnetdiscover --cache format)\n"
 	       "      --save FILE       save the swept fabric in that format\n"
+	       "      --baseline FILE   a saved fabric to compare with: its links down or moved\n"
+	       "                        FAIL, nodes gone FAIL, new ones WARN\n"
 	       "      --node-name-map FILE  names for GUIDs (default " DEFAULT_NAME_MAP
 	       " if present)\n"
 	       "      --nhc             Node Health Check output: silent when healthy, else\n"
@@ -415,6 +418,7 @@ int main(int argc, char **argv)
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "retries", required_argument, NULL, OPT_RETRIES },
 		{ "node-name-map", required_argument, NULL, OPT_NAME_MAP },
+		{ "baseline", required_argument, NULL, OPT_BASELINE },
 		RD_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -422,8 +426,8 @@ int main(int argc, char **argv)
 	struct rd_fab_sweep_opts so = { .timeout_ms = 200, .retries = 3 };
 	struct rd_fab_check_opts co = { 0 };
 	struct rd_fab_report rep = { 0 };
-	struct rd_fab fab = { 0 };
-	const char *load = NULL, *save = NULL, *name_map = NULL;
+	struct rd_fab fab = { 0 }, base = { 0 };
+	const char *load = NULL, *save = NULL, *name_map = NULL, *baseline = NULL;
 	bool verbose = false, nhc = false, list_only = false, links = false, sms = false, errs = false;
 	struct rd_out *o = NULL;
 	struct rd_cli cli;
@@ -470,6 +474,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_NAME_MAP:
 			name_map = optarg;
+			break;
+		case OPT_BASELINE:
+			baseline = optarg;
 			break;
 		case OPT_EXPECT_RATE:
 			if (rd_fab_parse_rate(optarg, &co.expect_lanes, &co.expect_lane_mbps)) {
@@ -561,6 +568,16 @@ int main(int argc, char **argv)
 		ret = RD_EXIT_OK;
 		goto out;
 	}
+	if (baseline) {
+		/* Read before the sweep: a bad baseline is said before any MAD is sent. */
+		ret = rd_fab_load(&base, baseline, FILE_TIMEOUT_MS, why, sizeof(why));
+		if (ret) {
+			rd_cli_error(&cli, "--baseline %s: %s", baseline, why);
+			ret = RD_EXIT_FAIL;
+			goto out;
+		}
+		co.baseline = &base;
+	}
 	if (load) {
 		ret = rd_fab_load(&fab, load, FILE_TIMEOUT_MS, why, sizeof(why));
 		if (ret) {
@@ -600,7 +617,8 @@ int main(int argc, char **argv)
 	}
 	if (!name_map && access(DEFAULT_NAME_MAP, F_OK) == 0)
 		name_map = DEFAULT_NAME_MAP;
-	if (name_map && rd_fab_name_map(&fab, name_map, FILE_TIMEOUT_MS, why, sizeof(why))) {
+	if (name_map && (rd_fab_name_map(&fab, name_map, FILE_TIMEOUT_MS, why, sizeof(why)) ||
+			 (baseline && rd_fab_name_map(&base, name_map, FILE_TIMEOUT_MS, why, sizeof(why))))) {
 		rd_cli_error(&cli, "--node-name-map %s: %s", name_map, why);
 		ret = RD_EXIT_FAIL;
 		goto out;
@@ -633,6 +651,7 @@ int main(int argc, char **argv)
 out:
 	rd_fab_report_free(&rep);
 	rd_fab_free(&fab);
+	rd_fab_free(&base);
 	rd_strlist_free(&only);
 	rd_strlist_free(&skip);
 	return rd_cli_exit(&cli, o, ret);

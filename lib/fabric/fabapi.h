@@ -201,6 +201,7 @@ struct rd_fab_report {
 struct rd_fab_check_opts {
 	unsigned int expect_lanes, expect_lane_mbps;	/* --expect-rate, 0: none */
 	const char *expect_rate;			/* as the user wrote it */
+	const struct rd_fab *baseline;			/* --baseline, or NULL */
 	const struct rd_strlist *only, *skip;
 };
 

@@ -118,6 +118,9 @@ static const struct {
 	    "see the messages; a node that does not answer is named by node.answer" }, rd_fck_discovery },
 	{ { "node.answer", "every linked port's peer answered; every node gave PortInfo",
 	    "reset or reseat the node that does not answer" }, rd_fck_answer },
+	{ { "link.baseline", "every Active link of the --baseline is here and Active, no node is gone "
+	    "(new nodes and links are noted)", "put the cable back, or save a new baseline" },
+	  rd_fck_baseline },
 	{ { "link.state", "every physically up link is Active (not stuck in Init or Armed)",
 	    "check the subnet manager" }, rd_fck_state },
 	{ { "link.degraded", "links at the best width and speed both ends enable, --expect-rate "

@@ -43,6 +43,7 @@ void rd_fck_port(const struct ctx *c, struct rd_fab_result *x, int node, int por
 void rd_fck_link(const struct ctx *c, struct rd_fab_result *x, int node, int port);
 bool rd_fck_first_end(const struct rd_fab *fab, size_t i, int p);
 void rd_fck_discovery(struct ctx *c);
+void rd_fck_baseline(struct ctx *c);
 void rd_fck_answer(struct ctx *c);
 void rd_fck_state(struct ctx *c);
 void rd_fck_degraded(struct ctx *c);

@@ -167,7 +167,7 @@ static void test_healthy(void **state)
 	run("link.degraded", &r, NULL);
 	assert_int_equal(r.count[RD_FAB_FAIL], 0);
 	assert_int_equal(r.count[RD_FAB_WARN], 0);
-	assert_int_equal(r.count[RD_FAB_SKIP], 0);
+	assert_int_equal(r.count[RD_FAB_SKIP], 1);	/* link.baseline: no --baseline */
 	assert_int_equal(r.links, 5);
 	assert_int_equal(r.nodes, 6);
 	assert_int_equal(rd_fab_report_worst(&r), RD_FAB_PASS);
@@ -304,6 +304,63 @@ static void test_identity(void **state)
 	rd_fab_report_free(&r);
 }
 
+/* A copy of the fabric build() makes, as a --baseline. */
+static struct rd_fab_node base_nodes[NNODES];
+static struct rd_fab_port base_ports[NNODES][9];
+static struct rd_fab base;
+
+static void snapshot(void)
+{
+	memcpy(base_nodes, nodes, sizeof(nodes));
+	memcpy(base_ports, ports, sizeof(ports));
+	for (int n = 0; n < NNODES; n++)
+		base_nodes[n].ports = base_ports[n];
+	base = fab;
+	base.nodes = base_nodes;
+}
+
+static void unplug(int n, int p)
+{
+	ports[n][p].peer_node = ports[n][p].peer_port = -1;
+	ports[n][p].state = RD_FAB_DOWN;
+	ports[n][p].phys = RD_FAB_PHYS_POLLING;
+}
+
+static void test_baseline(void **state)
+{
+	struct rd_fab_report r = { 0 };
+	struct rd_fab_check_opts o = { 0 };
+
+	(void)state;
+	build();
+	assert_string_equal(run("link.baseline", &r, NULL), "SKIP fabric");
+	snapshot();
+	o.baseline = &base;
+	assert_string_equal(run("link.baseline", &r, &o), "PASS fabric");
+	/* h4 unplugged: it is gone from discovery, its switch port Polling. */
+	unplug(1, 2);
+	fab.n_nodes = NNODES - 1;
+	assert_string_equal(run("link.baseline", &r, &o),
+			    "FAIL h4 mlx5_0 (0x105)|FAIL sw2 port 2 <-> h4 mlx5_0 port 1");
+	assert_non_null(strstr((first(&r, "link.baseline") + 1)->detail, "is down: Down, Polling"));
+	/* h3's cable moved from sw2 port 1 to sw2 port 3: one result, the move. */
+	build();
+	snapshot();
+	unplug(1, 1);
+	port_up(1, 3, 4, 1);
+	ports[4][1].peer_port = 3;
+	assert_string_equal(run("link.baseline", &r, &o), "FAIL h3 mlx5_0 port 1 <-> sw2 port 3");
+	assert_non_null(strstr(first(&r, "link.baseline")->detail,
+			       "the cable moved: h3 mlx5_0 port 1 went to sw2 port 1, it goes to sw2 port 3 now"));
+	/* A cable added between the switches: new, a WARN. */
+	build();
+	snapshot();
+	port_up(0, 7, 1, 7);
+	port_up(1, 7, 0, 7);
+	assert_string_equal(run("link.baseline", &r, &o), "WARN sw1 port 7 <-> sw2 port 7");
+	rd_fab_report_free(&r);
+}
+
 static void test_selection(void **state)
 {
 	struct rd_strlist only = { 0 }, skip = { 0 };
@@ -338,6 +395,7 @@ int main(void)
 		cmocka_unit_test(test_counters),
 		cmocka_unit_test(test_sms),
 		cmocka_unit_test(test_identity),
+		cmocka_unit_test(test_baseline),
 		cmocka_unit_test(test_selection),
 	};
 
