@@ -71,6 +71,7 @@ expect rdma-fabric "rdma-fabric --skip sm,id.g" sm,id.guid
 expect rdma-fabric "rdma-fabric --expect-rate 4xH" 4xHDR
 expect rdma-fabric "rdma-fabric --load $tmp/in/pd" "$tmp/in/pdsh-out.txt"
 expect rdma-fabric "rdma-fabric --l" --links --list --load
+expect rdma-fabric "rdma-fabric --format o" openmetrics
 # rdma-selftest --op: a comma list of operations; its value is no PEER
 expect rdma-selftest "rdma-selftest --o" --once --op
 expect rdma-selftest "rdma-selftest --op " send write read atomic all

@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "fabric/fabric.h"
 #include "output/output.h"
+#include "rdma-fabric/fabexp.h"
 
 enum {
 	OPT_NHC = RD_OPT_TOOL_BASE,
@@ -28,6 +29,7 @@ enum {
 	OPT_RETRIES,
 	OPT_NAME_MAP,
 	OPT_BASELINE,
+	OPT_FORMAT,
 };
 
 /* Files a user names: a FIFO that never delivers is an error after this long. */
@@ -46,6 +48,8 @@ static void usage(const char *prog)
 	       "      --links           every port of every node: state, width, speed, peer\n"
 	       "      --sm              every subnet manager (SMInfo)\n"
 	       "      --errors          every port whose error counters are not zero\n"
+	       "      --format FMT      every linked port's counters as metrics: openmetrics\n"
+	       "                        or prometheus (names of infiniband-exporter)\n"
 	       "\n"
 	       "Options:\n"
 	       "  -v, --verbose         show PASS results too\n"
@@ -419,6 +423,7 @@ int main(int argc, char **argv)
 		{ "retries", required_argument, NULL, OPT_RETRIES },
 		{ "node-name-map", required_argument, NULL, OPT_NAME_MAP },
 		{ "baseline", required_argument, NULL, OPT_BASELINE },
+		{ "format", required_argument, NULL, OPT_FORMAT },
 		RD_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -429,6 +434,7 @@ int main(int argc, char **argv)
 	struct rd_fab fab = { 0 }, base = { 0 };
 	const char *load = NULL, *save = NULL, *name_map = NULL, *baseline = NULL;
 	bool verbose = false, nhc = false, list_only = false, links = false, sms = false, errs = false;
+	int metrics = 0;	/* 1 openmetrics, 2 prometheus */
 	struct rd_out *o = NULL;
 	struct rd_cli cli;
 	char why[512] = "";
@@ -477,6 +483,17 @@ int main(int argc, char **argv)
 			break;
 		case OPT_BASELINE:
 			baseline = optarg;
+			break;
+		case OPT_FORMAT:
+			if (strcmp(optarg, "openmetrics") == 0) {
+				metrics = 1;
+			} else if (strcmp(optarg, "prometheus") == 0) {
+				metrics = 2;
+			} else {
+				ret = rd_cli_usage_error(&cli, "invalid --format '%s' (openmetrics or "
+							 "prometheus)", optarg);
+				goto out;
+			}
 			break;
 		case OPT_EXPECT_RATE:
 			if (rd_fab_parse_rate(optarg, &co.expect_lanes, &co.expect_lane_mbps)) {
@@ -529,6 +546,15 @@ int main(int argc, char **argv)
 		ret = rd_cli_usage_error(&cli, "-d: the MADs leave from one HCA (got %zu)", cli.devices.n);
 		goto out;
 	}
+	if (metrics && (cli.json || nhc || verbose || list_only || links || sms || errs || baseline)) {
+		ret = rd_cli_usage_error(&cli, "--format prints metrics only: not with -j, --nhc, -v, "
+					 "--list, a view or --baseline");
+		goto out;
+	}
+	if (metrics && load) {
+		ret = rd_cli_usage_error(&cli, "--format: a saved fabric holds no counters");
+		goto out;
+	}
 	if (nhc && (cli.json || verbose || list_only || links || sms || errs)) {
 		ret = rd_cli_usage_error(&cli, "--nhc has its own output; not with -j, -v, --list or a view");
 		goto out;
@@ -549,7 +575,7 @@ int main(int argc, char **argv)
 	}
 	co.only = &only;
 	co.skip = &skip;
-	if (!list_only && !links && !sms && !errs && rd_fab_selected_count(&co) == 0) {
+	if (!list_only && !links && !sms && !errs && !metrics && rd_fab_selected_count(&co) == 0) {
 		ret = rd_cli_usage_error(&cli, "no check selected: --only and --skip leave nothing to "
 					 "run (see --list)");
 		goto out;
@@ -606,7 +632,7 @@ int main(int argc, char **argv)
 			so.ca = cli.devices.v[0];
 		}
 		so.ca_port = (int)cli.port;
-		so.counters = errs || (!links && !sms && rd_fab_group_selected(&co, "port"));
+		so.counters = errs || metrics || (!links && !sms && rd_fab_group_selected(&co, "port"));
 		so.sms = sms || (!links && !errs && rd_fab_group_selected(&co, "sm"));
 		ret = rd_fab_sweep(&fab, &so, why, sizeof(why));
 		if (ret) {
@@ -630,6 +656,10 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < fab.msgs.n; i++)
 		rd_warn(&cli.warnings, "discovery: %s", fab.msgs.v[i]);
+	if (metrics) {
+		ret = rd_fabexp_write(stdout, &fab, metrics == 1) ? RD_EXIT_FAIL : RD_EXIT_OK;
+		goto out;
+	}
 	if (links || sms || errs) {
 		rd_out_section_begin(o, NULL, NULL);
 		if (links)

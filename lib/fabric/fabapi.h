@@ -71,6 +71,7 @@ struct rd_fab_port {
 	int peer_node, peer_port;	/* the far end of the cable, or -1 */
 	/* PMA PortCounters: read[] says which sweeps read them (0: first, 1: after --interval) */
 	bool ctr_read[2];
+	bool ctr_ext;		/* the data and packet counters are PortCountersExtended's 64 bits */
 	uint64_t ctr[2][RD_FAB_NCTRS];
 };
 

@@ -222,9 +222,16 @@ static void read_counters(struct rd_fab *fab, struct ibmad_port *mp, unsigned in
 		[RD_FAB_RCV_PKTS] = IB_PC_RCV_PKTS_F,
 	};
 
+	static const int ext_fields[][2] = {
+		{ RD_FAB_XMIT_DATA, IB_PC_EXT_XMT_BYTES_F },
+		{ RD_FAB_RCV_DATA, IB_PC_EXT_RCV_BYTES_F },
+		{ RD_FAB_XMIT_PKTS, IB_PC_EXT_XMT_PKTS_F },
+		{ RD_FAB_RCV_PKTS, IB_PC_EXT_RCV_PKTS_F },
+	};
+
 	for (size_t i = 0; i < fab->n_nodes; i++) {
 		struct rd_fab_node *n = &fab->nodes[i];
-		bool node_dead = false;
+		bool node_dead = false, asked = false, ext = false;
 
 		for (int p = 1; p <= n->nports; p++) {
 			struct rd_fab_port *pt = &n->ports[p];
@@ -235,6 +242,19 @@ static void read_counters(struct rd_fab *fab, struct ibmad_port *mp, unsigned in
 			if (!pt->has_info || pt->phys != RD_FAB_PHYS_LINKUP || node_dead ||
 			    !port_lid(n, p))
 				continue;
+			/*
+			 * Once a node: does its PMA have the 64-bit PortCountersExtended
+			 * (ClassPortInfo CapabilityMask: IsExtendedWidthSupported, bit 9, or
+			 * its NoIETF variant, bit 10)?  The data counters come from there.
+			 */
+			if (!asked) {
+				ib_portid_set(&id, port_lid(n, p), 0, 0);
+				fab->mads++;
+				asked = true;
+				if (pma_query_via(buf, &id, 0, timeout, CLASS_PORT_INFO, mp))
+					ext = mad_get_field(buf, 0, IB_CPI_CAPMASK_F) & (3u << 9);
+				memset(buf, 0, sizeof(buf));
+			}
 			ib_portid_set(&id, port_lid(n, p), 0, 0);
 			fab->mads++;
 			if (!pma_query_via(buf, &id, p, timeout, IB_GSI_PORT_COUNTERS, mp)) {
@@ -245,6 +265,18 @@ static void read_counters(struct rd_fab *fab, struct ibmad_port *mp, unsigned in
 			for (int c = 0; c < RD_FAB_NCTRS; c++)
 				pt->ctr[round][c] = mad_get_field(buf, 0, (enum MAD_FIELDS)fields[c]);
 			pt->ctr_read[round] = true;
+			if (!ext)
+				continue;
+			memset(buf, 0, sizeof(buf));
+			fab->mads++;
+			if (!pma_query_via(buf, &id, p, timeout, IB_GSI_PORT_COUNTERS_EXT, mp)) {
+				add_slow(fab, (int)i, p, "PortCountersExtended");
+				continue;
+			}
+			for (size_t k = 0; k < RD_ARRAY_SIZE(ext_fields); k++)
+				pt->ctr[round][ext_fields[k][0]] =
+					mad_get_field64(buf, 0, (enum MAD_FIELDS)ext_fields[k][1]);
+			pt->ctr_ext = true;
 		}
 	}
 }

@@ -1,0 +1,91 @@
+#!/bin/bash
+# Fabric scenario: rdma-fabric --format openmetrics|prometheus on the small
+# fabric with counters set through ibsim's console (PerformanceSet, the
+# 64-bit PortCountersExtended data counter too).  Both scrapes are
+# well-formed (tests/cli/top-check-metrics.sh), parse with the reference
+# parsers (python3-prometheus-client's OpenMetrics and text parsers, promtool
+# for the Prometheus text), carry the names of guilbaults/infiniband-exporter
+# (infiniband_<counter>_total, component/local_*/remote_* labels), and every
+# error counter's value equals perfquery's (oracle_counters).
+set -u
+# shellcheck source=tests/fabric/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+D=$FABRIC_DIR
+B=$FABRIC_BUILD
+"$GEN_NET" small > "$D/small.net"
+fab_check "sim and OpenSM up" sim_start "$D/sim" "$D/small.net" || exit 1
+fab_check "OpenSM: SUBNET UP" sim_sm_start || exit 1
+sock=$SIM_SOCK
+
+sim_console 'PerformanceSet "leaf01"[2] PortCounters.SymbolErrorCounter=250' > /dev/null
+sim_console 'PerformanceSet "leaf01"[2] PortCounters.LinkDownedCounter=3' > /dev/null
+sim_console 'PerformanceSet "h004"[1] PortCounters.PortRcvErrors=17' > /dev/null
+sim_console 'PerformanceSet "spine01"[1] PortCounters.PortXmitWait=5000' > /dev/null
+sim_console 'PerformanceSet "h003"[1] PortCountersExtended.PortXmitData=123456789012' > /dev/null
+
+fab_check "--format openmetrics" fab_save "$D/om.txt" sim_run "$B/rdma-fabric" --format openmetrics
+fab_check "--format prometheus" fab_save "$D/prom.txt" sim_run "$B/rdma-fabric" --format prometheus
+fab_check_grep "OpenMetrics: well-formed, ends in # EOF" '^openmetrics: 18 families, [0-9]+ samples, well-formed$' \
+	bash -c "'$RD_ROOT/tests/cli/top-check-metrics.sh' openmetrics < '$D/om.txt'"
+fab_check_grep "Prometheus text: well-formed" '^prometheus: 18 families, [0-9]+ samples, well-formed$' \
+	bash -c "'$RD_ROOT/tests/cli/top-check-metrics.sh' prometheus < '$D/prom.txt'"
+if command -v promtool > /dev/null; then
+	fab_check "promtool check metrics accepts the Prometheus text" bash -c "promtool check metrics < '$D/prom.txt'"
+fi
+# The reference parsers: both scrapes hold the same samples.
+parse='
+import sys
+from prometheus_client.openmetrics.parser import text_string_to_metric_families as om
+from prometheus_client.parser import text_string_to_metric_families as pr
+def rows(fams):
+    return sorted("%s %s %d" % (s.name, ",".join("%s=%s" % kv for kv in sorted(s.labels.items())), s.value)
+                  for f in fams for s in f.samples)
+a = rows(om(open(sys.argv[1]).read()))
+b = rows(pr(open(sys.argv[2]).read()))
+# Traffic (the SM, the sweeps) moves the data and packet counters between the two scrapes.
+moving = ("infiniband_portxmitdata", "infiniband_portrcvdata", "infiniband_portxmitpkts", "infiniband_portrcvpkts")
+fixed = lambda rs: [r for r in rs if not r.startswith(moving)]
+assert len(a) == len(b) and fixed(a) == fixed(b), "the two formats differ"
+print("\n".join(a))
+'
+fab_check "python3-prometheus-client parses both, the same samples" \
+	fab_save "$D/samples.txt" /usr/bin/python3 -c "$parse" "$D/om.txt" "$D/prom.txt"
+fab_check_eq "the counter families are infiniband-exporter's names" \
+	"infiniband_excessivebufferoverrunerrors_total infiniband_linkdownedcounter_total infiniband_linkerrorrecoverycounter_total infiniband_locallinkintegrityerrors_total infiniband_portrcvdata_total infiniband_portrcverrors_total infiniband_portrcvpkts_total infiniband_portrcvremotephysicalerrors_total infiniband_portxmitdata_total infiniband_portxmitdiscards_total infiniband_portxmitpkts_total infiniband_portxmitwait_total infiniband_symbolerrorcounter_total infiniband_vl15dropped_total" \
+	"$(awk '{ print $1 }' "$D/samples.txt" | grep '_total$' | sort -u | paste -sd' ')"
+leaf01=$(oracle_guid leaf01) h003=$(oracle_guid 'h003 mlx5_0')
+fab_check_grep "labels: component, local and remote name, GUID, port" \
+	"^infiniband_symbolerrorcounter_total component=switch,local_guid=$leaf01,local_name=leaf01,local_port=2,remote_guid=0x[0-9a-f]{16},remote_name=h002 mlx5_0,remote_port=1 250\$" \
+	cat "$D/samples.txt"
+fab_check_grep "PortXmitData from the 64-bit PortCountersExtended (past 2^32)" \
+	"^infiniband_portxmitdata_total component=ca,local_guid=$h003,local_name=h003 mlx5_0,local_port=1,.* 1234567[0-9]{5}\$" \
+	cat "$D/samples.txt"
+fab_check_grep "width and speed gauges: 4 lanes of 10 Gb/s" \
+	"^infiniband_speed component=switch,local_guid=$leaf01,.*local_port=2,.* 10\$" cat "$D/samples.txt"
+
+# Every error counter equals perfquery's, port by port (the oracle lists every
+# port with a LID; the metrics only linked, Active ones).
+fab_check "oracle_counters" fab_save "$D/oracle.txt" oracle_counters
+declare -A iba=(
+	[symbolerrorcounter]=SymbolErrorCounter [linkerrorrecoverycounter]=LinkErrorRecoveryCounter
+	[linkdownedcounter]=LinkDownedCounter [portrcverrors]=PortRcvErrors
+	[portrcvremotephysicalerrors]=PortRcvRemotePhysicalErrors
+	[locallinkintegrityerrors]=LocalLinkIntegrityErrors
+	[excessivebufferoverrunerrors]=ExcessiveBufferOverrunErrors [portxmitdiscards]=PortXmitDiscards
+	[vl15dropped]=VL15Dropped [portxmitwait]=PortXmitWait)
+mine=$(awk '$1 ~ /_total$/ { n = $1; sub(/^infiniband_/, "", n); sub(/_total$/, "", n)
+	lab = $0; sub(/^[^ ]+ /, "", lab); sub(/ [^ ]+$/, "", lab)	# names hold blanks
+	match(lab, /local_guid=[^,]*/); g = substr(lab, RSTART + 11, RLENGTH - 11)
+	match(lab, /local_port=[^,]*/); p = substr(lab, RSTART + 11, RLENGTH - 11)
+	print g, p, n, $NF }' "$D/samples.txt" |
+	while read -r g p n v; do [ -n "${iba[$n]:-}" ] && echo "$g $p ${iba[$n]} $v"; done | sort)
+theirs=$(while read -r g p c v; do
+	for k in "${iba[@]}"; do [ "$k" = "$c" ] && echo "$g $p $c $v"; done
+done < "$D/oracle.txt" | sort | join -j1 <(awk '{ print $1 "_" $2 }' <<< "$mine" | sort -u) \
+	<(awk '{ print $1 "_" $2, $0 }' /dev/stdin | sort) 2> /dev/null | cut -d' ' -f2- | sort)
+fab_check_eq "every error counter equals perfquery's ($(wc -l <<< "$mine") values)" "$theirs" "$mine"
+fab_check_grep "the nonzero ones among them" "PortRcvErrors 17\$" echo "$mine"
+
+sim_stop
+fab_check_eq "nothing left running" "" "$(sim_leftovers "$sock" 2> /dev/null || true)"
