@@ -274,8 +274,8 @@ static void test_sms(void **state)
 	assert_string_equal(run("sm.master", &r, NULL), "FAIL fabric");
 	assert_non_null(strstr(first(&r, "sm.master")->detail, "2 masters (LID 3, LID 4)"));
 	/* A standby with a higher priority than the master. */
-	two[1].state = 2;
-	two[1].priority = 10;
+	fab.sms[1].state = 2;
+	fab.sms[1].priority = 10;
 	assert_string_equal(run("sm.master", &r, NULL), "WARN SM at LID 3 (h1 mlx5_0 port 1)");
 	/* A port whose SMLid names the standby. */
 	ports[4][1].sm_lid = 4;
