@@ -102,6 +102,32 @@ fab_check_eq "--skip link.degraded -j: exit 0, verdict pass" "0|pass" "$rf_rc|$(
 fab_check_eq "sm.master PASS with one master (h001's SM)" "pass" \
 	"$(jq -r '.results[] | select(.check == "sm.master") | .status' "$D/base.json")"
 
+### 7a. The ports' SMLid does not name the master: the master's own port
+# (h001, LID 1) moved to LID 40 behind OpenSM's back; every port still names
+# LID 1 as its SM. OpenSM repairs it at its next sweep (~10 s), so the
+# fault is set again if a sweep came between it and rdma-fabric.
+smlid_fault() {
+	sim_console 'Baselid "h001"[1] 40' > /dev/null || return 1
+	rf "$D/smlid.json" -j
+	[ "$(jq -r '[.results[] | select(.check == "sm.lid" and .status == "fail")] | length' "$D/smlid.json")" = 12 ]
+}
+fab_check_wait "master's port moved to LID 40: sm.lid FAILs on all 12 ports (switch port 0, HCA port 1)" 30 smlid_fault
+fab_check_eq "sm.lid: each FAIL says its SMLid is 1 where no SM answers, the master is LID 40" 12 \
+	"$(jq -r '.results[] | select(.check == "sm.lid" and .status == "fail") | .detail' "$D/smlid.json" |
+		grep -c '^its SMLid is 1, where no SM answers; the master is LID 40$')"
+fab_check_eq "sm.lid: the FAILs name leaf01/leaf02/spine01 port 0 and h002's port 1 among them" 4 \
+	"$(jq -r '.results[] | select(.check == "sm.lid" and .status == "fail") | .object' "$D/smlid.json" |
+		grep -Ecx 'leaf01 port 0|leaf02 port 0|spine01 port 0|h002 mlx5_0 port 1')"
+rf "$D/smlid-sm.json" --sm -j
+fab_check_eq "--sm -j: the master at LID 40 (h001), LID 1 'no answer'" "1 no answer|40 master h001 mlx5_0" \
+	"$(jq -r '.sms[] | "\(.lid) \(.state)\(if .state == "master" then " " + .node else "" end)"' "$D/smlid-sm.json" | sort | paste -sd'|')"
+fab_check "Baselid \"h001\"[1] 1 (back)" sim_console 'Baselid "h001"[1] 1'
+clean_again() {
+	rf "$D/poll.json" -j
+	[ "$(fails "$D/poll.json" | grep -vc '^link\.degraded|')" = 0 ] && [ "$(fails "$D/poll.json" warn)" = "" ]
+}
+fab_check_wait "and the fabric is clean again (only the link.degraded FAILs, no WARN)" 30 clean_again
+
 ### 4. Error counters (first: no link moved yet, so all else is 0).
 fab_check 'PerformanceSet "leaf01"[2] SymbolErrorCounter=250' \
 	sim_console 'PerformanceSet "leaf01"[2] PortCounters.SymbolErrorCounter=250'
@@ -116,9 +142,20 @@ fab_check 'PerformanceSet "leaf02"[6] PortXmitDiscards=9' \
 fab_check "oracle_counters" fab_save "$D/counters.oracle" oracle_counters
 rf "$D/errors.json" --errors -j
 fab_check_eq "--errors -j: exit 0" 0 "$rf_rc"
-fab_check_eq "--errors -j lists exactly oracle_counters' nonzero counters (5)" \
-	"$(awk '$4 != 0' "$D/counters.oracle")" \
+# The counters both report: rdma-fabric's are the nine of port.errors and
+# PortXmitWait (its man page); oracle_counters also has
+# PortRcvSwitchRelayErrors and the two constraint counters, which
+# rdma-fabric does not read. (The SMLid fault above left
+# PortRcvSwitchRelayErrors=6 on the ports that relayed answers to the
+# unroutable LID 40: in oracle_counters only.)
+RF_COUNTERS=" SymbolErrorCounter LinkErrorRecoveryCounter LinkDownedCounter PortRcvErrors PortRcvRemotePhysicalErrors LocalLinkIntegrityErrors ExcessiveBufferOverrunErrors PortXmitDiscards VL15Dropped PortXmitWait "
+fab_check_eq "--errors -j lists exactly oracle_counters' nonzero counters of those rdma-fabric reads (the 5 set)" \
+	"$(awk -v c="$RF_COUNTERS" '$4 != 0 && index(c, " " $3 " ")' "$D/counters.oracle")" \
 	"$(jq -r '.errors[] | "\(.guid) \(.port) \(.counter) \(.value)"' "$D/errors.json" | LC_ALL=C sort)"
+fab_check_eq "--errors -j: the 5 counters set, by name" \
+	"$leaf01 2 SymbolErrorCounter 250|$leaf02 4 PortXmitWait 5000|$leaf02 6 PortXmitDiscards 9" \
+	"$(jq -r '.errors[] | "\(.guid) \(.port) \(.counter) \(.value)"' "$D/errors.json" | grep -E '^0x00000000002000(01|02) ' | LC_ALL=C sort | paste -sd'|')"
+fab_log "oracle_counters' nonzero counters rdma-fabric does not read: $(awk -v c="$RF_COUNTERS" '$4 != 0 && !index(c, " " $3 " ") { print $3 }' "$D/counters.oracle" | sort | uniq -c | paste -sd, )"
 rf "$D/cnt.json" -j
 fab_check_eq "SymbolErrorCounter on leaf01[2]: port.errors WARN naming the link leaf01[2] <-> h002" \
 	"warn|leaf01 port 2 <-> h002 mlx5_0 port 1|SymbolErrorCounter=250" \
@@ -260,6 +297,20 @@ fab_check_eq "duplicate GUID: the id.guid FAIL is libibnetdisc's 'Duplicate Port
 	"$(jq -r '.results[] | select(.check == "id.guid" and .status == "fail") | .detail' "$D/dupguid.json" |
 		grep -c "Duplicate Port: Port with guid $h004p already exists")"
 fab_check "Guid \"h003\" $h003 (its own again)" sim_console "Guid \"h003\" $h003"
+
+# Two switches with one GUID: libibnetdisc merges them without a word
+# (ibnetdiscover sees 6 nodes, leaf02 and its hosts gone). rdma-fabric
+# must still tell that the GUID is shared: id.guid FAIL (its man page: "two
+# nodes or two ports with one GUID FAIL").
+fab_check "Guid \"leaf02\" $leaf01 (leaf01's GUID)" sim_console "Guid \"leaf02\" $leaf01"
+rf "$D/dupsw.json" -j
+fab_check "oracle_nodes" fab_save "$D/dupsw.nodes" oracle_nodes
+fab_check_eq "two switches, one GUID: rdma-fabric and ibnetdiscover both see 6 nodes (libibnetdisc merged)" \
+	"$(grep -c . "$D/dupsw.nodes")" "$(jq -r .summary.nodes "$D/dupsw.json")"
+fab_log "two switches, one GUID: $(jq -c '[.results[] | select(.status != "pass" and .status != "skip" and .check != "link.degraded" and .check != "sm.master") | [.check, .status, .object, .detail]]' "$D/dupsw.json")"
+fab_check_eq "two switches, one GUID: id.guid FAIL naming $leaf01" "fail|yes" \
+	"$(jq -r '[.results[] | select(.check == "id.guid") | .status] | unique | join(",")' "$D/dupsw.json")|$(jq -r '.results[] | select(.check == "id.guid" and .status == "fail") | "\(.object) \(.detail)"' "$D/dupsw.json" | grep -q "${leaf01#0x}" && echo yes)"
+fab_check "Guid \"leaf02\" $leaf02 (its own again)" sim_console "Guid \"leaf02\" $leaf02"
 
 sock=$SIM_SOCK
 fab_check "sim_stop" sim_stop
