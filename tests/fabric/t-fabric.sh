@@ -3,14 +3,17 @@
 # h005's link written 1X and h006's SDR), every check driven by a real fault
 # and infiniband-diags as the oracle: --links, --errors and --sm agree with
 # oracle_links, oracle_counters and oracle_sms; the healthy fabric has only
-# the two link.degraded FAILs (--nhc, --expect-rate, --skip); an unlinked
-# HCA leaves discovery and comes back after ReLink; PerformanceSet drives
-# port.errors (WARN, FAIL when rising over --interval) and port.xmitwait;
-# ibsim dropping every MAD of an HCA drives node.answer; a second SM, no SM
-# (sm.master); with the SM stopped, a duplicate LID (id.lid) and a duplicate
-# GUID (id.guid); bad device, short timeouts; --save/--load round trip,
-# byte-equal to ibnetdiscover --cache, and --save refusing a symlink and a
-# FIFO.
+# the two link.degraded FAILs (--nhc, --expect-rate, --skip); the master's
+# port moved to another LID drives sm.lid; PerformanceSet drives port.errors
+# (WARN, FAIL when rising over --interval), port.xmitwait and --errors'
+# delta; an unlinked HCA leaves discovery and comes back after ReLink; ibsim
+# dropping every MAD of an HCA drives node.answer; bad device, short
+# timeouts; --save/--load round trip, byte-equal to ibnetdiscover --cache,
+# --save refusing a symlink and a FIFO; a second SM (OpenSM hands over to
+# it), no SM (sm.master); with the SM stopped, a duplicate LID (id.lid), an
+# HCA given another's GUID (id.guid: libibnetdisc's "Duplicate Port") and a
+# switch given another's GUID (id.guid must FAIL; libibnetdisc merges the
+# two switches without a word).
 set -u
 # shellcheck source=tests/fabric/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -177,6 +180,19 @@ fab_check_eq "--interval 2: exit 1, port.errors FAIL on leaf01[2] with '+150 in 
 	"$(cat "$D/rise.rc")|$(results_of "$D/rise.json" port.errors | grep 'leaf01 port 2 ' | cut -d'|' -f1,2)|$(results_of "$D/rise.json" port.errors | grep 'leaf01 port 2 ' | grep -q '+150 in 2 s' && echo yes)"
 fab_check_eq "--interval 2: the counters that did not move stay WARN" "3" \
 	"$(results_of "$D/rise.json" port.errors | grep -c '^warn|')"
+# --errors --interval: the rise of each counter in delta.
+(rf "$D/errdelta.json" --errors --interval 2 -j; echo "$rf_rc" > "$D/errdelta.rc") &
+rise=$!
+sleep 1
+fab_check 'while it waits: PerformanceSet "leaf02"[6] PortXmitDiscards=20' \
+	sim_console 'PerformanceSet "leaf02"[6] PortCounters.PortXmitDiscards=20'
+wait "$rise"
+fab_check_eq "--errors --interval 2 -j: exit 0, leaf02[6] PortXmitDiscards 20 delta 11, leaf01[2] SymbolErrorCounter 400 delta 0" \
+	"0|$leaf02 6 PortXmitDiscards 20 11|$leaf01 2 SymbolErrorCounter 400 0" \
+	"$(cat "$D/errdelta.rc")|$(jq -r '.errors[] | "\(.guid) \(.port) \(.counter) \(.value) \(.delta)"' "$D/errdelta.json" | grep -E ' (PortXmitDiscards|SymbolErrorCounter) ' | sort -r | paste -sd'|')"
+fab_check_eq "--errors: host is named for an HCA's port (h007's PortRcvErrors), absent for a switch's" \
+	"h007|-" \
+	"$(jq -r '.errors[] | select(.counter == "PortRcvErrors") | .host // "-"' "$D/errdelta.json")|$(jq -r '.errors[] | select(.counter == "PortXmitWait") | .host // "-"' "$D/errdelta.json")"
 for pc in 'leaf01"[2] PortCounters.SymbolErrorCounter' 'leaf02"[4] PortCounters.PortXmitWait' \
 	'spine01"[2] PortCounters.LinkDownedCounter' 'h007"[1] PortCounters.PortRcvErrors' \
 	'leaf02"[6] PortCounters.PortXmitDiscards'; do
