@@ -30,6 +30,7 @@ enum {
 	OPT_NAME_MAP,
 	OPT_BASELINE,
 	OPT_FORMAT,
+	OPT_RESET,
 };
 
 /* Files a user names: a FIFO that never delivers is an error after this long. */
@@ -59,6 +60,7 @@ static void usage(const char *prog)
 	       "      --expect-rate R   every link at least this rate (4xHDR, 4X, EDR)\n"
 	       "      --interval SEC    read the counters twice, SEC apart: rising errors FAIL\n"
 	       "                        (default 0: one reading)\n"
+	       "      --reset           clear every port's counters after reading them\n"
 	       "      --timeout MS      wait for each MAD (default 200)\n"
 	       "      --retries N       resend an unanswered MAD N times (default 3)\n"
 	       "      --load FILE       judge a saved fabric (ibnetdiscover --cache format)\n"
@@ -175,6 +177,8 @@ static void print_report(struct rd_out *o, const struct rd_fab *fab, const struc
 		rd_out_u64(o, RD_JSON, "mads_unanswered", NULL, fab->mad_fail);
 	}
 	rd_out_double(o, RD_JSON, "interval", NULL, fab->interval, "%g");
+	if (fab->n_reset)
+		rd_out_u64(o, RD_JSON, "ports_reset", NULL, fab->n_reset);
 	rd_out_section_end(o);
 	for (size_t i = 0; i < r->n; i++)
 		any = any || verbose || json || r->v[i].status != RD_FAB_PASS;
@@ -220,6 +224,9 @@ static void print_report(struct rd_out *o, const struct rd_fab *fab, const struc
 		    r->switches == 1 ? "" : "es", r->cas, r->cas == 1 ? "" : "s", r->links,
 		    r->links == 1 ? "" : "s", r->count[RD_FAB_PASS], r->count[RD_FAB_WARN],
 		    r->count[RD_FAB_FAIL], r->count[RD_FAB_SKIP]);
+	if (fab->n_reset)
+		rd_out_line(o, "counters cleared on %u port%s after this reading (--reset)", fab->n_reset,
+			    fab->n_reset == 1 ? "" : "s");
 	rd_out_section_end(o);
 }
 
@@ -424,6 +431,7 @@ int main(int argc, char **argv)
 		{ "node-name-map", required_argument, NULL, OPT_NAME_MAP },
 		{ "baseline", required_argument, NULL, OPT_BASELINE },
 		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "reset", no_argument, NULL, OPT_RESET },
 		RD_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -483,6 +491,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_BASELINE:
 			baseline = optarg;
+			break;
+		case OPT_RESET:
+			so.reset = true;
 			break;
 		case OPT_FORMAT:
 			if (strcmp(optarg, "openmetrics") == 0) {
@@ -559,6 +570,11 @@ int main(int argc, char **argv)
 		ret = rd_cli_usage_error(&cli, "--nhc has its own output; not with -j, -v, --list or a view");
 		goto out;
 	}
+	if (so.reset && (load || links || sms || list_only)) {
+		ret = rd_cli_usage_error(&cli, "--reset clears the counters a sweep read: not with "
+					 "--load, --links, --sm or --list");
+		goto out;
+	}
 	if (links + sms + errs > 1) {
 		ret = rd_cli_usage_error(&cli, "--links, --sm and --errors are views: choose one");
 		goto out;
@@ -632,7 +648,9 @@ int main(int argc, char **argv)
 			so.ca = cli.devices.v[0];
 		}
 		so.ca_port = (int)cli.port;
-		so.counters = errs || metrics || (!links && !sms && rd_fab_group_selected(&co, "port"));
+		so.counters = errs || metrics || so.reset ||
+			      (!links && !sms && rd_fab_group_selected(&co, "port"));
+		so.data = metrics;	/* the checks judge error counters only */
 		so.sms = sms || (!links && !errs && rd_fab_group_selected(&co, "sm"));
 		ret = rd_fab_sweep(&fab, &so, why, sizeof(why));
 		if (ret) {

@@ -39,6 +39,9 @@ enum rd_fab_ctr {
 	RD_FAB_EXCESS_OVERRUN,
 	RD_FAB_XMIT_DISCARDS,
 	RD_FAB_VL15_DROPPED,
+	RD_FAB_SWITCH_RELAY,
+	RD_FAB_XMIT_CONSTRAINT,
+	RD_FAB_RCV_CONSTRAINT,
 	RD_FAB_XMIT_WAIT,	/* congestion, reported apart */
 	RD_FAB_XMIT_DATA,	/* data words (x4 for bytes), packets: for the exporter */
 	RD_FAB_RCV_DATA,
@@ -69,6 +72,13 @@ struct rd_fab_port {
 	uint8_t s_act, s_en, s_sup;	/* LinkSpeed masks: 1 SDR, 2 DDR, 4 QDR */
 	uint8_t e_act, e_en, e_sup;	/* LinkSpeedExt: 1 FDR, 2 EDR, 4 HDR, 8 NDR (0 none) */
 	int peer_node, peer_port;	/* the far end of the cable, or -1 */
+	/*
+	 * An Active port whose peer discovery did not take was asked directly
+	 * (NodeInfo by directed route): probed, and the GUID that answered (0:
+	 * none).  A GUID the fabric already has is two nodes sharing it.
+	 */
+	bool probed;
+	uint64_t probe_guid;
 	/* PMA PortCounters: read[] says which sweeps read them (0: first, 1: after --interval) */
 	bool ctr_read[2];
 	bool ctr_ext;		/* the data and packet counters are PortCountersExtended's 64 bits */
@@ -84,6 +94,8 @@ struct rd_fab_node {
 	char host[65];			/* the host an HCA's description names, or "" */
 	uint16_t lid;			/* a switch's port-0 LID, a CA's first port's LID */
 	uint32_t vendor_id, device_id;
+	int dr_cnt;			/* the directed route a sweep reached it by (-1: none) */
+	uint8_t dr[64];
 	struct rd_fab_port *ports;	/* [0..nports]; port 0 is a switch's management port */
 };
 
@@ -110,6 +122,7 @@ struct rd_fab {
 	unsigned int mads;		/* MADs sent (discovery and ours) */
 	unsigned int mad_fail;		/* queries that got no answer */
 	struct rd_strlist slow;		/* "NODE port N: PortCounters: timeout" */
+	unsigned int n_reset;		/* ports whose counters --reset cleared */
 	void *ibnd;			/* libibnetdisc's own fabric (for --save) */
 };
 
@@ -121,6 +134,8 @@ struct rd_fab_sweep_opts {
 	unsigned int retries;		/* each MAD (default 3) */
 	double interval;	/* > 0: read counters twice, this many seconds apart */
 	bool counters;		/* read PortCounters of every port */
+	bool data;		/* and the 64-bit data counters (PortCountersExtended) where there */
+	bool reset;		/* --reset: clear every counter read, after reading it */
 	bool sms;		/* query SMInfo of every SM-capable port */
 };
 
@@ -217,6 +232,11 @@ enum rd_fab_status rd_fab_report_worst(const struct rd_fab_report *r);
 const struct rd_fab_result *rd_fab_report_first_fail(const struct rd_fab_report *r);
 const char *rd_fab_status_name(enum rd_fab_status s);	/* "PASS" */
 void rd_fab_report_free(struct rd_fab_report *r);
+
+/* The directed route to a node (and on out of port, if >= 0): "0,1,3,2"; "" if unknown. */
+void rd_fab_dr_str(const struct rd_fab_node *n, int port, char *buf, size_t len);
+/* The node with this GUID, or -1. */
+int rd_fab_node_by_guid(const struct rd_fab *fab, uint64_t guid);
 
 /* "h005 mlx5_0" port 1, for messages and the links table. */
 void rd_fab_port_label(const struct rd_fab *fab, int node, int port, char *buf, size_t len);

@@ -196,7 +196,7 @@ void rd_fck_lids(struct ctx *c)
 
 				rd_fck_port(c, x, (int)i, p);
 				rd_fck_fix(x, "the SM did not give it a LID: check the SM's log for this GUID "
-					"(%#llx)", (unsigned long long)pt->guid);
+					"(%#018llx)", (unsigned long long)pt->guid);
 				continue;
 			}
 			v[n].lo = pt->lid;
@@ -258,6 +258,27 @@ void rd_fck_guids(struct ctx *c)
 				"find the card with the copied GUID (flint query) and burn its own");
 		}
 	}
+	/*
+	 * It merges them silently too: an Active port whose peer it did not take
+	 * answers, asked directly, with a GUID another node already has.
+	 */
+	for (size_t i = 0; i < fab->n_nodes; i++)
+		for (int p = 1; p <= fab->nodes[i].nports; p++) {
+			const struct rd_fab_port *pt = &fab->nodes[i].ports[p];
+			int other = pt->probe_guid ? rd_fab_node_by_guid(fab, pt->probe_guid) : -1;
+			struct rd_fab_result *x;
+			char l[200];
+
+			if (pt->peer_node >= 0 || other < 0)
+				continue;
+			rd_fab_port_label(fab, other, -1, l, sizeof(l));
+			x = rd_fck_add(c, RD_FAB_FAIL, "the node behind it answers with GUID %#018llx, which is "
+				       "also %s's: discovery took the two for one node and hid one",
+				       (unsigned long long)pt->probe_guid, l);
+			rd_fck_port(c, x, (int)i, p);
+			rd_fck_fix(x, "find the node with the copied GUID (smpquery -D nodeinfo on this "
+				   "port's route) and burn its own (flint ... sg)");
+		}
 	for (size_t i = 0; i < fab->n_nodes; i++)
 		cap += (size_t)fab->nodes[i].nports + 2;
 	v = calloc(cap ? cap : 1, sizeof(*v));
@@ -280,7 +301,7 @@ void rd_fck_guids(struct ctx *c)
 		if (v[k].guid != v[k - 1].guid || v[k].node == v[k - 1].node)
 			continue;
 		rd_fab_port_label(fab, v[k - 1].node, v[k - 1].port, other, sizeof(other));
-		x = rd_fck_add(c, RD_FAB_FAIL, "GUID %#llx is also %s's", (unsigned long long)v[k].guid, other);
+		x = rd_fck_add(c, RD_FAB_FAIL, "GUID %#018llx is also %s's", (unsigned long long)v[k].guid, other);
 		rd_fck_port(c, x, v[k].node, v[k].port);
 		rd_fck_fix(x, "burn the card's own GUID (flint -d ... sg) or fix the virtual GUID setup");
 	}
@@ -313,11 +334,11 @@ void rd_fck_descs(struct ctx *c)
 
 		if (strcmp(v[k]->desc, v[k - 1]->desc) != 0)
 			continue;
-		x = rd_fck_add(c, RD_FAB_WARN, "the description \"%s\" is also node %#llx's", v[k]->desc,
+		x = rd_fck_add(c, RD_FAB_WARN, "the description \"%s\" is also node %#018llx's", v[k]->desc,
 			(unsigned long long)v[k - 1]->guid);
 		rd_fck_port(c, x, (int)(v[k] - fab->nodes), -1);
 		if (x)
-			snprintf(x->object, sizeof(x->object), "%s (%#llx)", v[k]->name,
+			snprintf(x->object, sizeof(x->object), "%s (%#018llx)", v[k]->name,
 				 (unsigned long long)v[k]->guid);
 		rd_fck_fix(x, "tools and people tell nodes apart by description: set the host name "
 			"(the kernel writes it to node_desc) or name the GUID in the node name map");

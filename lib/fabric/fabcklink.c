@@ -47,12 +47,27 @@ void rd_fck_answer(struct ctx *c)
 				continue;
 			ports++;
 			if (pt->state == RD_FAB_ACTIVE && pt->peer_node < 0 && fab->live) {
-				struct rd_fab_result *x = rd_fck_add(c, RD_FAB_FAIL, "%s and linked, but the node behind it did not "
-					"answer discovery", rd_fab_state_name(pt->state));
+				char dr[200];
+				struct rd_fab_result *x;
+
+				rd_fab_dr_str(n, p, dr, sizeof(dr));
+				/* A GUID the fabric has: two nodes share it (id.guid says so). */
+				if (pt->probe_guid && rd_fab_node_by_guid(fab, pt->probe_guid) >= 0)
+					continue;
+				if (pt->probe_guid)
+					x = rd_fck_add(c, RD_FAB_FAIL, "Active and linked; the node behind it "
+						       "answers NodeInfo (GUID %#018llx) when asked directly, but "
+						       "discovery could not take it",
+						       (unsigned long long)pt->probe_guid);
+				else
+					x = rd_fck_add(c, RD_FAB_FAIL, "Active and linked, but the node behind "
+						       "it does not answer%s%s%s", pt->probed ? " (NodeInfo by "
+						       "directed route " : "", pt->probed ? dr : "",
+						       pt->probed ? ": no answer)" : "");
 				rd_fck_port(c, x, (int)i, p);
 				rd_fck_fix(x, "the far node is hung, lost its management agent or drops MADs: "
-					"check it (smpquery -D nodeinfo '0,%d' from this switch), reset it "
-					"or reseat the cable", p);
+					   "check it (smpquery -D nodeinfo %s), reset it or reseat the cable",
+					   dr[0] ? dr : "...");
 			}
 		}
 		if (!any_info) {

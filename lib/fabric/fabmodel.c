@@ -26,6 +26,9 @@ static const struct rd_fab_ctr_info ctr_info[RD_FAB_NCTRS] = {
 	[RD_FAB_EXCESS_OVERRUN] = { "ExcessiveBufferOverrunErrors", "excessive_buffer_overrun_errors", 4, true },
 	[RD_FAB_XMIT_DISCARDS] = { "PortXmitDiscards", "port_xmit_discards", 16, true },
 	[RD_FAB_VL15_DROPPED] = { "VL15Dropped", "vl15_dropped", 16, true },
+	[RD_FAB_SWITCH_RELAY] = { "PortRcvSwitchRelayErrors", "port_rcv_switch_relay_errors", 16, true },
+	[RD_FAB_XMIT_CONSTRAINT] = { "PortXmitConstraintErrors", "port_xmit_constraint_errors", 8, true },
+	[RD_FAB_RCV_CONSTRAINT] = { "PortRcvConstraintErrors", "port_rcv_constraint_errors", 8, true },
 	[RD_FAB_XMIT_WAIT] = { "PortXmitWait", "port_xmit_wait", 32, false },
 	[RD_FAB_XMIT_DATA] = { "PortXmitData", "port_xmit_data", 32, false },
 	[RD_FAB_RCV_DATA] = { "PortRcvData", "port_rcv_data", 32, false },
@@ -230,6 +233,27 @@ const char *rd_fab_sm_state_name(unsigned int s)
 	return s < RD_ARRAY_SIZE(n) ? n[s] : "?";
 }
 
+void rd_fab_dr_str(const struct rd_fab_node *n, int port, char *buf, size_t len)
+{
+	size_t l = 0;
+
+	buf[0] = '\0';
+	if (n->dr_cnt < 0)
+		return;
+	for (int k = 0; k <= n->dr_cnt && l < len; k++)
+		l += (size_t)snprintf(buf + l, len - l, "%s%u", k ? "," : "", n->dr[k]);
+	if (port >= 0 && l < len)
+		snprintf(buf + l, len - l, ",%d", port);
+}
+
+int rd_fab_node_by_guid(const struct rd_fab *fab, uint64_t guid)
+{
+	for (size_t i = 0; i < fab->n_nodes; i++)
+		if (fab->nodes[i].guid == guid)
+			return (int)i;
+	return -1;
+}
+
 void rd_fab_port_label(const struct rd_fab *fab, int node, int port, char *buf, size_t len)
 {
 	const struct rd_fab_node *n;
@@ -352,6 +376,7 @@ int rd_fab_node_setup(struct rd_fab_node *nd, uint64_t guid, int type, int nport
 	desc_host(nd, nd->host, sizeof(nd->host));
 	nd->vendor_id = mad_get_field((void *)nodeinfo, 0, IB_NODE_VENDORID_F);
 	nd->device_id = mad_get_field((void *)nodeinfo, 0, IB_NODE_DEVID_F);
+	nd->dr_cnt = -1;
 	nd->ports = calloc((size_t)nd->nports + 1, sizeof(*nd->ports));
 	if (!nd->ports)
 		return -ENOMEM;
@@ -427,6 +452,11 @@ int rd_fab_from_ibnd(struct rd_fab *fab, void *ibnd_fabric)
 					in->numports, in->nodedesc, in->info);
 		if (ret)
 			goto out;
+		nd->dr_cnt = -1;
+		if (in->path_portid.drpath.cnt >= 0 && in->path_portid.drpath.cnt < (int)sizeof(nd->dr)) {
+			nd->dr_cnt = in->path_portid.drpath.cnt;
+			memcpy(nd->dr, in->path_portid.drpath.p, (size_t)nd->dr_cnt + 1);
+		}
 		if (!in->ports)
 			continue;
 		for (int p = 0; p <= nd->nports; p++) {

@@ -203,25 +203,165 @@ static uint16_t port_lid(const struct rd_fab_node *n, int p)
 	return n->type == RD_FAB_SWITCH ? n->lid : n->ports[p].lid;
 }
 
-static void read_counters(struct rd_fab *fab, struct ibmad_port *mp, unsigned int timeout, int round)
-{
-	static const int fields[RD_FAB_NCTRS] = {
-		[RD_FAB_SYMBOL_ERR] = IB_PC_ERR_SYM_F,
-		[RD_FAB_LINK_RECOVERY] = IB_PC_LINK_RECOVERS_F,
-		[RD_FAB_LINK_DOWNED] = IB_PC_LINK_DOWNED_F,
-		[RD_FAB_RCV_ERR] = IB_PC_ERR_RCV_F,
-		[RD_FAB_RCV_REMOTE_PHYS] = IB_PC_ERR_PHYSRCV_F,
-		[RD_FAB_LOCAL_INTEGRITY] = IB_PC_ERR_LOCALINTEG_F,
-		[RD_FAB_EXCESS_OVERRUN] = IB_PC_ERR_EXCESS_OVR_F,
-		[RD_FAB_XMIT_DISCARDS] = IB_PC_XMT_DISCARDS_F,
-		[RD_FAB_VL15_DROPPED] = IB_PC_VL15_DROPPED_F,
-		[RD_FAB_XMIT_WAIT] = IB_PC_XMT_WAIT_F,
-		[RD_FAB_XMIT_DATA] = IB_PC_XMT_BYTES_F,
-		[RD_FAB_RCV_DATA] = IB_PC_RCV_BYTES_F,
-		[RD_FAB_XMIT_PKTS] = IB_PC_XMT_PKTS_F,
-		[RD_FAB_RCV_PKTS] = IB_PC_RCV_PKTS_F,
-	};
+/* The PortCounters fields, by counter. */
+static const int pc_fields[RD_FAB_NCTRS] = {
+	[RD_FAB_SYMBOL_ERR] = IB_PC_ERR_SYM_F,
+	[RD_FAB_LINK_RECOVERY] = IB_PC_LINK_RECOVERS_F,
+	[RD_FAB_LINK_DOWNED] = IB_PC_LINK_DOWNED_F,
+	[RD_FAB_RCV_ERR] = IB_PC_ERR_RCV_F,
+	[RD_FAB_RCV_REMOTE_PHYS] = IB_PC_ERR_PHYSRCV_F,
+	[RD_FAB_LOCAL_INTEGRITY] = IB_PC_ERR_LOCALINTEG_F,
+	[RD_FAB_EXCESS_OVERRUN] = IB_PC_ERR_EXCESS_OVR_F,
+	[RD_FAB_XMIT_DISCARDS] = IB_PC_XMT_DISCARDS_F,
+	[RD_FAB_VL15_DROPPED] = IB_PC_VL15_DROPPED_F,
+	[RD_FAB_SWITCH_RELAY] = IB_PC_ERR_SWITCH_REL_F,
+	[RD_FAB_XMIT_CONSTRAINT] = IB_PC_ERR_XMTCONSTR_F,
+	[RD_FAB_RCV_CONSTRAINT] = IB_PC_ERR_RCVCONSTR_F,
+	[RD_FAB_XMIT_WAIT] = IB_PC_XMT_WAIT_F,
+	[RD_FAB_XMIT_DATA] = IB_PC_XMT_BYTES_F,
+	[RD_FAB_RCV_DATA] = IB_PC_RCV_BYTES_F,
+	[RD_FAB_XMIT_PKTS] = IB_PC_XMT_PKTS_F,
+	[RD_FAB_RCV_PKTS] = IB_PC_RCV_PKTS_F,
+};
 
+/* Whether a port's counters are worth asking for: linked, with a LID to ask at. */
+static bool countable(const struct rd_fab_node *n, int p)
+{
+	const struct rd_fab_port *pt = &n->ports[p];
+
+	return pt->has_info && pt->phys == RD_FAB_PHYS_LINKUP && port_lid(n, p);
+}
+
+/*
+ * PortCounters of every linked port, PMA_WINDOW queries in flight at once
+ * (libibmad's rpc waits for each answer in turn: over a fabric of thousands
+ * of ports the round trips, not the agents, are the cost).  Each query has
+ * the sweep's timeout and retries; a switch that lets one query go
+ * unanswered through every retry is not asked for its other ports.
+ */
+#define PMA_WINDOW 16
+
+struct pma_req {
+	int node, port;
+	uint32_t trid;
+	unsigned int tries;
+};
+
+static int pma_send(struct ibmad_port *mp, const struct rd_fab *fab, struct pma_req *r,
+		    unsigned int timeout)
+{
+	const struct rd_fab_node *n = &fab->nodes[r->node];
+	uint8_t data[IB_PC_DATA_SZ] = { 0 };
+	ib_rpc_t rpc = { 0 };
+	ib_portid_t id = { 0 };
+
+	ib_portid_set(&id, port_lid(n, r->port), 1, IB_DEFAULT_QP1_QKEY);
+	rpc.mgtclass = IB_PERFORMANCE_CLASS;
+	rpc.method = IB_MAD_METHOD_GET;
+	rpc.attr.id = IB_GSI_PORT_COUNTERS;
+	rpc.timeout = (int)timeout;
+	rpc.datasz = IB_PC_DATA_SZ;
+	rpc.dataoffs = IB_PC_DATA_OFFS;
+	rpc.trid = mad_trid();
+	r->trid = (uint32_t)rpc.trid;
+	r->tries++;
+	mad_set_field(data, 0, IB_PC_PORT_SELECT_F, (uint32_t)r->port);
+	return mad_send_via(&rpc, &id, NULL, data, mp);
+}
+
+static void read_counters_pma(struct rd_fab *fab, struct ibmad_port *mp, unsigned int timeout,
+			      unsigned int retries, int round)
+{
+	struct pma_req *v = NULL, *fly[PMA_WINDOW];
+	size_t n = 0, next = 0, nfly = 0;
+	bool *dead = calloc(fab->n_nodes ? fab->n_nodes : 1, sizeof(*dead));
+	void *umad = mad_alloc();
+
+	for (size_t i = 0; i < fab->n_nodes; i++)
+		for (int p = 1; p <= fab->nodes[i].nports; p++)
+			n += countable(&fab->nodes[i], p);
+	v = calloc(n ? n : 1, sizeof(*v));
+	if (!v || !dead || !umad)
+		goto out;
+	n = 0;
+	for (size_t i = 0; i < fab->n_nodes; i++)
+		for (int p = 1; p <= fab->nodes[i].nports; p++)
+			if (countable(&fab->nodes[i], p))
+				v[n++] = (struct pma_req){ (int)i, p, 0, 0 };
+	while (next < n || nfly) {
+		uint8_t *mad;
+		uint32_t trid;
+		size_t k;
+
+		while (nfly < PMA_WINDOW && next < n) {
+			struct pma_req *r = &v[next++];
+
+			if (dead[r->node])
+				continue;
+			fab->mads++;
+			if (pma_send(mp, fab, r, timeout) < 0) {
+				add_slow(fab, r->node, r->port, "PortCounters (not sent)");
+				continue;
+			}
+			fly[nfly++] = r;
+		}
+		if (!nfly)
+			break;
+		/* umad returns every query: answered, or with a timeout status after its own deadline. */
+		if (!mad_receive_via(umad, (int)(timeout * 4 + 1000), mp)) {
+			/* Nothing at all came back: give up on what is in flight, say so. */
+			for (k = 0; k < nfly; k++)
+				add_slow(fab, fly[k]->node, fly[k]->port, "PortCounters");
+			nfly = 0;
+			continue;
+		}
+		mad = umad_get_mad(umad);
+		trid = (uint32_t)mad_get_field64(mad, 0, IB_MAD_TRID_F);
+		for (k = 0; k < nfly && fly[k]->trid != trid; k++)
+			;
+		if (k == nfly)
+			continue;	/* an answer to a query given up on, or not ours */
+		{
+			struct pma_req *r = fly[k];
+			struct rd_fab_node *nd = &fab->nodes[r->node];
+			struct rd_fab_port *pt = &nd->ports[r->port];
+
+			fly[k] = fly[--nfly];
+			if (umad_status(umad) != 0 || mad_get_field(mad, 0, IB_MAD_STATUS_F) != 0) {
+				bool timed_out = umad_status(umad) != 0;
+
+				if (timed_out && r->tries <= retries) {
+					fab->mads++;
+					if (pma_send(mp, fab, r, timeout) == 0) {
+						fly[nfly++] = r;
+						continue;
+					}
+				}
+				add_slow(fab, r->node, r->port, timed_out ? "PortCounters" :
+					 "PortCounters (refused)");
+				dead[r->node] = timed_out && nd->type == RD_FAB_SWITCH;
+				continue;
+			}
+			for (int c = 0; c < RD_FAB_NCTRS; c++)
+				pt->ctr[round][c] = mad_get_field(mad + IB_PC_DATA_OFFS, 0,
+								  (enum MAD_FIELDS)pc_fields[c]);
+			pt->ctr_read[round] = true;
+		}
+	}
+out:
+	free(v);
+	free(dead);
+	if (umad)
+		mad_free(umad);
+}
+
+/*
+ * The 64-bit data counters for --format, where a node's PMA has
+ * PortCountersExtended (ClassPortInfo CapabilityMask: IsExtendedWidthSupported,
+ * bit 9, or its NoIETF variant, bit 10).  One query at a time.
+ */
+static void read_data_counters(struct rd_fab *fab, struct ibmad_port *mp, unsigned int timeout, int round)
+{
 	static const int ext_fields[][2] = {
 		{ RD_FAB_XMIT_DATA, IB_PC_EXT_XMT_BYTES_F },
 		{ RD_FAB_RCV_DATA, IB_PC_EXT_RCV_BYTES_F },
@@ -231,43 +371,25 @@ static void read_counters(struct rd_fab *fab, struct ibmad_port *mp, unsigned in
 
 	for (size_t i = 0; i < fab->n_nodes; i++) {
 		struct rd_fab_node *n = &fab->nodes[i];
-		bool node_dead = false, asked = false, ext = false;
+		bool asked = false, ext = false;
 
 		for (int p = 1; p <= n->nports; p++) {
 			struct rd_fab_port *pt = &n->ports[p];
 			uint8_t buf[1024] = { 0 };
 			ib_portid_t id = { 0 };
 
-			/* A port that never linked has nothing to count; a dead node is asked once. */
-			if (!pt->has_info || pt->phys != RD_FAB_PHYS_LINKUP || node_dead ||
-			    !port_lid(n, p))
+			if (!pt->ctr_read[round])
 				continue;
-			/*
-			 * Once a node: does its PMA have the 64-bit PortCountersExtended
-			 * (ClassPortInfo CapabilityMask: IsExtendedWidthSupported, bit 9, or
-			 * its NoIETF variant, bit 10)?  The data counters come from there.
-			 */
+			ib_portid_set(&id, port_lid(n, p), 0, 0);
 			if (!asked) {
-				ib_portid_set(&id, port_lid(n, p), 0, 0);
 				fab->mads++;
 				asked = true;
 				if (pma_query_via(buf, &id, 0, timeout, CLASS_PORT_INFO, mp))
 					ext = mad_get_field(buf, 0, IB_CPI_CAPMASK_F) & (3u << 9);
 				memset(buf, 0, sizeof(buf));
 			}
-			ib_portid_set(&id, port_lid(n, p), 0, 0);
-			fab->mads++;
-			if (!pma_query_via(buf, &id, p, timeout, IB_GSI_PORT_COUNTERS, mp)) {
-				add_slow(fab, (int)i, p, "PortCounters");
-				node_dead = n->type == RD_FAB_SWITCH;
-				continue;
-			}
-			for (int c = 0; c < RD_FAB_NCTRS; c++)
-				pt->ctr[round][c] = mad_get_field(buf, 0, (enum MAD_FIELDS)fields[c]);
-			pt->ctr_read[round] = true;
 			if (!ext)
-				continue;
-			memset(buf, 0, sizeof(buf));
+				break;
 			fab->mads++;
 			if (!pma_query_via(buf, &id, p, timeout, IB_GSI_PORT_COUNTERS_EXT, mp)) {
 				add_slow(fab, (int)i, p, "PortCountersExtended");
@@ -277,6 +399,77 @@ static void read_counters(struct rd_fab *fab, struct ibmad_port *mp, unsigned in
 				pt->ctr[round][ext_fields[k][0]] =
 					mad_get_field64(buf, 0, (enum MAD_FIELDS)ext_fields[k][1]);
 			pt->ctr_ext = true;
+		}
+	}
+}
+
+static void read_counters(struct rd_fab *fab, struct ibmad_port *mp, unsigned int timeout,
+			  unsigned int retries, int round, bool data)
+{
+	read_counters_pma(fab, mp, timeout, retries, round);
+	if (data)
+		read_data_counters(fab, mp, timeout, round);
+}
+
+/*
+ * An Active port whose peer discovery did not take: ask the peer for its
+ * NodeInfo by directed route (the node's route plus this port).  No answer
+ * is a dead or hung node; an answer whose GUID the fabric already has is two
+ * nodes sharing a GUID, which libibnetdisc took for one (checks: id.guid).
+ */
+static bool has_dark_port(const struct rd_fab *fab)
+{
+	for (size_t i = 0; i < fab->n_nodes; i++)
+		for (int p = 1; p <= fab->nodes[i].nports; p++)
+			if (fab->nodes[i].ports[p].state == RD_FAB_ACTIVE &&
+			    fab->nodes[i].ports[p].peer_node < 0)
+				return true;
+	return false;
+}
+
+static void probe_dark_ports(struct rd_fab *fab, struct ibmad_port *mp, unsigned int timeout)
+{
+	for (size_t i = 0; i < fab->n_nodes; i++) {
+		struct rd_fab_node *n = &fab->nodes[i];
+
+		for (int p = 1; p <= n->nports; p++) {
+			struct rd_fab_port *pt = &n->ports[p];
+			uint8_t buf[1024] = { 0 };
+			ib_portid_t id = { 0 };
+
+			if (pt->state != RD_FAB_ACTIVE || pt->peer_node >= 0 || n->dr_cnt < 0 ||
+			    n->dr_cnt + 1 >= IB_SUBNET_PATH_HOPS_MAX || n->dr_cnt + 1 >= (int)sizeof(n->dr))
+				continue;
+			memcpy(id.drpath.p, n->dr, (size_t)n->dr_cnt + 1);
+			id.drpath.p[n->dr_cnt + 1] = (uint8_t)p;
+			id.drpath.cnt = n->dr_cnt + 1;
+			id.drpath.drslid = id.drpath.drdlid = 0xffff;
+			pt->probed = true;
+			fab->mads++;
+			if (smp_query_via(buf, &id, IB_ATTR_NODE_INFO, 0, timeout, mp))
+				pt->probe_guid = mad_get_field64(buf, 0, IB_NODE_GUID_F);
+		}
+	}
+}
+
+/* --reset: every counter of PortCounters (CounterSelect and CounterSelect2 all ones) to 0. */
+static void reset_counters(struct rd_fab *fab, struct ibmad_port *mp, unsigned int timeout, int round)
+{
+	for (size_t i = 0; i < fab->n_nodes; i++) {
+		const struct rd_fab_node *n = &fab->nodes[i];
+
+		for (int p = 1; p <= n->nports; p++) {
+			uint8_t buf[1024] = { 0 };
+			ib_portid_t id = { 0 };
+
+			if (!n->ports[p].ctr_read[round])
+				continue;
+			ib_portid_set(&id, port_lid(n, p), 0, 0);
+			fab->mads++;
+			if (performance_reset_via(buf, &id, p, 0, timeout, IB_GSI_PORT_COUNTERS, mp))
+				fab->n_reset++;
+			else
+				add_slow(fab, (int)i, p, "PortCounters reset");
 		}
 	}
 }
@@ -398,7 +591,7 @@ int rd_fab_sweep(struct rd_fab *fab, const struct rd_fab_sweep_opts *o, char *wh
 		rd_fab_free(fab);
 		return ret;
 	}
-	if (!o->counters && !o->sms)
+	if (!o->counters && !o->sms && !has_dark_port(fab))
 		return 0;
 	/* Under ibsim this port must be opened after discovery (see the fabric notes). */
 	mp = mad_rpc_open_port(ca, port, mgmt, (int)RD_ARRAY_SIZE(mgmt));
@@ -410,17 +603,20 @@ int rd_fab_sweep(struct rd_fab *fab, const struct rd_fab_sweep_opts *o, char *wh
 	}
 	mad_rpc_set_timeout(mp, (int)timeout);
 	mad_rpc_set_retries(mp, (int)cfg.retries);
+	probe_dark_ports(fab, mp, timeout);
 	if (o->sms) {
 		read_sms(fab, mp, timeout);
 		fab->have_sms = true;
 	}
 	if (o->counters) {
-		read_counters(fab, mp, timeout, 0);
+		read_counters(fab, mp, timeout, cfg.retries, 0, o->data);
 		if (o->interval > 0) {
 			sleep_seconds(o->interval);
-			read_counters(fab, mp, timeout, 1);
+			read_counters(fab, mp, timeout, cfg.retries, 1, o->data);
 			fab->interval = o->interval;
 		}
+		if (o->reset)
+			reset_counters(fab, mp, timeout, o->interval > 0 ? 1 : 0);
 		fab->have_ctrs = true;
 	}
 	mad_rpc_close_port(mp);

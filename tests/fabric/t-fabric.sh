@@ -125,6 +125,12 @@ rf "$D/smlid-sm.json" --sm -j
 fab_check_eq "--sm -j: the master at LID 40 (h001), LID 1 'no answer'" "1 no answer|40 master h001 mlx5_0" \
 	"$(jq -r '.sms[] | "\(.lid) \(.state)\(if .state == "master" then " " + .node else "" end)"' "$D/smlid-sm.json" | sort | paste -sd'|')"
 fab_check "Baselid \"h001\"[1] 1 (back)" sim_console 'Baselid "h001"[1] 1'
+# Answers relayed towards the unroutable LID 40 counted PortRcvSwitchRelayErrors
+# on the way: clear every port's counters, as an admin would after a repair
+# (rdma-fabric --reset), and the oracle sees every counter at 0.
+fab_check "rdma-fabric --reset" fab_save "$D/reset.txt" sim_run "$B/rdma-fabric" --only port.errors --reset
+fab_check_grep "--reset: says how many ports it cleared" '^counters cleared on [0-9]+ ports after this reading' cat "$D/reset.txt"
+fab_check_eq "after --reset, oracle_counters: every counter 0" "" "$(oracle_counters | awk '$4 != 0')"
 clean_again() {
 	rf "$D/poll.json" -j
 	[ "$(fails "$D/poll.json" | grep -vc '^link\.degraded|')" = 0 ] && [ "$(fails "$D/poll.json" warn)" = "" ]
@@ -145,19 +151,18 @@ fab_check 'PerformanceSet "leaf02"[6] PortXmitDiscards=9' \
 fab_check "oracle_counters" fab_save "$D/counters.oracle" oracle_counters
 rf "$D/errors.json" --errors -j
 fab_check_eq "--errors -j: exit 0" 0 "$rf_rc"
-# The counters both report: rdma-fabric's are the nine of port.errors and
-# PortXmitWait (its man page); oracle_counters also has
-# PortRcvSwitchRelayErrors and the two constraint counters, which
-# rdma-fabric does not read. (The SMLid fault above left
-# PortRcvSwitchRelayErrors=6 on the ports that relayed answers to the
-# unroutable LID 40: in oracle_counters only.)
-RF_COUNTERS=" SymbolErrorCounter LinkErrorRecoveryCounter LinkDownedCounter PortRcvErrors PortRcvRemotePhysicalErrors LocalLinkIntegrityErrors ExcessiveBufferOverrunErrors PortXmitDiscards VL15Dropped PortXmitWait "
+# The counters both report: every error counter of PortCounters and
+# PortXmitWait (rdma-fabric's man page), the same 13 as oracle_counters.
+# (The SMLid fault above left PortRcvSwitchRelayErrors=6 on the ports that
+# relayed answers to the unroutable LID 40: both must show it.)
+RF_COUNTERS=" SymbolErrorCounter LinkErrorRecoveryCounter LinkDownedCounter PortRcvErrors PortRcvRemotePhysicalErrors PortRcvSwitchRelayErrors PortXmitDiscards PortXmitConstraintErrors PortRcvConstraintErrors LocalLinkIntegrityErrors ExcessiveBufferOverrunErrors VL15Dropped PortXmitWait "
 fab_check_eq "--errors -j lists exactly oracle_counters' nonzero counters of those rdma-fabric reads (the 5 set)" \
 	"$(awk -v c="$RF_COUNTERS" '$4 != 0 && index(c, " " $3 " ")' "$D/counters.oracle")" \
 	"$(jq -r '.errors[] | "\(.guid) \(.port) \(.counter) \(.value)"' "$D/errors.json" | LC_ALL=C sort)"
 fab_check_eq "--errors -j: the 5 counters set, by name" \
 	"$leaf01 2 SymbolErrorCounter 250|$leaf02 4 PortXmitWait 5000|$leaf02 6 PortXmitDiscards 9" \
-	"$(jq -r '.errors[] | "\(.guid) \(.port) \(.counter) \(.value)"' "$D/errors.json" | grep -E '^0x00000000002000(01|02) ' | LC_ALL=C sort | paste -sd'|')"
+	"$(jq -r '.errors[] | "\(.guid) \(.port) \(.counter) \(.value)"' "$D/errors.json" | grep -E '^0x00000000002000(01|02) ' |
+		grep -E ' (SymbolErrorCounter|PortXmitWait|PortXmitDiscards) ' | LC_ALL=C sort | paste -sd'|')"
 fab_log "oracle_counters' nonzero counters rdma-fabric does not read: $(awk -v c="$RF_COUNTERS" '$4 != 0 && !index(c, " " $3 " ") { print $3 }' "$D/counters.oracle" | sort | uniq -c | paste -sd, )"
 rf "$D/cnt.json" -j
 fab_check_eq "SymbolErrorCounter on leaf01[2]: port.errors WARN naming the link leaf01[2] <-> h002" \

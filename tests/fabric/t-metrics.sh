@@ -26,9 +26,9 @@ sim_console 'PerformanceSet "h003"[1] PortCountersExtended.PortXmitData=12345678
 
 fab_check "--format openmetrics" fab_save "$D/om.txt" sim_run "$B/rdma-fabric" --format openmetrics
 fab_check "--format prometheus" fab_save "$D/prom.txt" sim_run "$B/rdma-fabric" --format prometheus
-fab_check_grep "OpenMetrics: well-formed, ends in # EOF" '^openmetrics: 18 families, [0-9]+ samples, well-formed$' \
+fab_check_grep "OpenMetrics: well-formed, ends in # EOF" '^openmetrics: 21 families, [0-9]+ samples, well-formed$' \
 	bash -c "'$RD_ROOT/tests/cli/top-check-metrics.sh' openmetrics < '$D/om.txt'"
-fab_check_grep "Prometheus text: well-formed" '^prometheus: 18 families, [0-9]+ samples, well-formed$' \
+fab_check_grep "Prometheus text: well-formed" '^prometheus: 21 families, [0-9]+ samples, well-formed$' \
 	bash -c "'$RD_ROOT/tests/cli/top-check-metrics.sh' prometheus < '$D/prom.txt'"
 if command -v promtool > /dev/null; then
 	fab_check "promtool check metrics accepts the Prometheus text" bash -c "promtool check metrics < '$D/prom.txt'"
@@ -52,7 +52,7 @@ print("\n".join(a))
 fab_check "python3-prometheus-client parses both, the same samples" \
 	fab_save "$D/samples.txt" /usr/bin/python3 -c "$parse" "$D/om.txt" "$D/prom.txt"
 fab_check_eq "the counter families are infiniband-exporter's names" \
-	"infiniband_excessivebufferoverrunerrors_total infiniband_linkdownedcounter_total infiniband_linkerrorrecoverycounter_total infiniband_locallinkintegrityerrors_total infiniband_portrcvdata_total infiniband_portrcverrors_total infiniband_portrcvpkts_total infiniband_portrcvremotephysicalerrors_total infiniband_portxmitdata_total infiniband_portxmitdiscards_total infiniband_portxmitpkts_total infiniband_portxmitwait_total infiniband_symbolerrorcounter_total infiniband_vl15dropped_total" \
+	"infiniband_excessivebufferoverrunerrors_total infiniband_linkdownedcounter_total infiniband_linkerrorrecoverycounter_total infiniband_locallinkintegrityerrors_total infiniband_portrcvconstrainterrors_total infiniband_portrcvdata_total infiniband_portrcverrors_total infiniband_portrcvpkts_total infiniband_portrcvremotephysicalerrors_total infiniband_portrcvswitchrelayerrors_total infiniband_portxmitconstrainterrors_total infiniband_portxmitdata_total infiniband_portxmitdiscards_total infiniband_portxmitpkts_total infiniband_portxmitwait_total infiniband_symbolerrorcounter_total infiniband_vl15dropped_total" \
 	"$(awk '{ print $1 }' "$D/samples.txt" | grep '_total$' | sort -u | paste -sd' ')"
 leaf01=$(oracle_guid leaf01) h003=$(oracle_guid 'h003 mlx5_0')
 fab_check_grep "labels: component, local and remote name, GUID, port" \
@@ -73,7 +73,9 @@ declare -A iba=(
 	[portrcvremotephysicalerrors]=PortRcvRemotePhysicalErrors
 	[locallinkintegrityerrors]=LocalLinkIntegrityErrors
 	[excessivebufferoverrunerrors]=ExcessiveBufferOverrunErrors [portxmitdiscards]=PortXmitDiscards
-	[vl15dropped]=VL15Dropped [portxmitwait]=PortXmitWait)
+	[vl15dropped]=VL15Dropped [portxmitwait]=PortXmitWait
+	[portrcvswitchrelayerrors]=PortRcvSwitchRelayErrors
+	[portxmitconstrainterrors]=PortXmitConstraintErrors [portrcvconstrainterrors]=PortRcvConstraintErrors)
 mine=$(awk '$1 ~ /_total$/ { n = $1; sub(/^infiniband_/, "", n); sub(/_total$/, "", n)
 	lab = $0; sub(/^[^ ]+ /, "", lab); sub(/ [^ ]+$/, "", lab)	# names hold blanks
 	match(lab, /local_guid=[^,]*/); g = substr(lab, RSTART + 11, RLENGTH - 11)

@@ -298,9 +298,26 @@ static void test_identity(void **state)
 	build();
 	nodes[5].guid = nodes[4].guid;
 	assert_string_equal(run("id.guid", &r, NULL), "FAIL h4 mlx5_0");
+	/* h4 shares h3's GUID: discovery hid it; asked directly, it answers with h3's GUID. */
+	build();
+	ports[1][2].peer_node = ports[1][2].peer_port = -1;
+	ports[1][2].probed = true;
+	ports[1][2].probe_guid = nodes[4].guid;
+	fab.n_nodes = NNODES - 1;
+	assert_string_equal(run("id.guid", &r, NULL), "FAIL sw2 port 2");
+	assert_non_null(strstr(first(&r, "id.guid")->detail,
+			       "answers with GUID 0x0000000000000104, which is also h3 mlx5_0's"));
+	assert_string_equal(run("node.answer", &r, NULL), "PASS fabric");
+	/* Asked directly, nothing answers: a dead node, with the route to probe. */
+	ports[1][2].probe_guid = 0;
+	nodes[1].dr_cnt = 1;
+	nodes[1].dr[0] = 0;
+	nodes[1].dr[1] = 8;
+	assert_string_equal(run("node.answer", &r, NULL), "FAIL sw2 port 2");
+	assert_non_null(strstr(first(&r, "node.answer")->detail, "directed route 0,8,2: no answer"));
 	build();
 	strcpy(nodes[5].desc, "h3 mlx5_0");
-	assert_string_equal(run("id.desc", &r, NULL), "WARN h4 mlx5_0 (0x105)");
+	assert_string_equal(run("id.desc", &r, NULL), "WARN h4 mlx5_0 (0x0000000000000105)");
 	rd_fab_report_free(&r);
 }
 
@@ -341,7 +358,7 @@ static void test_baseline(void **state)
 	unplug(1, 2);
 	fab.n_nodes = NNODES - 1;
 	assert_string_equal(run("link.baseline", &r, &o),
-			    "FAIL h4 mlx5_0 (0x105)|FAIL sw2 port 2 <-> h4 mlx5_0 port 1");
+			    "FAIL h4 mlx5_0 (0x0000000000000105)|FAIL sw2 port 2 <-> h4 mlx5_0 port 1");
 	assert_non_null(strstr((first(&r, "link.baseline") + 1)->detail, "is down: Down, Polling"));
 	/* h3's cable moved from sw2 port 1 to sw2 port 3: one result, the move. */
 	build();

@@ -1,0 +1,119 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# fabric-vs-diags.sh: one run of rdma-fabric (discovery, every port's counters,
+# every SM: its default verdict) against the runs a user makes today to learn
+# the same (iblinkinfo + ibqueryerrors + sminfo), on a simulated fat tree
+# (ibsim + a real OpenSM, tests/fabric/), in interleaved rounds; then peak
+# memory of a discovery (rdma-fabric --links, ibnetdiscover) on a larger tree.
+# Prints medians and the paired ratios against the issue's goals (#34: <= 0.5x
+# the three tools' sum, <= 1.2x ibqueryerrors alone; memory within 2x of
+# ibnetdiscover's).  It reports; it never fails on speed.
+#
+# usage: bench/fabric-vs-diags.sh [-n ROUNDS] [-k] [HCAS [BIG_HCAS]]
+#   -n ROUNDS  timed rounds, each command once a round, after one warm-up (default 7)
+#   -k         keep the work dir (net files, logs) and print its path
+#   HCAS       fat tree for the time rounds (default 648)
+#   BIG_HCAS   fat tree for the memory runs (default 1792; 0 skips them)
+# Environment: RDMA_FABRIC (default build/rdma-fabric), TMPDIR.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+rounds=7 keep=0
+while getopts "n:kh" opt; do
+	case $opt in
+	n) rounds=$OPTARG ;;
+	k) keep=1 ;;
+	*) sed -n '3,17p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+hcas=${1:-648} big=${2:-1792}
+die() { echo "fabric-vs-diags: $*" >&2; exit 1; }
+case "$rounds" in ''|*[!0-9]*|0) die "-n wants a positive number" ;; esac
+fabric=${RDMA_FABRIC:-$top/build/rdma-fabric}
+if [ ! -x "$fabric" ]; then
+	[ -z "${RDMA_FABRIC:-}" ] || die "$fabric is not executable"
+	make -C "$top" -s > /dev/null || die "make failed"
+fi
+make -C "$top" -s bench-build > /dev/null || die "cannot build bench/*.c (make bench-build)"
+for t in ibsim opensm iblinkinfo ibqueryerrors sminfo ibnetdiscover; do
+	command -v "$t" > /dev/null || die "$t is needed (apt install ibsim-utils opensm infiniband-diags)"
+done
+preload=$(ls /usr/lib/*/umad2sim/libumad2sim.so /usr/lib*/umad2sim/libumad2sim.so 2> /dev/null | head -1)
+[ -n "$preload" ] || die "libumad2sim.so not found (ibsim-utils)"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/fabric-bench.XXXXXX") || die "mktemp failed"
+FABRIC_DIR=$work FABRIC_BUILD=$top/build
+export FABRIC_DIR FABRIC_BUILD
+# shellcheck source=tests/fabric/sim.sh
+. "$top/tests/fabric/sim.sh"
+cleanup() { sim_stop > /dev/null 2>&1; if [ $keep = 1 ]; then echo "work dir kept: $work"; else rm -rf "$work"; fi; }
+trap cleanup EXIT
+
+names=(fabric iblinkinfo ibqueryerrors sminfo)
+cmds_fabric=("$fabric" --color=never)
+cmds_iblinkinfo=(iblinkinfo)
+cmds_ibqueryerrors=(ibqueryerrors)
+cmds_sminfo=(sminfo)
+run_one() {	# name -> appends "wall_us rss_kb rc" to $work/name.times
+	local -n argv="cmds_$1"
+	(cd "$SIM_DIR" && "$top/build/bench/runtime" env LD_PRELOAD="$preload" "${argv[@]}") \
+		>> "$work/$1.times" 2>> "$work/$1.err" || die "runtime failed"
+}
+stats() {	# name -> "median_ms min_ms max_rss_kb worst_rc"
+	sort -n "$work/$1.times" | awk '
+		{ t[NR] = $1; if ($2 > rss) rss = $2; if ($3 != 0 && $3 != 1) bad = $3 }
+		END { med = (NR % 2) ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2
+		      printf "%.1f %.1f %d %d\n", med / 1000, t[1] / 1000, rss, bad }'
+}
+ratio_med() {	# paired ratios of column 1 of file $1 against the row sums of files $2...
+	local f=$1
+	shift
+	paste "$f" "$@" | awk -v n=$# '{ s = 0; for (i = 1; i <= n; i++) s += $(1 + 3 * i); print $1 / s }' |
+		sort -g | awk '{ r[NR] = $1 } END { printf "%.2f\n", (NR % 2) ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2 }'
+}
+
+"$top/tests/fabric/gen-net.sh" fattree "$hcas" > "$work/fattree.net" || die "gen-net.sh failed"
+sim_start "$work/sim" "$work/fattree.net" > /dev/null || die "ibsim did not start"
+sim_sm_start > /dev/null || die "OpenSM did not reach SUBNET UP"
+nodes=$(grep -c '^\(Switch\|Hca\)' "$work/fattree.net")
+echo "fabric: a two-level fat tree of $nodes nodes ($hcas HCAs), ibsim + OpenSM; $(nproc) CPUs"
+for n in "${names[@]}"; do run_one "$n"; : > "$work/$n.times"; done
+for ((i = 0; i < rounds; i++)); do for n in "${names[@]}"; do run_one "$n"; done; done
+summary=$(cd "$SIM_DIR" && env LD_PRELOAD="$preload" "$fabric" --color=never 2> /dev/null | tail -1)
+echo "rdma-fabric: $summary"
+
+echo
+echo "== $rounds rounds, each command once a round (after one warm-up)"
+row() { printf '%-28s %10s %8s %12s  %s\n' "$@"; }
+row command "median ms" "min ms" "peak RSS kB" ""
+for n in "${names[@]}"; do
+	read -r med mn rss rc < <(stats "$n")
+	row "$n" "$med" "$mn" "$rss" "$([ "$rc" = 0 ] || echo "(an exit status $rc)")"
+done
+sum=$(ratio_med "$work/fabric.times" "$work/iblinkinfo.times" "$work/ibqueryerrors.times" "$work/sminfo.times")
+alone=$(ratio_med "$work/fabric.times" "$work/ibqueryerrors.times")
+goal() { awk -v r="$1" -v g="$2" 'BEGIN { print (r <= g) ? "met" : "NOT met" }'; }
+echo
+printf 'rdma-fabric / (iblinkinfo + ibqueryerrors + sminfo), paired median: %s  (goal <= 0.5: %s)\n' "$sum" "$(goal "$sum" 0.5)"
+printf 'rdma-fabric / ibqueryerrors, paired median:                          %s  (goal <= 1.2: %s)\n' "$alone" "$(goal "$alone" 1.2)"
+sim_stop > /dev/null 2>&1
+
+[ "$big" = 0 ] && exit 0
+"$top/tests/fabric/gen-net.sh" fattree "$big" > "$work/big.net" || die "gen-net.sh failed"
+sim_start "$work/big" "$work/big.net" -N 4096 -S 512 -P 20000 > /dev/null || die "ibsim did not start (big)"
+sim_sm_start > /dev/null || die "OpenSM did not reach SUBNET UP (big)"
+names=(fabric_links ibnetdiscover)
+cmds_fabric_links=("$fabric" --links --color=never)
+cmds_ibnetdiscover=(ibnetdiscover)
+for n in "${names[@]}"; do : > "$work/$n.times"; done
+for ((i = 0; i < 3; i++)); do for n in "${names[@]}"; do run_one "$n"; done; done
+read -r _ _ f_rss _ < <(stats fabric_links)
+read -r _ _ d_rss _ < <(stats ibnetdiscover)
+echo
+echo "== peak memory of a discovery, fat tree of $big HCAs (3 runs each)"
+row "rdma-fabric --links" "" "" "$f_rss" ""
+row "ibnetdiscover" "" "" "$d_rss" ""
+r=$(awk -v a="$f_rss" -v b="$d_rss" 'BEGIN { printf "%.2f", a / b }')
+printf 'rdma-fabric / ibnetdiscover peak RSS: %s  (goal <= 2: %s)\n' "$r" "$(goal "$r" 2)"
