@@ -55,33 +55,9 @@ static void usage(const char *prog)
 }
 
 /* "a,b" into l, each checked against the table. */
-static int add_ids(struct rd_cli *cli, struct rd_strlist *l, const char *arg, const char *opt)
+static bool known_check(const char *id)
 {
-	char *copy = strdup(arg), *save = NULL;
-	int ret = 0;
-
-	if (!copy) {
-		rd_cli_error(cli, "out of memory");
-		return RD_EXIT_FAIL;
-	}
-	/* strtok_r would pass over an empty item: "--only ''" must not mean every check. */
-	if (rd_list_has_empty_item(arg)) {
-		free(copy);
-		return rd_cli_usage_error(cli, "%s: an empty check id (see --list)", opt);
-	}
-	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		if (!rd_dr_check_find(t)) {
-			ret = rd_cli_usage_error(cli, "%s: unknown check '%s' (see --list)", opt, t);
-			break;
-		}
-		if (rd_strlist_add(l, t)) {
-			rd_cli_error(cli, "out of memory");
-			ret = RD_EXIT_FAIL;
-			break;
-		}
-	}
-	free(copy);
-	return ret;
+	return rd_dr_check_find(id) != NULL;
 }
 
 static const char *scope_name(enum rd_dr_scope s)
@@ -252,8 +228,8 @@ int main(int argc, char **argv)
 			break;
 		case OPT_ONLY:
 		case OPT_SKIP:
-			ret = add_ids(&cli, opt == OPT_ONLY ? &only : &skip, optarg,
-				      opt == OPT_ONLY ? "--only" : "--skip");
+			ret = rd_cli_check_ids(&cli, opt == OPT_ONLY ? &only : &skip, optarg,
+					       opt == OPT_ONLY ? "--only" : "--skip", known_check);
 			if (ret)
 				goto out;
 			break;

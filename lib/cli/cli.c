@@ -281,6 +281,35 @@ int rd_cli_setup(struct rd_cli *cli)
 	return -1;
 }
 
+int rd_cli_check_ids(const struct rd_cli *cli, struct rd_strlist *l, const char *arg, const char *opt,
+		     bool (*known)(const char *id))
+{
+	char *copy, *save = NULL;
+	int ret = 0;
+
+	/* strtok_r would pass over an empty item: "--only ''" must not mean every check. */
+	if (rd_list_has_empty_item(arg))
+		return rd_cli_usage_error(cli, "%s: an empty check id (see --list)", opt);
+	copy = strdup(arg);
+	if (!copy) {
+		rd_cli_error(cli, "out of memory");
+		return RD_EXIT_FAIL;
+	}
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (!known(t)) {
+			ret = rd_cli_usage_error(cli, "%s: unknown check '%s' (see --list)", opt, t);
+			break;
+		}
+		if (rd_strlist_add(l, t)) {
+			rd_cli_error(cli, "out of memory");
+			ret = RD_EXIT_FAIL;
+			break;
+		}
+	}
+	free(copy);
+	return ret;
+}
+
 int rd_cli_getopt_error(const struct rd_cli *cli, int opt, char **argv)
 {
 	if (opt == ':')

@@ -126,6 +126,15 @@ int rd_cli_getopt(struct rd_cli *cli, int argc, char **argv, const char *shortop
  */
 int rd_cli_bad_value(const struct rd_cli *cli, int opt, const char *arg, const struct option *longopts);
 /* Report getopt's '?' or ':' result; returns RD_EXIT_USAGE. */
+/*
+ * --only/--skip ID,...: each item of arg, checked by known() (an id or a
+ * group of a tool's check table), added to l.  An empty item ("--only ''",
+ * "a,,b") and an unknown id are usage errors naming opt; returns 0, or the
+ * exit status to leave with.
+ */
+int rd_cli_check_ids(const struct rd_cli *cli, struct rd_strlist *l, const char *arg, const char *opt,
+		     bool (*known)(const char *id));
+
 int rd_cli_getopt_error(const struct rd_cli *cli, int opt, char **argv);
 /* Print and clear the collected warnings. */
 void rd_cli_flush_warnings(struct rd_cli *cli);
