@@ -289,6 +289,7 @@ demo:
 	@if [ "$$(id -u)" = 0 ]; then tests/vm/need-deps.sh || $(MAKE) --no-print-directory deps; fi
 	@$(MAKE) --no-print-directory all vm-prepare
 	@tests/vm/run.sh --pair --show --name demo --timeout 420 tests/vm/demo.sh tests/vm/demo-peer.sh
+	@FABRIC_BUILD=$(CURDIR)/$(BUILD) tests/fabric/t-demo.sh
 
 help:
 	@echo "make [all]      build build/librdmadiag.a and the tools into build/"
@@ -296,7 +297,7 @@ help:
 	@echo "make check-quick  the edit-test loop: build, unit and CLI tiers only (no sanitizers, no VMs)"
 	@echo "make lint       static analysis: cppcheck, clang-tidy, gcc -fanalyzer (zero findings)"
 	@echo "make deb        build the Debian package into build/ (dpkg-buildpackage -us -uc -b)"
-	@echo "make demo       boot two soft-RoCE VMs and show every tool at work on the terminal"
+	@echo "make demo       boot two soft-RoCE VMs and show every tool at work on the terminal, then rdma-fabric on a simulated fabric"
 	@echo "make bench-build  build the bench's floors and timer (bench/*.c) into build/bench/"
 	@echo "make check-unit | check-cli | check-tui | check-san | check-valgrind | check-deb | check-vm | check-fleet | check-fabric   one tier"
 	@echo "make deps       install the Debian build and test dependencies (root)"
