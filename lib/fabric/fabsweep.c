@@ -570,7 +570,7 @@ int rd_fab_sweep(struct rd_fab *fab, const struct rd_fab_sweep_opts *o, char *wh
 	if (ret)
 		return ret;
 	cfg.timeout_ms = timeout;
-	cfg.retries = o->retries ? o->retries : 3;
+	cfg.retries = o->retries;	/* the tool's default is 3; 0 is "no retry" */
 	cfg.max_smps = 8;	/* SMPs in flight during discovery */
 	mfd = capture_begin(&saved);
 	f = ibnd_discover_fabric(ca, port, NULL, &cfg);
