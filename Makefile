@@ -122,7 +122,7 @@ DEB_TEST_DEPS := libcmocka-dev mandoc groff-base cppcheck clang-tidy bash-comple
 	ibverbs-providers ibverbs-utils rdmacm-utils perftest iproute2 xz-utils zstd valgrind \
 	dpkg-dev debhelper devscripts lintian python3-prometheus-client prometheus \
 	vde2 slurm-wlm munge pdsh clustershell openssh-server openssh-client \
-	ibsim-utils opensm infiniband-diags
+	ibsim-utils opensm infiniband-diags graphviz
 deps:
 	@if [ "$$(id -u)" = 0 ]; then \
 		export DEBIAN_FRONTEND=noninteractive; \

@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "fabric/fabric.h"
 #include "output/output.h"
+#include "rdma-fabric/fabdot.h"
 #include "rdma-fabric/fabexp.h"
 
 enum {
@@ -31,6 +32,7 @@ enum {
 	OPT_BASELINE,
 	OPT_FORMAT,
 	OPT_RESET,
+	OPT_DOT,
 };
 
 /* Files a user names: a FIFO that never delivers is an error after this long. */
@@ -65,6 +67,7 @@ static void usage(const char *prog)
 	       "      --retries N       resend an unanswered MAD N times (default 3)\n"
 	       "      --load FILE       judge a saved fabric (ibnetdiscover --cache format)\n"
 	       "      --save FILE       save the swept fabric in that format\n"
+	       "      --dot FILE        also write the fabric as a Graphviz graph, bad links red\n"
 	       "      --baseline FILE   a saved fabric to compare with: its links down or moved\n"
 	       "                        FAIL, nodes gone FAIL, new ones WARN\n"
 	       "      --node-name-map FILE  names for GUIDs (default " DEFAULT_NAME_MAP
@@ -389,6 +392,18 @@ static int parse_uint(struct rd_cli *cli, const char *opt, const char *arg, unsi
 	return 0;
 }
 
+struct dot_arg {
+	const struct rd_fab *fab;
+	const struct rd_fab_report *rep;
+};
+
+static int write_dot(FILE *fp, void *arg)
+{
+	const struct dot_arg *a = arg;
+
+	return rd_fabdot_write(fp, a->fab, a->rep);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -410,6 +425,7 @@ int main(int argc, char **argv)
 		{ "baseline", required_argument, NULL, OPT_BASELINE },
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "reset", no_argument, NULL, OPT_RESET },
+		{ "dot", required_argument, NULL, OPT_DOT },
 		RD_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -418,7 +434,7 @@ int main(int argc, char **argv)
 	struct rd_fab_check_opts co = { 0 };
 	struct rd_fab_report rep = { 0 };
 	struct rd_fab fab = { 0 }, base = { 0 };
-	const char *load = NULL, *save = NULL, *name_map = NULL, *baseline = NULL;
+	const char *load = NULL, *save = NULL, *name_map = NULL, *baseline = NULL, *dot = NULL;
 	bool verbose = false, nhc = false, list_only = false, links = false, sms = false, errs = false;
 	int metrics = 0;	/* 1 openmetrics, 2 prometheus */
 	struct rd_out *o = NULL;
@@ -469,6 +485,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_BASELINE:
 			baseline = optarg;
+			break;
+		case OPT_DOT:
+			dot = optarg;
 			break;
 		case OPT_RESET:
 			so.reset = true;
@@ -533,6 +552,11 @@ int main(int argc, char **argv)
 	}
 	if (cli.devices.n > 1) {
 		ret = rd_cli_usage_error(&cli, "-d: the MADs leave from one HCA (got %zu)", cli.devices.n);
+		goto out;
+	}
+	if (dot && (list_only || links || sms || errs || metrics)) {
+		ret = rd_cli_usage_error(&cli, "--dot draws the checks' verdict: not with --list, a view "
+					 "or --format");
 		goto out;
 	}
 	if (metrics && (cli.json || nhc || verbose || list_only || links || sms || errs || baseline)) {
@@ -669,6 +693,20 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	rd_fab_run_checks(&fab, &co, &rep);
+	if (dot) {
+		struct rd_outfile of;
+		struct dot_arg a = { &fab, &rep };
+
+		ret = rd_outfile_open(&of, dot, why, sizeof(why));
+		if (!ret)
+			ret = rd_outfile_replace(&of, write_dot, &a, why, sizeof(why));
+		rd_outfile_close(&of);
+		if (ret) {
+			rd_cli_error(&cli, "--dot %s: %s", dot, why);
+			ret = RD_EXIT_FAIL;
+			goto out;
+		}
+	}
 	if (nhc)
 		print_nhc(&rep);
 	else

@@ -40,7 +40,7 @@ finish() {
 missing=""
 for t in ibsim:ibsim-utils ibsim-run:ibsim-utils opensm:opensm iblinkinfo:infiniband-diags \
 	ibnetdiscover:infiniband-diags perfquery:infiniband-diags sminfo:infiniband-diags \
-	saquery:infiniband-diags timeout:coreutils; do
+	saquery:infiniband-diags timeout:coreutils dot:graphviz jq:jq; do
 	command -v "${t%%:*}" > /dev/null 2>&1 || PATH=$PATH:/usr/sbin command -v "${t%%:*}" > /dev/null 2>&1 ||
 		missing="$missing ${t%%:*} (${t#*:})"
 done

@@ -44,6 +44,16 @@ fab_check_eq "--links -j, as canonical lines, equals oracle_links (2,592 ports)"
 	"$(jq -r '.ports[] | "\(.guid) \(.port) \(.state) \(.phys_state) \(.width // "-") \(.speed // "-") \(.peer_guid // "-") \(.peer_port // "-")"' "$D/links.json" | LC_ALL=C sort)"
 fab_check_eq "oracle_links has 2,592 lines" 2592 "$(grep -c . "$D/links.oracle")"
 
+# --dot: the whole fabric as a Graphviz graph that dot(1) lays out, each link
+# one edge, exactly the two bad links red.
+sim_run "$B/rdma-fabric" --only link.degraded --dot "$D/fabric.dot" --nhc > /dev/null 2>&1
+fab_check "dot -Tplain lays out --dot's graph" fab_save "$D/fabric.plain" dot -Tplain "$D/fabric.dot"
+fab_check_eq "--dot: 702 nodes, 1,296 edges (every link once)" "702 1296" \
+	"$(grep -c '^node ' "$D/fabric.plain") $(grep -c '^edge ' "$D/fabric.plain")"
+fab_check_eq "--dot: the two degraded links red, and no other" \
+	"\"10:1 1X QDR\" red"$'\n'"\"2:1 4X SDR\" red" \
+	"$(awk '$1 == "edge" && $NF == "red"' "$D/fabric.plain" | sed -E 's/.*("[^"]*").* ([a-z]+)$/\1 \2/' | sort)"
+
 sock=$SIM_SOCK
 fab_check "sim_stop" sim_stop
 fab_check "pgrep: no ibsim or opensm with this run's IBSIM_SOCKNAME" sim_leftovers "$sock"
