@@ -338,6 +338,68 @@ static int gids_read(struct reader_ctx *c, json_object *doc)
 }
 
 /*
+ * rdma-fabric -j, run on one host: {verdict, summary{source, switches, cas,
+ * links, ...}, results: [{check, object, host, status, detail, ...}]}.  The
+ * fabric is not that host's own fact (one fabric, not a value per host), so
+ * no facts; each FAIL is a problem of the host that swept it and names the
+ * host behind the link (an HCA's description starts with it), so that a
+ * fleet summary says which host sits behind a bad link.  The name is only
+ * said, never turned into another host's problem: one host's document never
+ * changes another host's result.
+ */
+static bool fabric_match(json_object *doc)
+{
+	json_object *sum;
+
+	return json_object_is_type(doc, json_type_object) && obj_str(doc, "verdict") &&
+	       obj_has(doc, "results", json_type_array) &&
+	       json_object_object_get_ex(doc, "summary", &sum) && json_object_is_type(sum, json_type_object) &&
+	       obj_has(sum, "switches", json_type_int) && obj_has(sum, "cas", json_type_int);
+}
+
+/* A host name as a fabric document may say it: a short word of name characters, else none. */
+static const char *fabric_host(json_object *e)
+{
+	const char *h = obj_str(e, "host");
+	size_t n = 0;
+
+	if (!h)
+		return NULL;
+	for (; h[n]; n++)
+		if (n >= 64 || !(isalnum((unsigned char)h[n]) || h[n] == '-' || h[n] == '.' || h[n] == '_'))
+			return NULL;
+	return n ? h : NULL;
+}
+
+static int fabric_read(struct reader_ctx *c, json_object *doc)
+{
+	json_object *res;
+	int rc = 0;
+
+	(void)json_object_object_get_ex(doc, "results", &res);
+	for (size_t i = 0; !rc && i < json_object_array_length(res); i++) {
+		json_object *e = json_object_array_get_idx(res, i);
+		const char *id, *status, *obj, *detail, *behind;
+
+		if (!json_object_is_type(e, json_type_object) || !(id = obj_str(e, "check")) ||
+		    !(status = obj_str(e, "status"))) {
+			rc = problem_add(c->f, c->h->name, c->src, c->line,
+					 "rdma-fabric result %zu without \"check\" and \"status\", skipped", i + 1);
+			continue;
+		}
+		if (strcmp(status, "fail") != 0)
+			continue;
+		obj = obj_str(e, "object");
+		detail = obj_str(e, "detail");
+		behind = fabric_host(e);
+		rc = problem_add(c->f, c->h->name, c->src, c->line, "fabric %.64s%s%.64s%s %.200s: %.200s", id,
+				 behind ? " (host " : "", behind ? behind : "", behind ? ")" : "",
+				 obj ? obj : "?", detail ? detail : "(no detail)");
+	}
+	return rc;
+}
+
+/*
  * rdma-doctor -j: {verdict, summary, results: [{check, object, status, detail, fix, dev, port}]}.
  * Each result is a fact named by its check id (its status: pass, warn, fail,
  * skip), so a host whose check differs from the others is an outlier; a FAIL
@@ -569,6 +631,7 @@ static const struct reader {
 } readers[] = {
 	{ "devinfo", "rdma-devinfo -j", devinfo_match, devinfo_read },
 	{ "gids", "rdma-gids --best -j", gids_match, gids_read },
+	{ "fabric", "rdma-fabric -j", fabric_match, fabric_read },	/* before doctor: the same keys and more */
 	{ "doctor", "rdma-doctor -j", doctor_match, doctor_read },
 	{ "mesh", "rdma-selftest --mesh -j", mesh_match, mesh_read },
 };
