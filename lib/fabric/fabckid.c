@@ -100,7 +100,7 @@ void rd_fck_sm(struct ctx *c)
 		rd_fck_fix(x, "stop all but one SM (or give them the same SM key and let them elect); "
 			"the masters' logs name the port each one sweeps from");
 	}
-	if (m && best && best != m && best->priority > m->priority) {
+	if (m && n_master == 1 && best && best != m && best->priority > m->priority) {
 		char l[300];
 
 		sm_label(c, m, l, sizeof(l));

@@ -1,0 +1,43 @@
+#!/bin/bash
+# Fabric scenario: the subnet-manager and MAD faults t-fabric.sh cannot make
+# in its own fabric.  Two masters: two OpenSMs started with -d0 (each ignores
+# the other, as two SMs that cannot elect would), sm.master FAILs naming both
+# LIDs, and --sm agrees with sminfo (oracle_sms).  PortInfo lost: ibsim drops
+# only h005's PortInfo answers (console "Error ... 21"): the node is found
+# without a usable port (node.answer or id.lid names it) and the sweep ends.
+set -u
+# shellcheck source=tests/fabric/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+D=$FABRIC_DIR
+B=$FABRIC_BUILD
+"$GEN_NET" small > "$D/small.net"
+fab_check "sim up" sim_start "$D/sim" "$D/small.net" || exit 1
+sock=$SIM_SOCK
+fab_check "OpenSM 1 (-d0, priority 0) on h001: master" sim_sm_start -d0 || exit 1
+fab_check_eq "its state" master "$SIM_SM_STATE"
+SIM_HOST=login01 fab_check "OpenSM 2 (-d0, priority 5) on login01" sim_sm_start -d0 -p 5
+fab_check_eq "it is master too" master "$SIM_SM_STATE"
+fab_check "rdma-fabric --sm -j" fab_save "$D/sm.json" sim_run "$B/rdma-fabric" --sm -j
+fab_check "oracle_sms" fab_save "$D/sm.oracle" oracle_sms
+fab_check_eq "--sm equals sminfo: two masters, LIDs, GUIDs, priorities" "$(cat "$D/sm.oracle")" \
+	"$(jq -r '.sms[] | "\(.lid) \(.guid) \(.priority) \(.state)"' "$D/sm.json" | LC_ALL=C sort)"
+sim_run "$B/rdma-fabric" --only sm.master -j > "$D/two.json"
+fab_check_eq "sm.master: one FAIL, '2 masters (LID 1, LID 12)', no priority WARN beside it" \
+	"fail|2 masters (LID 1, LID 12)" \
+	"$(jq -r '.results[] | select(.status != "pass") | "\(.status)|\(.detail | split(":")[0])"' "$D/two.json")"
+fab_check "stop both SMs" sim_sm_stop all
+
+fab_check "OpenSM again, alone" sim_sm_start || exit 1
+fab_check 'Error "h005"[1] 100 21: h005 drops every PortInfo' sim_console 'Error "h005"[1] 100 21'
+t0=$SECONDS
+sim_run "$B/rdma-fabric" -j > "$D/pi.json" 2> "$D/pi.err"
+fab_check_eq "the sweep ends with a verdict (exit 1) in bounded time" "1 yes" \
+	"$? $([ $((SECONDS - t0)) -lt 60 ] && echo yes)"
+fab_check_grep "h005 is named: a node without PortInfo, or a port without a LID" \
+	"h005 mlx5_0" jq -r '.results[] | select(.status == "fail") | "\(.check) \(.object) \(.detail)"' "$D/pi.json"
+fab_log "PortInfo lost: $(jq -c '[.results[] | select(.status == "fail" or .status == "warn") | [.check, .object, .detail]]' "$D/pi.json")"
+fab_check "Error \"h005\"[1] 0: back" sim_console 'Error "h005"[1] 0'
+
+sim_stop
+fab_check_eq "nothing left running" "" "$(sim_leftovers "$sock" 2> /dev/null || true)"
