@@ -86,8 +86,9 @@ static const char *lane_gbps(const struct rd_fab_port *pt)
 	return NULL;
 }
 
-int rd_fabexp_write(FILE *fp, const struct rd_fab *fab, bool om)
+int rd_fabexp_write(FILE *fp, const struct rd_fab *fab, bool openmetrics)
 {
+	bool om = openmetrics;
 	char name[96];
 
 	for (int k = 0; k < RD_FAB_NCTRS; k++) {
