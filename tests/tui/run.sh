@@ -41,6 +41,11 @@ if ! command -v tmux > /dev/null; then
 	exit 1
 fi
 
+# A session that lives as long as the tier: tmux ends its server when the
+# last session goes, and a new-session racing that exit found "no server
+# running" under load (a kill-session, then at once the next start).
+T new-session -d -s keep "sleep 3600"
+
 # start NAME WIDTH HEIGHT ENV-AND-ARGS...: rdma-top in a fresh session; its
 # exit status lands in $tmp/NAME.exit
 start() {
