@@ -5,8 +5,11 @@
 # usage: tests/summary.sh RESULTS_DIR [TIERS...]
 #   TIERS: the tiers that must have run (default: every tier of make check);
 #   a missing one counts as a failure.
-#   RESULTS_DIR/.timeline (written by tests/check.sh): "tier start end" in
+#   RESULTS_DIR/.timeline (written by tests/tier-time.sh): "tier start end" in
 #   seconds since the run began, for the table's start column and the wall time.
+#   RESULTS_DIR/.log/TIER (written by tests/tier-time.sh): the tier's output;
+#   the failed checks of each tier that failed are listed under the table
+#   (the first 15 a tier), so the end of a run's output names them.
 set -u
 dir=$1
 shift
@@ -42,6 +45,18 @@ for tier in "${expected[@]}"; do
 		fail=$((fail + 1))
 	fi
 done
+# The failed checks: the runners print "FAIL: name" (the VM tiers
+# "FAIL: [vmN] name", the fabric tier "FAIL - name"); a tool's own summary line
+# ("FAIL: 3 checks on ...") that a demo prints is not a check of ours.
+while read -r t p x s; do
+	[ -n "$t" ] && [ "${x:-0}" != 0 ] && [ -f "$dir/.log/$t" ] || continue
+	grep -E '^FAIL(: | - )' "$dir/.log/$t" | grep -Ev '^FAIL: [0-9]+ checks? ' > "$dir/.log/$t.failed"
+	n=$(wc -l < "$dir/.log/$t.failed")
+	[ "$n" -gt 0 ] || continue
+	echo "  $t: failed:"
+	head -n 15 "$dir/.log/$t.failed" | cut -c1-200 | sed 's/^/    /'
+	[ "$n" -le 15 ] || echo "    ... and $((n - 15)) more (in $dir/.log/$t)"
+done <<< "$rows"
 if [ -f "$dir/.wall" ]; then
 	w=$(cat "$dir/.wall")
 	printf '  wall time: %d min %02d s\n' $((w / 60)) $((w % 60))
