@@ -208,6 +208,7 @@ int main(int argc, char **argv)
 	bool verbose = false, nhc = false, list_only = false;
 	struct rd_out *o = NULL;
 	struct rd_cli cli;
+	char nhc_error[512] = "";
 	int opt, ret = RD_EXIT_FAIL;
 
 	rd_cli_init(&cli, "rdma-doctor");
@@ -222,6 +223,10 @@ int main(int argc, char **argv)
 			break;
 		case OPT_NHC:
 			nhc = true;
+			/* An error before the report is NHC's ERROR line too (rd_cli_exit). */
+			cli.nhc = true;
+			cli.last_error = nhc_error;
+			cli.last_error_len = sizeof(nhc_error);
 			break;
 		case OPT_LIST:
 			list_only = true;
@@ -329,8 +334,10 @@ int main(int argc, char **argv)
 		ret = RD_EXIT_FAIL;
 		goto out;
 	}
-	if (nhc)
+	if (nhc) {
 		print_nhc(&rep);
+		cli.nhc = false;	/* the report has spoken */
+	}
 	else
 		print_report(o, &rep, verbose);
 	ret = rep.count[RD_DR_FAIL] ? RD_EXIT_FAIL : RD_EXIT_OK;

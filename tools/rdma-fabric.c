@@ -439,6 +439,7 @@ int main(int argc, char **argv)
 	int metrics = 0;	/* 1 openmetrics, 2 prometheus */
 	struct rd_out *o = NULL;
 	struct rd_cli cli;
+	char nhc_error[512] = "";
 	char why[512] = "";
 	int opt, ret = RD_EXIT_FAIL;
 
@@ -454,6 +455,10 @@ int main(int argc, char **argv)
 			break;
 		case OPT_NHC:
 			nhc = true;
+			/* An error before the report is NHC's ERROR line too (rd_cli_exit). */
+			cli.nhc = true;
+			cli.last_error = nhc_error;
+			cli.last_error_len = sizeof(nhc_error);
 			break;
 		case OPT_LIST:
 			list_only = true;
@@ -707,8 +712,10 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (nhc)
+	if (nhc) {
 		print_nhc(&rep);
+		cli.nhc = false;	/* the report has spoken */
+	}
 	else
 		print_report(o, &fab, &rep, verbose);
 	ret = rep.count[RD_FAB_FAIL] ? RD_EXIT_FAIL : RD_EXIT_OK;

@@ -484,6 +484,12 @@ int rd_cli_exit(struct rd_cli *cli, struct rd_out *o, int ret)
 		rd_cli_error(cli, "out of memory");
 	if (err && ret == RD_EXIT_OK)
 		ret = RD_EXIT_FAIL;
+	if (cli->nhc && ret == RD_EXIT_FAIL && cli->last_error && cli->last_error[0]) {
+		char *msg = rd_text_escape(cli->last_error, false);
+
+		printf("ERROR: %s: %s\n", cli->prog, msg ? msg : cli->last_error);
+		free(msg);
+	}
 	rd_cli_flush_warnings(cli);
 	rd_cli_free(cli);
 	return rd_cli_stdout_status(ret);

@@ -66,6 +66,13 @@ struct rd_cli {
 	 */
 	bool warn_once;
 	struct rd_strlist warned;	/* the warnings of the last flush */
+	/*
+	 * --nhc (rdma-doctor, rdma-fabric): Node Health Check reads stdout, where
+	 * nothing means healthy, so a run that fails before its checks (an error
+	 * kept in last_error, which the tool then sets) also prints it there, as
+	 * "ERROR: PROG: MESSAGE" (rd_cli_exit).
+	 */
+	bool nhc;
 };
 
 void rd_cli_init(struct rd_cli *cli, const char *prog);
