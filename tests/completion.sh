@@ -64,6 +64,8 @@ expect rdma-fleet "rdma-fleet --pre" --prefix
 expect rdma-doctor "rdma-doctor --only roce.e" roce.ecn
 expect rdma-doctor "rdma-doctor --skip pci.link,fw" pci.link,fw pci.link,fw.uniform
 expect rdma-doctor "rdma-doctor --se" --selftest
+expect rdma-doctor "rdma-doctor --ti" --timeout
+expect rdma-doctor "rdma-doctor --timeout 6" 60
 expect rdma-doctor "rdma-doctor --expect $tmp/in/pd" "$tmp/in/pdsh-out.txt"
 # rdma-fabric: check ids and groups, rates, saved fabrics
 expect rdma-fabric "rdma-fabric --only link.d" link.degraded

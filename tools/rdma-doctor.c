@@ -20,6 +20,7 @@ enum {
 	OPT_EXPECT,
 	OPT_INTERVAL,
 	OPT_SELFTEST,
+	OPT_TIMEOUT,
 };
 
 static void usage(const char *prog)
@@ -37,6 +38,8 @@ static void usage(const char *prog)
 	       "      --expect FILE     key=value facts this node must match (devices, rate,\n"
 	       "                        mtu, active_mtu, fw, pcie_width, pcie_speed,\n"
 	       "                        roce_mode, gid_index, link_layer); a mismatch FAILs\n"
+	       "      --timeout SEC     give up on an --expect pipe or FIFO silent for SEC\n"
+	       "                        seconds (default 10, at most 86400)\n"
 	       "      --interval SEC    sample error counters over SEC seconds (default 1;\n"
 	       "                        0: one reading, rising counters are not detected)\n"
 	       "      --selftest        also run a loopback self-test on every ACTIVE port\n"
@@ -196,6 +199,7 @@ int main(int argc, char **argv)
 		{ "expect", required_argument, NULL, OPT_EXPECT },
 		{ "interval", required_argument, NULL, OPT_INTERVAL },
 		{ "selftest", no_argument, NULL, OPT_SELFTEST },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		RD_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -205,6 +209,7 @@ int main(int argc, char **argv)
 	struct rd_dr_expect expect;
 	struct rd_dr_opts dopts = { .interval = 1.0, .selftest_ms = 5000 };
 	const char *expect_file = NULL;
+	int expect_timeout_ms = 10000;
 	bool verbose = false, nhc = false, list_only = false;
 	struct rd_out *o = NULL;
 	struct rd_cli cli;
@@ -252,6 +257,17 @@ int main(int argc, char **argv)
 			}
 			break;
 		}
+		case OPT_TIMEOUT: {
+			uint64_t secs;
+
+			if (rd_parse_u64(optarg, &secs) || secs < 1 || secs > 86400) {
+				ret = rd_cli_usage_error(&cli, "invalid --timeout '%s' (seconds, 1 to 86400)",
+							 optarg);
+				goto out;
+			}
+			expect_timeout_ms = (int)secs * 1000;
+			break;
+		}
 		case OPT_SELFTEST:
 			dopts.selftest = true;
 			break;
@@ -276,7 +292,7 @@ int main(int argc, char **argv)
 	if (expect_file) {
 		char why[256] = "";
 
-		ret = rd_dr_expect_read(expect_file, &expect, why, sizeof(why));
+		ret = rd_dr_expect_read(expect_file, expect_timeout_ms, &expect, why, sizeof(why));
 		if (ret) {
 			ret = rd_cli_usage_error(&cli, "--expect %s: %s", expect_file, why);
 			goto out;

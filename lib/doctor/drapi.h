@@ -98,11 +98,13 @@ struct rd_dr_expect {
 };
 const char *rd_dr_expect_key_name(enum rd_dr_expect_key k);
 /*
- * Read an --expect file (rd_infile's limits: 64 KiB, 1000 lines of 511 bytes,
- * 10 s on a pipe).  -EINVAL with why[] naming the line ("line 3: unknown key
- * 'foo' (known: ...)"), or -errno with why[] saying why the file cannot be read.
+ * Read an --expect file (rd_infile's limits: 64 KiB, 1000 lines of 511 bytes;
+ * a pipe or FIFO silent for timeout_ms is an error).  -EINVAL with why[]
+ * naming the line ("line 3: unknown key 'foo' (known: ...)"), or -errno with
+ * why[] saying why the file cannot be read.
  */
-int rd_dr_expect_read(const char *path, struct rd_dr_expect *e, char *why, size_t why_len);
+int rd_dr_expect_read(const char *path, int timeout_ms, struct rd_dr_expect *e, char *why,
+		      size_t why_len);
 
 struct rd_dr_opts {
 	const struct rd_sysroot *sr;

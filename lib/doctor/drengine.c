@@ -256,13 +256,14 @@ static int expect_line(struct rd_dr_expect *e, size_t lineno, char *line, char *
 	return 0;
 }
 
-int rd_dr_expect_read(const char *path, struct rd_dr_expect *e, char *why, size_t why_len)
+int rd_dr_expect_read(const char *path, int timeout_ms, struct rd_dr_expect *e, char *why,
+		      size_t why_len)
 {
-	static const struct rd_infile_limits lim = {
+	const struct rd_infile_limits lim = {
 		.max_bytes = 64 << 10,
 		.max_line = 511,
 		.max_lines = 1000,
-		.timeout_ms = 10000,
+		.timeout_ms = timeout_ms,
 	};
 	struct rd_infile f;
 	char *line;

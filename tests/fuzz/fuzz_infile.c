@@ -52,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		__builtin_trap();
 	(void)rd_hostfile_read(path, 100, &hosts, &he);
 	rd_strlist_free(&hosts);
-	(void)rd_dr_expect_read(path, &e, why, sizeof(why));
+	(void)rd_dr_expect_read(path, 1000, &e, why, sizeof(why));
 	close(fd);
 	return 0;
 }

@@ -18,7 +18,7 @@ static int parse(const char *text, struct rd_dr_expect *e, char *why, size_t len
 	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
 	close(fd);
 	why[0] = '\0';
-	ret = rd_dr_expect_read(path, e, why, len);
+	ret = rd_dr_expect_read(path, 10000, e, why, len);
 	unlink(path);
 	return ret;
 }
