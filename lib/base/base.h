@@ -9,6 +9,7 @@
 #include "util.h"
 #include "parse.h"
 #include "hostlist.h"
+#include "strmap.h"
 #include "infile.h"
 #include "outfile.h"
 

@@ -7,19 +7,30 @@
 #include <errno.h>
 #include <math.h>
 #include <json-c/json.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "doctor/doctor.h"
 
-/* A fact as one host reported it. */
+/*
+ * A fact as one host reported it: which fact (an index into the fleet's fact
+ * keys) and its value (an index into the fleet's distinct value texts).  The
+ * same values recur on thousands of hosts: each text is kept once.
+ */
 struct raw_fact {
+	uint32_t fid;
+	uint32_t vid;
+};
+
+/* What a fact is about: (kind, device, port, name). */
+struct fact_key {
 	const char *kind;	/* static: the reader's name */
-	char *dev;
+	char *dev;		/* NULL for host-wide facts */
 	unsigned int port;
 	const char *name;	/* static */
-	json_object *val;
+	size_t out;		/* rd_fleet_analyze: its place in f->facts, or SIZE_MAX */
 };
 
 struct host {
@@ -56,17 +67,40 @@ struct rd_fleet {
 	size_t npairs, pairs_cap;
 	size_t docs;
 	int oom;
+	/* Lookups (strmap.h): host name, (source, prefix), fact key, value
+	 * text, mesh pair -> index into hosts, chans, fkeys, vtexts, pairs. */
+	struct rd_strmap host_map, chan_map, fkey_map, val_map, pair_map;
+	struct fact_key *fkeys;
+	size_t nfkeys, fkcap;
+	char **vtexts;
+	size_t nvtexts, vtcap;
 };
+
+/* Grow *v (of *cap elements of size sz) to hold n + 1. */
+static int grow(void *v, size_t *cap, size_t n, size_t sz)
+{
+	void **vp = v, *nv;
+	size_t c;
+
+	if (n < *cap)
+		return 0;
+	c = *cap ? *cap * 2 : 16;
+	nv = realloc(*vp, c * sz);
+	if (!nv)
+		return -ENOMEM;
+	*vp = nv;
+	*cap = c;
+	return 0;
+}
 
 /* ------------------------------------------------------------ helpers */
 
 static struct host *host_get(struct rd_fleet *f, const char *name)
 {
 	struct host *h;
+	size_t at = f->nhosts;
+	int rc;
 
-	for (size_t i = 0; i < f->nhosts; i++)
-		if (strcmp(f->hosts[i].name, name) == 0)
-			return &f->hosts[i];
 	if (f->nhosts == f->hcap) {
 		size_t cap = f->hcap ? f->hcap * 2 : 16;
 
@@ -76,6 +110,11 @@ static struct host *host_get(struct rd_fleet *f, const char *name)
 		f->hosts = h;
 		f->hcap = cap;
 	}
+	rc = rd_strmap_sget_or_add(&f->host_map, name, &at);
+	if (rc < 0)
+		return NULL;
+	if (rc == 1)
+		return &f->hosts[at];
 	h = &f->hosts[f->nhosts];
 	memset(h, 0, sizeof(*h));
 	h->name = strdup(name);
@@ -135,39 +174,81 @@ static int problem_add(struct rd_fleet *f, const char *host, const char *src, si
 	return 0;
 }
 
-static int fact_add(struct host *h, const char *kind, const char *dev, unsigned int port,
-		    const char *name, json_object *val)
+/* The index of a value's canonical text, adding it when new. */
+static int value_id(struct rd_fleet *f, json_object *val, uint32_t *vid)
 {
-	struct raw_fact *r;
+	size_t len, at = f->nvtexts;
+	const char *text = json_object_to_json_string_length(val, JSON_C_TO_STRING_PLAIN, &len);
+	int rc;
 
-	/* the same fact reported again (a second run): the latest wins */
-	for (size_t i = 0; i < h->nfacts; i++) {
-		r = &h->facts[i];
-		if (r->kind == kind && r->name == name && r->port == port &&
-		    ((!r->dev && !dev) || (r->dev && dev && strcmp(r->dev, dev) == 0))) {
-			json_object_put(r->val);
-			r->val = json_object_get(val);
-			return 0;
-		}
-	}
-	if (h->nfacts == h->cap) {
-		size_t cap = h->cap ? h->cap * 2 : 16;
-
-		r = realloc(h->facts, cap * sizeof(*r));
-		if (!r)
-			return -ENOMEM;
-		h->facts = r;
-		h->cap = cap;
-	}
-	r = &h->facts[h->nfacts];
-	r->kind = kind;
-	r->name = name;
-	r->port = port;
-	r->dev = dev ? strdup(dev) : NULL;
-	if (dev && !r->dev)
+	if (!text)
 		return -ENOMEM;
-	r->val = json_object_get(val);
-	h->nfacts++;
+	if (f->nvtexts >= UINT32_MAX || grow(&f->vtexts, &f->vtcap, f->nvtexts, sizeof(char *)))
+		return -ENOMEM;
+	rc = rd_strmap_get_or_add(&f->val_map, text, len, &at);
+	if (rc < 0)
+		return rc;
+	if (rc == 0) {
+		f->vtexts[at] = strdup(text);
+		if (!f->vtexts[at])
+			return -ENOMEM;
+		f->nvtexts++;
+	}
+	*vid = (uint32_t)at;
+	return 0;
+}
+
+/* The index of a fact key, adding it when new. */
+static int fact_id(struct rd_fleet *f, const char *kind, const char *dev, unsigned int port,
+		   const char *name, uint32_t *fid)
+{
+	char stack[256], pbuf[16], *key = stack;
+	const char *parts[] = { kind, dev, pbuf, name };
+	size_t len, need = strlen(kind) + (dev ? strlen(dev) : 1) + strlen(name) + sizeof(pbuf) + 4;
+	size_t at = f->nfkeys;
+	struct fact_key *k;
+	int rc;
+
+	(void)snprintf(pbuf, sizeof(pbuf), "%u", port);
+	if (need > sizeof(stack) && !(key = malloc(need)))
+		return -ENOMEM;
+	len = rd_strmap_key(key, need > sizeof(stack) ? need : sizeof(stack), parts,
+			    RD_ARRAY_SIZE(parts));
+	rc = f->nfkeys >= UINT32_MAX ? -ENOMEM : grow(&f->fkeys, &f->fkcap, f->nfkeys, sizeof(*f->fkeys));
+	if (!rc)
+		rc = rd_strmap_get_or_add(&f->fkey_map, key, len, &at);
+	if (key != stack)
+		free(key);
+	if (rc < 0)
+		return rc;
+	if (rc == 0) {
+		k = &f->fkeys[at];
+		k->kind = kind;
+		k->name = name;
+		k->port = port;
+		k->dev = dev ? strdup(dev) : NULL;
+		if (dev && !k->dev)
+			return -ENOMEM;
+		f->nfkeys++;
+	}
+	*fid = (uint32_t)at;
+	return 0;
+}
+
+/* A fact of host h; reported again (a second run), the latest counts (rd_fleet_analyze). */
+static int fact_add(struct rd_fleet *f, struct host *h, const char *kind, const char *dev,
+		    unsigned int port, const char *name, json_object *val)
+{
+	struct raw_fact r;
+	int rc = fact_id(f, kind, dev, port, name, &r.fid);
+
+	if (!rc)
+		rc = value_id(f, val, &r.vid);
+	if (!rc)
+		rc = grow(&h->facts, &h->cap, h->nfacts, sizeof(r));
+	if (rc)
+		return rc;
+	h->facts[h->nfacts++] = r;
 	return 0;
 }
 
@@ -229,7 +310,7 @@ static int facts_from(struct reader_ctx *c, const char *kind, const char *dev, u
 		if (json_object_is_type(v, json_type_object) || json_object_is_type(v, json_type_array))
 			continue;
 		RD_GCC_LEAK_FP_BEGIN	/* the grown array is h->facts, freed by rd_fleet_free */
-		rc = fact_add(c->h, kind, dev, port, keys[i], v);
+		rc = fact_add(c->f, c->h, kind, dev, port, keys[i], v);
 		RD_GCC_LEAK_FP_END
 		if (rc)
 			return rc;
@@ -312,12 +393,12 @@ static int gids_read(struct reader_ctx *c, json_object *doc)
 		pn = (unsigned int)json_object_get_int(port);
 		if (json_object_object_get_ex(e, "index", &idx) && json_object_is_type(idx, json_type_int)) {
 			found++;
-			rc = fact_add(c->h, "gids", dev, pn, "gid_index", idx);
+			rc = fact_add(c->f, c->h, "gids", dev, pn, "gid_index", idx);
 			if (!rc && type) {
 				json_object *t;
 
 				(void)json_object_object_get_ex(e, "type", &t);
-				rc = fact_add(c->h, "gids", dev, pn, "roce_mode", t);
+				rc = fact_add(c->f, c->h, "gids", dev, pn, "roce_mode", t);
 			}
 			continue;
 		}
@@ -325,7 +406,7 @@ static int gids_read(struct reader_ctx *c, json_object *doc)
 		none = json_object_new_string("none");
 		if (!none)
 			return -ENOMEM;
-		rc = fact_add(c->h, "gids", dev, pn, "gid_index", none);
+		rc = fact_add(c->f, c->h, "gids", dev, pn, "gid_index", none);
 		json_object_put(none);
 		why = obj_str(e, "reason");
 	}
@@ -441,7 +522,7 @@ static int doctor_read(struct reader_ctx *c, json_object *doc)
 		    json_object_get_int(port) > 0)
 			pn = (unsigned int)json_object_get_int(port);
 		(void)json_object_object_get_ex(e, "status", &st);
-		rc = fact_add(c->h, "doctor", dev, pn, chk->id, st);
+		rc = fact_add(c->f, c->h, "doctor", dev, pn, chk->id, st);
 		if (!rc && strcmp(status, "fail") == 0) {
 			const char *obj = obj_str(e, "object"), *detail = obj_str(e, "detail");
 
@@ -486,11 +567,6 @@ static void pair_clear(struct rd_fleet_pair *p)
 	free(p->warning);
 	free(p->source);
 	memset(p, 0, sizeof(*p));
-}
-
-static bool same_str(const char *a, const char *b)
-{
-	return a && b ? strcmp(a, b) == 0 : a == b;
 }
 
 static unsigned int obj_port(json_object *doc, const char *key)
@@ -585,15 +661,38 @@ static int mesh_read(struct reader_ctx *c, json_object *doc)
 		pair_clear(&n);
 		return -ENOMEM;
 	}
-	/* the same pair again (a second run): the later one counts */
-	for (size_t i = 0; i < f->npairs && !p; i++)
-		if (strcmp(f->pairs[i].src, src) == 0 && strcmp(f->pairs[i].dst, dst) == 0 &&
-		    (!n.dst_dev || (same_str(f->pairs[i].dev, n.dev) && f->pairs[i].port == n.port &&
-				    same_str(f->pairs[i].dst_dev, n.dst_dev) &&
-				    f->pairs[i].dst_port == n.dst_port))) {
-			p = &f->pairs[i];
+	/*
+	 * The same pair again (a second run): the later one counts.  A pair is
+	 * the two hosts, and with rails (dst_dev) also both rails.
+	 */
+	{
+		char pbuf[16], dpbuf[16], stack[512], *key = stack;
+		const char *parts[] = { src, dst, n.dst_dev ? n.dev : NULL, pbuf, n.dst_dev, dpbuf };
+		size_t need = sizeof(pbuf) * 2 + 8, len, at = f->npairs;
+		int rc;
+
+		for (size_t i = 0; i < RD_ARRAY_SIZE(parts); i++)
+			need += parts[i] ? strlen(parts[i]) : 1;
+		(void)snprintf(pbuf, sizeof(pbuf), "%u", n.dst_dev ? n.port : 0);
+		(void)snprintf(dpbuf, sizeof(dpbuf), "%u", n.dst_dev ? n.dst_port : 0);
+		if (need > sizeof(stack) && !(key = malloc(need))) {
+			pair_clear(&n);
+			return -ENOMEM;
+		}
+		len = rd_strmap_key(key, need > sizeof(stack) ? need : sizeof(stack), parts,
+				    RD_ARRAY_SIZE(parts));
+		rc = rd_strmap_get_or_add(&f->pair_map, key, len, &at);
+		if (key != stack)
+			free(key);
+		if (rc < 0) {
+			pair_clear(&n);
+			return -ENOMEM;
+		}
+		if (rc == 1) {
+			p = &f->pairs[at];
 			pair_clear(p);
 		}
+	}
 	if (!p) {
 		if (f->npairs == f->pairs_cap) {
 			size_t cap = f->pairs_cap ? f->pairs_cap * 2 : 16;
@@ -640,14 +739,24 @@ static const struct reader {
 
 static struct chan *chan_get(struct rd_fleet *f, const char *src, const char *prefix)
 {
+	const char *parts[] = { src, prefix };
+	size_t need = strlen(src) + (prefix ? strlen(prefix) : 1) + 2, len, at = f->nchans;
+	char stack[512], *key = stack;
 	struct chan *c;
+	int rc;
 
-	for (size_t i = 0; i < f->nchans; i++) {
-		c = &f->chans[i];
-		if (strcmp(c->src, src) == 0 &&
-		    ((!c->prefix && !prefix) || (c->prefix && prefix && strcmp(c->prefix, prefix) == 0)))
-			return c;
-	}
+	if (need > sizeof(stack) && !(key = malloc(need)))
+		return NULL;
+	len = rd_strmap_key(key, need > sizeof(stack) ? need : sizeof(stack), parts, 2);
+	rc = grow(&f->chans, &f->ccap, f->nchans, sizeof(*f->chans));
+	if (!rc)
+		rc = rd_strmap_get_or_add(&f->chan_map, key, len, &at);
+	if (key != stack)
+		free(key);
+	if (rc < 0)
+		return NULL;
+	if (rc == 1)
+		return &f->chans[at];
 	if (f->nchans == f->ccap) {
 		size_t cap = f->ccap ? f->ccap * 2 : 16;
 
@@ -909,28 +1018,6 @@ int rd_fleet_expect(struct rd_fleet *f, const struct rd_strlist *hosts)
 
 /* ------------------------------------------------------------ analysis */
 
-static int value_cmp(const void *pa, const void *pb)
-{
-	const struct rd_fleet_value *a = pa, *b = pb;
-
-	if (a->hosts.n != b->hosts.n)
-		return a->hosts.n > b->hosts.n ? -1 : 1;
-	return 0;
-}
-
-static const struct raw_fact *host_fact(const struct host *h, const struct rd_fleet_fact *k)
-{
-	for (size_t i = 0; i < h->nfacts; i++) {
-		const struct raw_fact *r = &h->facts[i];
-
-		if (strcmp(r->kind, k->kind) == 0 && strcmp(r->name, k->name) == 0 &&
-		    r->port == k->port &&
-		    ((!r->dev && !k->dev) || (r->dev && k->dev && strcmp(r->dev, k->dev) == 0)))
-			return r;
-	}
-	return NULL;
-}
-
 static unsigned int kind_bit(const char *kind)
 {
 	for (size_t i = 0; i < RD_ARRAY_SIZE(readers); i++)
@@ -939,128 +1026,172 @@ static unsigned int kind_bit(const char *kind)
 	return 0;
 }
 
-static int fact_collect(struct rd_fleet *f, struct rd_fleet_fact *k)
+/* Values by number of hosts, most first; equal counts keep their first-seen order. */
+static int value_cmp(const void *pa, const void *pb)
 {
-	unsigned int bit = kind_bit(k->kind);
+	const struct rd_fleet_value *a = pa, *b = pb;
 
-	for (size_t i = 0; i < f->nhosts; i++) {
-		const struct host *h = &f->hosts[i];
-		const struct raw_fact *r;
-		const char *key;
-		struct rd_fleet_value *v = NULL;
+	if (a->hosts.n != b->hosts.n)
+		return a->hosts.n > b->hosts.n ? -1 : 1;
+	return a->seen < b->seen ? -1 : a->seen > b->seen;
+}
 
-		if (!(h->kinds & bit))
-			continue;
-		k->nhosts++;
-		r = host_fact(h, k);
-		key = r ? json_object_to_json_string_ext(r->val, JSON_C_TO_STRING_PLAIN) : "";
-		for (size_t j = 0; j < k->nvals; j++)
-			if (strcmp(k->vals[j].key, key) == 0)
-				v = &k->vals[j];
-		if (!v) {
-			v = realloc(k->vals, (k->nvals + 1) * sizeof(*v));
-			if (!v)
-				return -ENOMEM;
-			k->vals = v;
-			v = &k->vals[k->nvals];
-			memset(v, 0, sizeof(*v));
-			v->key = strdup(key);
-			RD_GCC_LEAK_FP_BEGIN	/* in k->vals, freed by rd_fleet_free */
-			if (!v->key)
-				return -ENOMEM;
-			RD_GCC_LEAK_FP_END
-			v->val = r ? json_object_get(r->val) : NULL;
-			k->nvals++;
-		}
-		if (rd_strlist_add(&v->hosts, h->name))
-			return -ENOMEM;
+/* Problems by their host's first appearance; stable within a host. */
+struct problem_order {
+	size_t host, at;
+};
+
+static int problem_cmp(const void *pa, const void *pb)
+{
+	const struct problem_order *a = pa, *b = pb;
+
+	if (a->host != b->host)
+		return a->host < b->host ? -1 : 1;
+	return a->at < b->at ? -1 : a->at > b->at;
+}
+
+static int sort_problems(struct rd_fleet *f)
+{
+	struct problem_order *ord = calloc(f->nproblems ? f->nproblems : 1, sizeof(*ord));
+	struct rd_fleet_problem *sorted = calloc(f->nproblems ? f->nproblems : 1, sizeof(*sorted));
+
+	if (!ord || !sorted) {
+		free(ord);
+		free(sorted);
+		return -ENOMEM;
 	}
-	/* stable: equal counts keep their first-seen order */
-	for (size_t i = 1; i < k->nvals; i++)
-		for (size_t j = i; j > 0 && value_cmp(&k->vals[j - 1], &k->vals[j]) > 0; j--) {
-			struct rd_fleet_value t = k->vals[j];
-
-			k->vals[j] = k->vals[j - 1];
-			k->vals[j - 1] = t;
-		}
-	k->tie = k->nvals > 1 && k->vals[0].hosts.n == k->vals[1].hosts.n;
+	for (size_t i = 0; i < f->nproblems; i++) {
+		ord[i].at = i;
+		if (!rd_strmap_sget(&f->host_map, f->problems[i].host, &ord[i].host))
+			ord[i].host = f->nhosts;
+	}
+	qsort(ord, f->nproblems, sizeof(*ord), problem_cmp);
+	for (size_t i = 0; i < f->nproblems; i++)
+		sorted[i] = f->problems[ord[i].at];
+	memcpy(f->problems, sorted, f->nproblems * sizeof(*sorted));
+	free(sorted);
+	free(ord);
 	return 0;
 }
 
-static size_t host_rank(const struct rd_fleet *f, const char *name)
+/*
+ * Add host h's value of fact k (vid, or none: absent) to k's values.  vmap
+ * maps (fact, value) to the value's place in k->vals.
+ */
+static int fact_host(struct rd_fleet *f, struct rd_strmap *vmap, size_t out, const struct host *h,
+		     uint32_t vid, bool has)
 {
-	for (size_t i = 0; i < f->nhosts; i++)
-		if (strcmp(f->hosts[i].name, name) == 0)
-			return i;
-	return f->nhosts;
+	struct rd_fleet_fact *k = &f->facts[out];
+	uint64_t key[2] = { out, has ? (uint64_t)vid + 1 : 0 };
+	size_t at = k->nvals;
+	struct rd_fleet_value *v;
+	int rc;
+
+	k->nhosts++;
+	rc = rd_strmap_get_or_add(vmap, key, sizeof(key), &at);
+	if (rc < 0)
+		return rc;
+	if (rc == 0) {
+		v = realloc(k->vals, (k->nvals + 1) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		k->vals = v;
+		v = &k->vals[k->nvals];
+		memset(v, 0, sizeof(*v));
+		v->seen = k->nvals;
+		v->key = strdup(has ? f->vtexts[vid] : "");
+		RD_GCC_LEAK_FP_BEGIN	/* in k->vals, freed by rd_fleet_free */
+		if (!v->key)
+			return -ENOMEM;
+		RD_GCC_LEAK_FP_END
+		if (has) {
+			v->val = json_tokener_parse(f->vtexts[vid]);
+			if (!v->val)
+				return -ENOMEM;	/* our own canonical text parses */
+		}
+		k->nvals++;
+	}
+	return rd_strlist_add(&k->vals[at].hosts, h->name);
 }
 
 int rd_fleet_analyze(struct rd_fleet *f)
 {
-	/* the facts in first-seen order over the hosts */
+	struct rd_strmap vmap = { 0 };
+	uint32_t *cur = NULL;	/* per fact key: the host's value + 1, 0 when absent */
+	unsigned int *bits = NULL;
+	int rc = 0;
+
+	/* The facts in first-seen order over the hosts. */
+	for (size_t i = 0; i < f->nfkeys; i++)
+		f->fkeys[i].out = SIZE_MAX;
+	f->facts = calloc(f->nfkeys ? f->nfkeys : 1, sizeof(*f->facts));
+	cur = calloc(f->nfkeys ? f->nfkeys : 1, sizeof(*cur));
+	bits = calloc(f->nfkeys ? f->nfkeys : 1, sizeof(*bits));
+	if (!f->facts || !cur || !bits) {
+		rc = -ENOMEM;
+		goto out;
+	}
 	for (size_t i = 0; i < f->nhosts; i++) {
 		const struct host *h = &f->hosts[i];
 
 		for (size_t j = 0; j < h->nfacts; j++) {
-			const struct raw_fact *r = &h->facts[j];
-			struct rd_fleet_fact *k = NULL, key = {
-				.kind = (char *)r->kind, .dev = r->dev, .port = r->port,
-				.name = (char *)r->name,
-			};
+			struct fact_key *fk = &f->fkeys[h->facts[j].fid];
+			struct rd_fleet_fact *k;
 
-			for (size_t m = 0; m < f->nfacts && !k; m++) {
-				struct rd_fleet_fact *x = &f->facts[m];
-
-				if (strcmp(x->kind, key.kind) == 0 && strcmp(x->name, key.name) == 0 &&
-				    x->port == key.port &&
-				    ((!x->dev && !key.dev) || (x->dev && key.dev && strcmp(x->dev, key.dev) == 0)))
-					k = x;
-			}
-			if (k)
+			if (fk->out != SIZE_MAX)
 				continue;
-			k = realloc(f->facts, (f->nfacts + 1) * sizeof(*k));
-			if (!k)
-				return -ENOMEM;
-			f->facts = k;
-			k = &f->facts[f->nfacts];
-			memset(k, 0, sizeof(*k));
-			k->kind = strdup(r->kind);
-			k->name = strdup(r->name);
-			k->dev = r->dev ? strdup(r->dev) : NULL;
-			k->port = r->port;
-			f->nfacts++;
-			if (!k->kind || !k->name || (r->dev && !k->dev))
-				return -ENOMEM;
+			fk->out = f->nfacts;
+			bits[f->nfacts] = kind_bit(fk->kind);
+			k = &f->facts[f->nfacts++];
+			k->kind = strdup(fk->kind);
+			k->name = strdup(fk->name);
+			k->dev = fk->dev ? strdup(fk->dev) : NULL;
+			k->port = fk->port;
+			if (!k->kind || !k->name || (fk->dev && !k->dev)) {
+				rc = -ENOMEM;
+				goto out;
+			}
 		}
 	}
-	for (size_t i = 0; i < f->nfacts; i++) {
-		int rc = fact_collect(f, &f->facts[i]);
-
-		if (rc)
-			return rc;
-	}
-	/* problems grouped by host, in the hosts' order; stable within a host */
-	for (size_t i = 1; i < f->nproblems; i++)
-		for (size_t j = i; j > 0 && host_rank(f, f->problems[j - 1].host) >
-						   host_rank(f, f->problems[j].host); j--) {
-			struct rd_fleet_problem t = f->problems[j];
-
-			f->problems[j] = f->problems[j - 1];
-			f->problems[j - 1] = t;
-		}
-	/* hosts that sent nothing usable and have no other problem */
-	for (size_t i = 0; i < f->nhosts; i++) {
+	/*
+	 * Each host's value of every fact of the kinds of document it sent (a
+	 * fact it lacks is "absent"); a fact reported twice: the latest.
+	 */
+	for (size_t i = 0; !rc && i < f->nhosts; i++) {
 		const struct host *h = &f->hosts[i];
 
-		if (!h->kinds && !h->problem) {
-			/* problem_add() finds the host: f->hosts does not move */
-			int rc = problem_add(f, h->name, NULL, 0, "expected, but sent nothing");
-
-			if (rc)
-				return rc;
-		}
+		if (!h->kinds)
+			continue;
+		for (size_t j = 0; j < h->nfacts; j++)
+			cur[f->fkeys[h->facts[j].fid].out] = h->facts[j].vid + 1;
+		for (size_t k = 0; !rc && k < f->nfacts; k++)
+			if (h->kinds & bits[k])
+				rc = fact_host(f, &vmap, k, h, cur[k] ? cur[k] - 1 : 0, cur[k] != 0);
+		for (size_t j = 0; j < h->nfacts; j++)
+			cur[f->fkeys[h->facts[j].fid].out] = 0;
 	}
-	return 0;
+	for (size_t i = 0; !rc && i < f->nfacts; i++) {
+		struct rd_fleet_fact *k = &f->facts[i];
+
+		qsort(k->vals, k->nvals, sizeof(*k->vals), value_cmp);
+		k->tie = k->nvals > 1 && k->vals[0].hosts.n == k->vals[1].hosts.n;
+	}
+	/* problems grouped by host, in the hosts' order; stable within a host */
+	if (!rc)
+		rc = sort_problems(f);
+	/* then the hosts that sent nothing usable and have no other problem */
+	for (size_t i = 0; !rc && i < f->nhosts; i++) {
+		const struct host *h = &f->hosts[i];
+
+		if (!h->kinds && !h->problem)
+			/* problem_add() finds the host: f->hosts does not move */
+			rc = problem_add(f, h->name, NULL, 0, "expected, but sent nothing");
+	}
+out:
+	rd_strmap_free(&vmap);
+	free(cur);
+	free(bits);
+	return rc;
 }
 
 /* ------------------------------------------------------------ access */
@@ -1075,13 +1206,20 @@ void rd_fleet_free(struct rd_fleet *f)
 	if (!f)
 		return;
 	for (size_t i = 0; i < f->nhosts; i++) {
-		for (size_t j = 0; j < f->hosts[i].nfacts; j++) {
-			free(f->hosts[i].facts[j].dev);
-			json_object_put(f->hosts[i].facts[j].val);
-		}
 		free(f->hosts[i].facts);
 		free(f->hosts[i].name);
 	}
+	for (size_t i = 0; i < f->nfkeys; i++)
+		free(f->fkeys[i].dev);
+	free(f->fkeys);
+	for (size_t i = 0; i < f->nvtexts; i++)
+		free(f->vtexts[i]);
+	free(f->vtexts);
+	rd_strmap_free(&f->host_map);
+	rd_strmap_free(&f->chan_map);
+	rd_strmap_free(&f->fkey_map);
+	rd_strmap_free(&f->val_map);
+	rd_strmap_free(&f->pair_map);
 	free(f->hosts);
 	rd_strlist_free(&f->host_names);
 	for (size_t i = 0; i < f->nchans; i++) {

@@ -44,6 +44,7 @@ struct rd_fleet_value {
 	char *key;			/* canonical JSON text, for comparison */
 	struct json_object *val;	/* NULL when absent */
 	struct rd_strlist hosts;
+	size_t seen;			/* first-seen order among the fact's values */
 };
 
 struct rd_fleet_fact {

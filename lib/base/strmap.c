@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: MIT
+/* A seeded open-addressing hash map from byte strings to numbers (strmap.h). */
+#define _GNU_SOURCE
+#include "strmap.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+/* 64-bit multiply-fold mixing, 8 bytes at a time, seeded. */
+static inline uint64_t mix(uint64_t a, uint64_t b)
+{
+	__uint128_t r = (__uint128_t)a * b;
+
+	return (uint64_t)r ^ (uint64_t)(r >> 64);
+}
+
+static uint64_t hash(const void *key, size_t len, uint64_t seed)
+{
+	const unsigned char *p = key;
+	uint64_t h = seed ^ mix(len + 0x9e3779b97f4a7c15ull, 0xa0761d6478bd642full);
+
+	while (len >= 8) {
+		uint64_t w;
+
+		memcpy(&w, p, 8);
+		h = mix(h ^ w, 0xe7037ed1a0b428dbull);
+		p += 8;
+		len -= 8;
+	}
+	if (len) {
+		uint64_t w = 0;
+
+		memcpy(&w, p, len);
+		h = mix(h ^ w ^ ((uint64_t)len << 56), 0x8ebc6af09c88c6e3ull);
+	}
+	return mix(h, 0x589965cc75374cc3ull);
+}
+
+static uint64_t new_seed(void)
+{
+	uint64_t s;
+	struct timespec ts;
+
+	if (getrandom(&s, sizeof(s), GRND_NONBLOCK) == (ssize_t)sizeof(s))
+		return s;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ull ^ (uint64_t)ts.tv_sec;
+}
+
+/* The slot of key, or the empty slot where it would go. */
+static size_t find(const struct rd_strmap *m, const void *key, size_t len, uint64_t h)
+{
+	size_t mask = m->cap - 1, i = (size_t)h & mask;
+	uint32_t h32 = (uint32_t)(h >> 32);
+
+	for (;;) {
+		const struct rd_strmap_slot *s = &m->slots[i];
+
+		if (!s->key)
+			return i;
+		/* The key is stored with its length in front (see store()). */
+		if (m->hashes[i] == h32) {
+			size_t klen;
+
+			memcpy(&klen, s->key, sizeof(klen));
+			if (klen == len && memcmp(s->key + sizeof(klen), key, len) == 0)
+				return i;
+		}
+		i = (i + 1) & mask;
+	}
+}
+
+static int grow(struct rd_strmap *m)
+{
+	size_t cap = m->cap ? m->cap * 2 : 64;
+	struct rd_strmap old = *m;
+
+	if (!m->cap)
+		m->seed = new_seed();
+	m->slots = calloc(cap, sizeof(*m->slots));
+	m->hashes = calloc(cap, sizeof(*m->hashes));
+	if (!m->slots || !m->hashes) {
+		free(m->slots);
+		free(m->hashes);
+		m->slots = old.slots;
+		m->hashes = old.hashes;
+		return -ENOMEM;
+	}
+	m->cap = cap;
+	for (size_t i = 0; i < old.cap; i++) {
+		size_t klen, j;
+		uint64_t h;
+
+		if (!old.slots[i].key)
+			continue;
+		memcpy(&klen, old.slots[i].key, sizeof(klen));
+		h = hash(old.slots[i].key + sizeof(klen), klen, m->seed);
+		j = find(m, old.slots[i].key + sizeof(klen), klen, h);
+		m->slots[j] = old.slots[i];
+		m->hashes[j] = (uint32_t)(h >> 32);
+	}
+	free(old.slots);
+	free(old.hashes);
+	return 0;
+}
+
+int rd_strmap_get_or_add(struct rd_strmap *m, const void *key, size_t len, size_t *val)
+{
+	uint64_t h;
+	size_t i;
+	char *k;
+
+	if ((m->n + 1) * 2 > m->cap && grow(m))
+		return -ENOMEM;
+	h = hash(key, len, m->seed);
+	i = find(m, key, len, h);
+	if (m->slots[i].key) {
+		*val = m->slots[i].val;
+		return 1;
+	}
+	k = malloc(sizeof(len) + len);
+	if (!k)
+		return -ENOMEM;
+	memcpy(k, &len, sizeof(len));
+	memcpy(k + sizeof(len), key, len);
+	m->slots[i].key = k;
+	m->slots[i].val = *val;
+	m->hashes[i] = (uint32_t)(h >> 32);
+	m->n++;
+	return 0;
+}
+
+bool rd_strmap_get(const struct rd_strmap *m, const void *key, size_t len, size_t *val)
+{
+	size_t i;
+
+	if (!m->n)
+		return false;
+	i = find(m, key, len, hash(key, len, m->seed));
+	if (!m->slots[i].key)
+		return false;
+	if (val)
+		*val = m->slots[i].val;
+	return true;
+}
+
+int rd_strmap_set(struct rd_strmap *m, const void *key, size_t len, size_t val)
+{
+	size_t v = val;
+	int rc = rd_strmap_get_or_add(m, key, len, &v);
+
+	if (rc == 1) {
+		uint64_t h = hash(key, len, m->seed);
+
+		m->slots[find(m, key, len, h)].val = val;
+		rc = 0;
+	}
+	return rc;
+}
+
+int rd_strmap_sget_or_add(struct rd_strmap *m, const char *key, size_t *val)
+{
+	return rd_strmap_get_or_add(m, key, strlen(key), val);
+}
+
+bool rd_strmap_sget(const struct rd_strmap *m, const char *key, size_t *val)
+{
+	return rd_strmap_get(m, key, strlen(key), val);
+}
+
+void rd_strmap_free(struct rd_strmap *m)
+{
+	for (size_t i = 0; i < m->cap; i++)
+		free(m->slots[i].key);
+	free(m->slots);
+	free(m->hashes);
+	memset(m, 0, sizeof(*m));
+}
+
+size_t rd_strmap_key(char *buf, size_t len, const char *const *parts, size_t nparts)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < nparts; i++) {
+		const char *p = parts[i] ? parts[i] : "\x01";
+		size_t l = strlen(p);
+
+		if (o + l + 1 > len)
+			return 0;
+		memcpy(buf + o, p, l + 1);
+		o += l + 1;
+	}
+	return o;
+}

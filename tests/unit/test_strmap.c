@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: MIT
+/* rd_strmap: every key found again with its value, composite keys, growth, NUL bytes. */
+#include "unit.h"
+
+#include "base/base.h"
+
+static void test_basic(void **state)
+{
+	struct rd_strmap m = { 0 };
+	size_t v;
+
+	(void)state;
+	assert_false(rd_strmap_sget(&m, "a", &v));
+	v = 7;
+	assert_int_equal(rd_strmap_sget_or_add(&m, "a", &v), 0);
+	v = 8;
+	assert_int_equal(rd_strmap_sget_or_add(&m, "a", &v), 1);
+	assert_int_equal(v, 7);	/* the value it was added with */
+	assert_true(rd_strmap_sget(&m, "a", &v));
+	assert_int_equal(v, 7);
+	assert_int_equal(rd_strmap_set(&m, "a", 1, 42), 0);
+	assert_true(rd_strmap_sget(&m, "a", &v));
+	assert_int_equal(v, 42);
+	assert_int_equal(rd_strmap_set(&m, "b", 1, 43), 0);
+	assert_int_equal(m.n, 2);
+	/* "" is a key like any other; a prefix is not the key */
+	assert_false(rd_strmap_sget(&m, "", &v));
+	v = 1;
+	assert_int_equal(rd_strmap_sget_or_add(&m, "", &v), 0);
+	assert_true(rd_strmap_sget(&m, "", &v));
+	assert_false(rd_strmap_get(&m, "ab", 2, &v));
+	rd_strmap_free(&m);
+	assert_int_equal(m.n, 0);
+	rd_strmap_free(&m);	/* twice is harmless */
+}
+
+/* 200,000 keys: each found with its own value, absent ones not found. */
+static void test_many(void **state)
+{
+	struct rd_strmap m = { 0 };
+	char k[32];
+	size_t v;
+
+	(void)state;
+	for (size_t i = 0; i < 200000; i++) {
+		snprintf(k, sizeof(k), "node%06zu", i);
+		v = i;
+		assert_int_equal(rd_strmap_sget_or_add(&m, k, &v), 0);
+	}
+	assert_int_equal(m.n, 200000);
+	assert_true(m.cap >= 2 * m.n);
+	for (size_t i = 0; i < 200000; i++) {
+		snprintf(k, sizeof(k), "node%06zu", i);
+		assert_true(rd_strmap_sget(&m, k, &v));
+		assert_int_equal(v, i);
+		snprintf(k, sizeof(k), "node%06zux", i);
+		assert_false(rd_strmap_sget(&m, k, &v));
+	}
+	rd_strmap_free(&m);
+}
+
+/* Composite keys: parts are kept apart, a missing part differs from "". */
+static void test_key(void **state)
+{
+	struct rd_strmap m = { 0 };
+	const char *ab_c[] = { "ab", "c" }, *a_bc[] = { "a", "bc" }, *a_null[] = { "a", NULL },
+		   *a_empty[] = { "a", "" };
+	char k1[64], k2[64];
+	size_t l1, l2, v = 1;
+
+	(void)state;
+	l1 = rd_strmap_key(k1, sizeof(k1), ab_c, 2);
+	l2 = rd_strmap_key(k2, sizeof(k2), a_bc, 2);
+	assert_int_equal(l1, 5);
+	assert_int_equal(l2, 5);
+	assert_int_equal(rd_strmap_get_or_add(&m, k1, l1, &v), 0);
+	v = 2;
+	assert_int_equal(rd_strmap_get_or_add(&m, k2, l2, &v), 0);
+	l1 = rd_strmap_key(k1, sizeof(k1), a_null, 2);
+	l2 = rd_strmap_key(k2, sizeof(k2), a_empty, 2);
+	assert_true(l1 != l2 || memcmp(k1, k2, l1) != 0);
+	v = 3;
+	assert_int_equal(rd_strmap_get_or_add(&m, k1, l1, &v), 0);
+	v = 4;
+	assert_int_equal(rd_strmap_get_or_add(&m, k2, l2, &v), 0);
+	assert_int_equal(m.n, 4);
+	/* too long for the buffer: 0 */
+	assert_int_equal(rd_strmap_key(k1, 3, ab_c, 2), 0);
+	rd_strmap_free(&m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_basic),
+		cmocka_unit_test(test_many),
+		cmocka_unit_test(test_key),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
