@@ -16,13 +16,17 @@ Formats (-f):
   pdsh    the documents as the tools print them (pretty), every line
           prefixed "host: ", hosts interleaved a few lines at a time as pdsh
           shows concurrent output (a host's lines stay in order)
+  mesh    a full mesh of rdma-selftest --mesh -j lines (srun -l style,
+          "host: {...}"), N*(N-1) pairs; latency and bandwidth vary a
+          little, every 101st pair failed at the connect stage, host 7's
+          bandwidth is half; the two documents are not read
 
 The host names are node00001... (-p PREFIX, width from N).  The list of hosts
 that must answer is written with -l FILE (one name a line; a host file for
 --hostfile).  Deterministic: the same arguments give the same bytes.
 
-usage: gen-fleet.py [-n HOSTS] [-f lines|pdsh] [-k NICS] [-p PREFIX] [-l LIST]
-                    DEVINFO_JSON GIDS_JSON > OUT
+usage: gen-fleet.py [-n HOSTS] [-f lines|pdsh|mesh] [-k NICS] [-p PREFIX]
+                    [-l LIST] [DEVINFO_JSON GIDS_JSON] > OUT
   -k NICS  repeat the device entries of both documents up to NICS devices
            (renamed mlx5_0.., as a 32-NIC host would print them)
 """
@@ -72,27 +76,56 @@ def host_docs(i, devinfo, gids):
     return [d, gids]
 
 
+def mesh(out, names):
+    """A full mesh: round r pairs host i with host (i + r) mod N."""
+    rnd = random.Random(34)
+    n = len(names)
+    k = 0
+    for r in range(1, n):
+        for i in range(n):
+            src, dst = names[i], names[(i + r) % n]
+            k += 1
+            d = {"mode": "mesh", "host": src, "src": src, "dst": dst, "round": r,
+                 "attempts": 1, "wait_ms": 0.1, "dev": "mlx5_0", "port": 1,
+                 "gid_index": 3, "gid_type": "RoCE v2"}
+            if k % 101 == 0:
+                d.update({"result": "fail", "failed_stage": "connect",
+                          "diagnosis": "the peer's rdma_cm did not answer (REJECTED: timeout)"})
+            else:
+                bw = 96.0 + rnd.random() * 2
+                if i == 6 or (i + r) % n == 6:
+                    bw /= 2
+                d.update({"result": "pass", "latency_us": round(3.0 + rnd.random(), 2),
+                          "gbps": round(bw, 2)})
+            out.write("%s: %s\n" % (src, json.dumps(d, separators=(",", ":"))))
+
+
 def main():
     ap = argparse.ArgumentParser(add_help=False)
     ap.add_argument("-n", type=int, default=1000)
-    ap.add_argument("-f", choices=("lines", "pdsh"), default="lines")
+    ap.add_argument("-f", choices=("lines", "pdsh", "mesh"), default="lines")
     ap.add_argument("-k", type=int, default=0)
     ap.add_argument("-p", default="node")
     ap.add_argument("-l")
-    ap.add_argument("devinfo")
-    ap.add_argument("gids")
+    ap.add_argument("devinfo", nargs="?")
+    ap.add_argument("gids", nargs="?")
     a = ap.parse_args()
-    with open(a.devinfo) as f:
-        devinfo = json.load(f)
-    with open(a.gids) as f:
-        gids = json.load(f)
-    devinfo, gids = widen(devinfo, gids, a.k)
     width = len(str(a.n))
     names = ["%s%0*d" % (a.p, width, i) for i in range(1, a.n + 1)]
     if a.l:
         with open(a.l, "w") as f:
             f.write("".join(n + "\n" for n in names))
     out = sys.stdout
+    if a.f == "mesh":
+        mesh(out, names)
+        return
+    if not a.devinfo or not a.gids:
+        ap.error("DEVINFO_JSON and GIDS_JSON are needed for -f lines and pdsh")
+    with open(a.devinfo) as f:
+        devinfo = json.load(f)
+    with open(a.gids) as f:
+        gids = json.load(f)
+    devinfo, gids = widen(devinfo, gids, a.k)
     # The unchanged documents are serialised once.
     plain = None
     if a.f == "lines":

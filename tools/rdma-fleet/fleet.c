@@ -45,12 +45,24 @@ struct host {
 struct chan {
 	char *src;
 	char *prefix;	/* NULL: lines without a host prefix */
-	json_tokener *tok;
+	json_tokener *tok;	/* while a document is open (chan_open) */
 	bool open;	/* a document has started and not ended */
 	size_t doc_line;	/* where it started */
 	bool resync;	/* after malformed input: skipping to the next document */
 	size_t bad_problem;	/* index of the problem being extended while resyncing */
 	size_t skipped;
+	/*
+	 * Lines not yet given to the tokener, each ending in '\n', and where
+	 * each starts (chan_flush).  The inner lines of a pretty-printed
+	 * document wait here for its last line: one parse call a document, not
+	 * one a line (json-c sets up a locale on every call).
+	 */
+	char *pend;
+	size_t plen, pcap;
+	struct pend_line {
+		size_t off, lineno;
+	} *pl;
+	size_t npl, plcap;
 };
 
 struct rd_fleet {
@@ -70,6 +82,8 @@ struct rd_fleet {
 	/* Lookups (strmap.h): host name, (source, prefix), fact key, value
 	 * text, mesh pair -> index into hosts, chans, fkeys, vtexts, pairs. */
 	struct rd_strmap host_map, chan_map, fkey_map, val_map, pair_map;
+	/* A tokener is ~1.5 KiB: only streams inside a document hold one. */
+	json_tokener *spare_tok;
 	struct fact_key *fkeys;
 	size_t nfkeys, fkcap;
 	char **vtexts;
@@ -629,6 +643,18 @@ static const char *mesh_refusal(const struct reader_ctx *c, json_object *doc, co
 	return NULL;
 }
 
+static bool same_str(const char *a, const char *b)
+{
+	return a && b ? strcmp(a, b) == 0 : a == b;
+}
+
+/* Both pairs have rails, and the same ones. */
+static bool same_rails(const struct rd_fleet_pair *a, const struct rd_fleet_pair *b)
+{
+	return a->dst_dev && b->dst_dev && same_str(a->dev, b->dev) && a->port == b->port &&
+	       strcmp(a->dst_dev, b->dst_dev) == 0 && a->dst_port == b->dst_port;
+}
+
 static int mesh_read(struct reader_ctx *c, json_object *doc)
 {
 	const char *src = obj_str(doc, "src"), *dst = obj_str(doc, "dst");
@@ -662,36 +688,47 @@ static int mesh_read(struct reader_ctx *c, json_object *doc)
 		return -ENOMEM;
 	}
 	/*
-	 * The same pair again (a second run): the later one counts.  A pair is
-	 * the two hosts, and with rails (dst_dev) also both rails.
+	 * The same pair again (a second run): the later one counts.  Without
+	 * rails that is the first pair of the two hosts; with rails (dst_dev) the
+	 * pair of the same two hosts and both ends' device and port.
 	 */
 	{
-		char pbuf[16], dpbuf[16], stack[512], *key = stack;
-		const char *parts[] = { src, dst, n.dst_dev ? n.dev : NULL, pbuf, n.dst_dev, dpbuf };
-		size_t need = sizeof(pbuf) * 2 + 8, len, at = f->npairs;
-		int rc;
+		char pbuf[16], dpbuf[16], *key;
+		const char *parts[] = { src, dst, n.dev, pbuf, n.dst_dev, dpbuf };
+		size_t need = sizeof(pbuf) * 2 + 8, hlen, rlen = 0, at;
+		int rc = 0;
 
+		(void)snprintf(pbuf, sizeof(pbuf), "%u", n.port);
+		(void)snprintf(dpbuf, sizeof(dpbuf), "%u", n.dst_port);
 		for (size_t i = 0; i < RD_ARRAY_SIZE(parts); i++)
 			need += parts[i] ? strlen(parts[i]) : 1;
-		(void)snprintf(pbuf, sizeof(pbuf), "%u", n.dst_dev ? n.port : 0);
-		(void)snprintf(dpbuf, sizeof(dpbuf), "%u", n.dst_dev ? n.dst_port : 0);
-		if (need > sizeof(stack) && !(key = malloc(need))) {
+		key = malloc(2 * need);
+		if (!key) {
 			pair_clear(&n);
 			return -ENOMEM;
 		}
-		len = rd_strmap_key(key, need > sizeof(stack) ? need : sizeof(stack), parts,
-				    RD_ARRAY_SIZE(parts));
-		rc = rd_strmap_get_or_add(&f->pair_map, key, len, &at);
-		if (key != stack)
-			free(key);
+		/* key: the two hosts; key + need: the rail pair (six parts: never equal) */
+		hlen = rd_strmap_key(key, need, parts, 2);
+		if (n.dst_dev)
+			rlen = rd_strmap_key(key + need, need, parts, RD_ARRAY_SIZE(parts));
+		if (!n.dst_dev && rd_strmap_get(&f->pair_map, key, hlen, &at)) {
+			p = &f->pairs[at];
+		} else if (n.dst_dev && rd_strmap_get(&f->pair_map, key + need, rlen, &at) &&
+			   same_rails(&f->pairs[at], &n)) {	/* (not since taken by another) */
+			p = &f->pairs[at];
+		} else {
+			at = f->npairs;
+			rc = rd_strmap_get_or_add(&f->pair_map, key, hlen, &at);	/* keeps the first */
+			if (rc >= 0 && n.dst_dev)
+				rc = rd_strmap_set(&f->pair_map, key + need, rlen, f->npairs);
+		}
+		free(key);
 		if (rc < 0) {
 			pair_clear(&n);
 			return -ENOMEM;
 		}
-		if (rc == 1) {
-			p = &f->pairs[at];
+		if (p)
 			pair_clear(p);
-		}
 	}
 	if (!p) {
 		if (f->npairs == f->pairs_cap) {
@@ -771,12 +808,9 @@ static struct chan *chan_get(struct rd_fleet *f, const char *src, const char *pr
 	RD_GCC_LEAK_FP_BEGIN	/* stored in f->chans, freed by rd_fleet_free */
 	c->src = strdup(src);
 	c->prefix = prefix ? strdup(prefix) : NULL;
-	c->tok = json_tokener_new();
-	if (!c->src || (prefix && !c->prefix) || !c->tok) {
+	if (!c->src || (prefix && !c->prefix)) {
 		free(c->src);
 		free(c->prefix);
-		if (c->tok)
-			json_tokener_free(c->tok);
 		return NULL;
 	}
 	RD_GCC_LEAK_FP_END
@@ -885,38 +919,76 @@ static bool all_space(const char *s)
 	return *s == '\0';
 }
 
-/* Feed the text of one line to a stream. */
-static int chan_feed(struct rd_fleet *f, struct chan *c, size_t lineno, const char *text)
+/* A document starts on stream c: give it a tokener. */
+static int chan_open(struct rd_fleet *f, struct chan *c, size_t lineno)
 {
-	size_t len = strlen(text);
-	char *buf = malloc(len + 2);
-	const char *s;
+	if (!c->tok) {
+		c->tok = f->spare_tok ? f->spare_tok : json_tokener_new();
+		f->spare_tok = NULL;
+		if (!c->tok)
+			return -ENOMEM;
+	}
+	c->open = true;
+	c->doc_line = lineno;
+	return 0;
+}
+
+/* The document of stream c ended (parsed, malformed or cut short). */
+static void chan_close(struct rd_fleet *f, struct chan *c)
+{
+	c->open = false;
+	if (!c->tok)
+		return;
+	json_tokener_reset(c->tok);
+	if (f->spare_tok)
+		json_tokener_free(c->tok);
+	else
+		f->spare_tok = c->tok;
+	c->tok = NULL;
+}
+
+/*
+ * Give a stream's pending lines to its tokener.  The tokener sees the same
+ * characters, in the same order, as it would line by line, so a document
+ * ends, and malformed input is found, at the same line: an error is charged
+ * to the line holding the character json-c stopped at, and the rest of that
+ * line is lost with it.
+ */
+static int chan_flush(struct rd_fleet *f, struct chan *c)
+{
+	const char *base = c->pend, *end = c->pend + c->plen, *s = base;
+	size_t li = 0;	/* the pending line that holds s */
 	int rc = 0;
 
-	if (!buf)
-		return -ENOMEM;
-	memcpy(buf, text, len);
-	buf[len] = '\n';	/* ends a number at the end of the line */
-	buf[len + 1] = '\0';
-	s = buf;
-	while (!all_space(s)) {
+	while (!rc && s < end) {
 		enum json_tokener_error e;
 		json_object *doc;
 		size_t used;
 
 		if (!c->open) {
-			while (isspace((unsigned char)*s))
+			while (s < end && isspace((unsigned char)*s))
 				s++;
-			c->open = true;
-			c->doc_line = lineno;
+			if (s == end)
+				break;
+			while (li + 1 < c->npl && c->pl[li + 1].off <= (size_t)(s - base))
+				li++;
+			rc = chan_open(f, c, c->pl[li].lineno);
+			if (rc)
+				break;
 		}
-		doc = json_tokener_parse_ex(c->tok, s, (int)strlen(s));
+		doc = json_tokener_parse_ex(c->tok, s, (int)(end - s));
 		e = json_tokener_get_error(c->tok);
 		if (e == json_tokener_continue)
-			break;	/* the document goes on in the next line */
+			break;	/* the document goes on in lines still to come */
+		used = json_tokener_get_parse_end(c->tok);
 		if (e != json_tokener_success) {
-			json_tokener_reset(c->tok);
-			c->open = false;
+			size_t at = (size_t)(s - base) + used, l0, l1;
+
+			while (li + 1 < c->npl && c->pl[li + 1].off <= at)
+				li++;
+			l0 = c->pl[li].off;
+			l1 = li + 1 < c->npl ? c->pl[li + 1].off - 1 : c->plen - 1;	/* its '\n' */
+			chan_close(f, c);
 			if (c->resync) {
 				c->skipped++;
 			} else {
@@ -925,23 +997,67 @@ static int chan_feed(struct rd_fleet *f, struct chan *c, size_t lineno, const ch
 				c->resync = true;
 				c->skipped = 0;
 				c->bad_problem = f->nproblems;
-				rc = problem_add(f, chan_host(c, host, sizeof(host)), c->src, lineno,
-						 "malformed JSON (%s): \"%.48s%s\"", json_tokener_error_desc(e),
-						 text, strlen(text) > 48 ? "..." : "");
+				rc = problem_add(f, chan_host(c, host, sizeof(host)), c->src, c->pl[li].lineno,
+						 "malformed JSON (%s): \"%.*s%s\"", json_tokener_error_desc(e),
+						 (int)(l1 - l0 > 48 ? 48 : l1 - l0), base + l0,
+						 l1 - l0 > 48 ? "..." : "");
 			}
-			break;	/* the rest of this line is lost with it */
+			s = base + l1 + 1;	/* the rest of this line is lost with it */
+			continue;
 		}
-		used = json_tokener_get_parse_end(c->tok);
-		json_tokener_reset(c->tok);
-		c->open = false;
+		chan_close(f, c);
 		rc = chan_document(f, c, doc, c->doc_line);
 		json_object_put(doc);
-		if (rc)
-			break;
 		s += used;
 	}
-	free(buf);
+	c->plen = c->npl = 0;
+	if (!c->open || c->pcap > 16384) {	/* room is kept only inside a document */
+		free(c->pend);
+		free(c->pl);
+		c->pend = NULL;
+		c->pl = NULL;
+		c->pcap = c->plcap = 0;
+	}
 	return rc;
+}
+
+/*
+ * One line of a stream.  A line of a host's stream ("HOST: text") that starts
+ * in column 0 (a document's first or last line when pretty-printed, every
+ * JSON line) is parsed at once with those before it; an indented one waits
+ * for such a line.  That host is known from its first line on, and its
+ * problems come in the order of its lines, so the summary is the same as
+ * line by line.  A stream without a prefix (its host may be named inside its
+ * documents) is parsed line by line.  Blank lines are dropped, as they
+ * always were.
+ */
+static int chan_feed(struct rd_fleet *f, struct chan *c, size_t lineno, const char *text)
+{
+	size_t len = strlen(text);
+
+	if (all_space(text))
+		return 0;
+	if (grow(&c->pl, &c->plcap, c->npl, sizeof(*c->pl)))
+		return -ENOMEM;
+	if (c->plen + len + 1 > c->pcap) {
+		size_t cap = c->pcap ? c->pcap : 256;
+		char *b;
+
+		while (cap < c->plen + len + 1)
+			cap *= 2;
+		b = realloc(c->pend, cap);
+		if (!b)
+			return -ENOMEM;
+		c->pend = b;
+		c->pcap = cap;
+	}
+	c->pl[c->npl++] = (struct pend_line){ c->plen, lineno };
+	memcpy(c->pend + c->plen, text, len);
+	c->plen += len;
+	c->pend[c->plen++] = '\n';	/* ends a number at the end of the line */
+	if (!c->prefix || !isspace((unsigned char)text[0]) || c->plen >= 65536)
+		return chan_flush(f, c);
+	return 0;
 }
 
 /* "HOST: text" (pdsh, clush -L, srun -l, rdma-fleet --prefix): the length of HOST, or 0. */
@@ -995,13 +1111,15 @@ int rd_fleet_source_end(struct rd_fleet *f, const char *src)
 
 		if (strcmp(c->src, src) != 0)
 			continue;
+		rc = chan_flush(f, c);
+		if (rc)
+			break;
 		if (c->open) {
 			char host[256];
 
 			rc = problem_add(f, chan_host(c, host, sizeof(host)), c->src, c->doc_line,
 					 "document cut short at the end of the input, skipped");
-			json_tokener_reset(c->tok);
-			c->open = false;
+			chan_close(f, c);
 		}
 		chan_end_resync(f, c);
 	}
@@ -1052,9 +1170,13 @@ static int problem_cmp(const void *pa, const void *pb)
 
 static int sort_problems(struct rd_fleet *f)
 {
-	struct problem_order *ord = calloc(f->nproblems ? f->nproblems : 1, sizeof(*ord));
-	struct rd_fleet_problem *sorted = calloc(f->nproblems ? f->nproblems : 1, sizeof(*sorted));
+	struct problem_order *ord;
+	struct rd_fleet_problem *sorted;
 
+	if (f->nproblems < 2)
+		return 0;
+	ord = calloc(f->nproblems, sizeof(*ord));
+	sorted = calloc(f->nproblems, sizeof(*sorted));
 	if (!ord || !sorted) {
 		free(ord);
 		free(sorted);
@@ -1225,9 +1347,14 @@ void rd_fleet_free(struct rd_fleet *f)
 	for (size_t i = 0; i < f->nchans; i++) {
 		free(f->chans[i].src);
 		free(f->chans[i].prefix);
-		json_tokener_free(f->chans[i].tok);
+		if (f->chans[i].tok)
+			json_tokener_free(f->chans[i].tok);
+		free(f->chans[i].pend);
+		free(f->chans[i].pl);
 	}
 	free(f->chans);
+	if (f->spare_tok)
+		json_tokener_free(f->spare_tok);
 	for (size_t i = 0; i < f->nproblems; i++) {
 		free(f->problems[i].host);
 		free(f->problems[i].source);

@@ -37,22 +37,39 @@ static double median(double *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* The matrix cell of src -> dst: "?" none reported, "X" one failed, "w" one warned, "." all passed. */
-static const char *cell(const struct rd_fleet_pair *pv, size_t np, const char *src, const char *dst)
+/*
+ * The matrix cells, row src, column dst (indexes into the sorted hosts): 0
+ * none reported, else the worst of its pairs: 1 all passed, 2 one warned, 3
+ * one failed.
+ */
+static unsigned char *cells_fill(const struct rd_fleet_pair *pv, size_t np, char **hosts, size_t nh)
 {
-	const char *mark = "?";
+	unsigned char *m = calloc(nh ? nh * nh : 1, 1);
+	struct rd_strmap at = { 0 };
 
-	for (size_t i = 0; i < np; i++) {
-		if (strcmp(pv[i].src, src) != 0 || strcmp(pv[i].dst, dst) != 0)
-			continue;
-		if (!pv[i].ok)
-			return "X";
-		if (pv[i].warning)
-			mark = "w";
-		else if (strcmp(mark, "?") == 0)
-			mark = ".";
+	if (!m)
+		return NULL;
+	for (size_t i = 0; i < nh; i++) {
+		size_t v = i;
+
+		if (rd_strmap_sget_or_add(&at, hosts[i], &v) < 0)
+			goto oom;
 	}
-	return mark;
+	for (size_t i = 0; i < np; i++) {
+		size_t r, c;
+		unsigned char mark = !pv[i].ok ? 3 : pv[i].warning ? 2 : 1;
+
+		if (!rd_strmap_sget(&at, pv[i].src, &r) || !rd_strmap_sget(&at, pv[i].dst, &c))
+			continue;
+		if (m[r * nh + c] < mark)
+			m[r * nh + c] = mark;
+	}
+	rd_strmap_free(&at);
+	return m;
+oom:
+	rd_strmap_free(&at);
+	free(m);
+	return NULL;
 }
 
 /* One end of a rail pair: a host's port. */
@@ -72,18 +89,44 @@ static int rail_cmp(const void *a, const void *b)
 	return c ? c : (int)x->port - (int)y->port;
 }
 
-static void rail_count(struct rail_end *v, size_t *n, const char *host, const char *dev,
-		       unsigned int port, bool ok)
+/* A composite key of parts into a buffer grown as needed; its length, or 0 out of memory. */
+static size_t mesh_key(char **buf, size_t *cap, const char *const *parts, size_t n)
 {
-	size_t i;
+	size_t need = 2 * n + 1;
 
-	for (i = 0; i < *n; i++)
-		if (strcmp(v[i].host, host) == 0 && strcmp(v[i].dev, dev) == 0 && v[i].port == port)
-			break;
-	if (i == *n)
+	for (size_t i = 0; i < n; i++)
+		need += parts[i] ? strlen(parts[i]) : 1;
+	if (need > *cap) {
+		char *b = realloc(*buf, need);
+
+		if (!b)
+			return 0;
+		*buf = b;
+		*cap = need;
+	}
+	return rd_strmap_key(*buf, *cap, parts, n);
+}
+
+static int rail_count(struct rail_end *v, size_t *n, struct rd_strmap *seen, char **key,
+		      size_t *kcap, const char *host, const char *dev, unsigned int port, bool ok)
+{
+	char pbuf[16];
+	const char *parts[] = { host, dev, pbuf };
+	size_t i = *n, len;
+	int rc;
+
+	(void)snprintf(pbuf, sizeof(pbuf), "%u", port);
+	len = mesh_key(key, kcap, parts, RD_ARRAY_SIZE(parts));
+	if (!len)
+		return -ENOMEM;
+	rc = rd_strmap_get_or_add(seen, *key, len, &i);
+	if (rc < 0)
+		return rc;
+	if (rc == 0)
 		v[(*n)++] = (struct rail_end){ .host = host, .dev = dev, .port = port };
 	v[i].pairs++;
 	v[i].failed += !ok;
+	return 0;
 }
 
 /* Every rail end of the pairs (--devices), sorted; *nrails: distinct device/port names. */
@@ -91,23 +134,43 @@ static struct rail_end *rails_collect(const struct rd_fleet_pair *pv, size_t np,
 				      size_t *nrails)
 {
 	struct rail_end *v = calloc(2 * np + 1, sizeof(*v));
+	struct rd_strmap ends = { 0 }, names = { 0 };
+	size_t kcap = 0;
+	char *key = NULL;
+	int rc = 0;
 
 	*n = *nrails = 0;
 	if (!v)
 		return NULL;
-	for (size_t i = 0; i < np; i++) {
+	for (size_t i = 0; !rc && i < np; i++) {
 		if (!pv[i].dst_dev || !pv[i].dev)
 			continue;
-		rail_count(v, n, pv[i].src, pv[i].dev, pv[i].port, pv[i].ok);
-		rail_count(v, n, pv[i].dst, pv[i].dst_dev, pv[i].dst_port, pv[i].ok);
+		rc = rail_count(v, n, &ends, &key, &kcap, pv[i].src, pv[i].dev, pv[i].port, pv[i].ok);
+		if (!rc)
+			rc = rail_count(v, n, &ends, &key, &kcap, pv[i].dst, pv[i].dst_dev,
+					pv[i].dst_port, pv[i].ok);
 	}
 	qsort(v, *n, sizeof(*v), rail_cmp);
-	for (size_t i = 0; i < *n; i++) {
-		bool seen = false;
+	/* the distinct device/port names */
+	for (size_t i = 0; !rc && i < *n; i++) {
+		char pbuf[16];
+		const char *parts[] = { v[i].dev, pbuf };
+		size_t len, x = 0;
 
-		for (size_t j = 0; j < i && !seen; j++)
-			seen = strcmp(v[j].dev, v[i].dev) == 0 && v[j].port == v[i].port;
-		*nrails += !seen;
+		(void)snprintf(pbuf, sizeof(pbuf), "%u", v[i].port);
+		len = mesh_key(&key, &kcap, parts, RD_ARRAY_SIZE(parts));
+		rc = len ? rd_strmap_get_or_add(&names, key, len, &x) : -ENOMEM;
+		if (rc >= 0) {
+			*nrails += rc == 0;
+			rc = 0;
+		}
+	}
+	rd_strmap_free(&ends);
+	rd_strmap_free(&names);
+	free(key);
+	if (rc) {
+		free(v);
+		return NULL;
 	}
 	return v;
 }
@@ -143,27 +206,40 @@ static void print_failing_rails(struct rd_out *o, const struct rail_end *v, size
 	rd_out_list_end(o);
 }
 
-/* Indexes of the passed pairs with a figure, worst first: latency high, or bandwidth low. */
-static size_t worst(const struct rd_fleet_pair *pv, size_t np, bool lat, size_t *idx)
+/* What worst() sorts: a pair's figure, and its place for a stable order. */
+struct ranked {
+	double v;	/* latency, or minus the bandwidth: higher is worse */
+	size_t i;
+};
+
+static int ranked_cmp(const void *pa, const void *pb)
 {
+	const struct ranked *a = pa, *b = pb;
+
+	if (a->v != b->v)
+		return a->v > b->v ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+/*
+ * Indexes of the passed pairs with a figure, worst first: latency high, or
+ * bandwidth low (equal figures in input order).  -1: out of memory.
+ */
+static ssize_t worst(const struct rd_fleet_pair *pv, size_t np, bool lat, size_t *idx)
+{
+	struct ranked *r = calloc(np ? np : 1, sizeof(*r));
 	size_t n = 0;
 
+	if (!r)
+		return -1;
 	for (size_t i = 0; i < np; i++)
 		if (pv[i].ok && (lat ? pv[i].latency_us : pv[i].gbps) > 0)
-			idx[n++] = i;
-	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0; j--) {
-			const struct rd_fleet_pair *a = &pv[idx[j - 1]], *b = &pv[idx[j]];
-			bool swap = lat ? b->latency_us > a->latency_us : b->gbps < a->gbps;
-			size_t t;
-
-			if (!swap)
-				break;
-			t = idx[j];
-			idx[j] = idx[j - 1];
-			idx[j - 1] = t;
-		}
-	return n;
+			r[n++] = (struct ranked){ lat ? pv[i].latency_us : -pv[i].gbps, i };
+	qsort(r, n, sizeof(*r), ranked_cmp);
+	for (size_t i = 0; i < n; i++)
+		idx[i] = r[i].i;
+	free(r);
+	return (ssize_t)n;
 }
 
 static void rtrim(char *s)
@@ -190,6 +266,8 @@ int rd_fleet_print_mesh(struct rd_out *o, const struct rd_fleet *f)
 	const struct rd_fleet_pair *pv = rd_fleet_pairs(f, &np);
 	double *lat = NULL, *bw = NULL, mlat = 0, mbw = 0;
 	char **hosts = NULL;
+	struct rd_strmap seen = { 0 };
+	unsigned char *cells = NULL;
 	int ret = -ENOMEM;
 
 	if (!np)
@@ -204,11 +282,12 @@ int rd_fleet_print_mesh(struct rd_out *o, const struct rd_fleet *f)
 		const char *ends[2] = { pv[i].src, pv[i].dst };
 
 		for (size_t e = 0; e < 2; e++) {
-			size_t j = 0;
+			size_t j = nh;
+			int rc = rd_strmap_sget_or_add(&seen, ends[e], &j);
 
-			while (j < nh && strcmp(hosts[j], ends[e]) != 0)
-				j++;
-			if (j == nh)
+			if (rc < 0)
+				goto out;
+			if (rc == 0)
 				hosts[nh++] = (char *)ends[e];
 		}
 		nfail += !pv[i].ok;
@@ -219,6 +298,9 @@ int rd_fleet_print_mesh(struct rd_out *o, const struct rd_fleet *f)
 			bw[nbw++] = pv[i].gbps;
 	}
 	qsort(hosts, nh, sizeof(*hosts), name_cmp);
+	cells = cells_fill(pv, np, hosts, nh);
+	if (!cells)
+		goto out;
 	mlat = nlat ? median(lat, nlat) : 0;
 	mbw = nbw ? median(bw, nbw) : 0;
 	rv = rails_collect(pv, np, &nrv, &nrails);
@@ -234,6 +316,7 @@ int rd_fleet_print_mesh(struct rd_out *o, const struct rd_fleet *f)
 		rd_out_line(o, "\nmesh: %zu pair%s of %zu host%s%s, %zu pass, %zu fail (row tested column: . pass, X fail, ? not reported)",
 			    np, np == 1 ? "" : "s", nh, nh == 1 ? "" : "s", rails, np - nfail, nfail);
 	if (!rd_out_is_json(o)) {
+		static const char *const marks[] = { "?", ".", "w", "X" };
 		size_t w = 4;
 		char line[4096];
 		int at;
@@ -248,7 +331,7 @@ int rd_fleet_print_mesh(struct rd_out *o, const struct rd_fleet *f)
 		for (size_t i = 0; i < nh; i++) {
 			at = snprintf(line, sizeof(line), "%-*s", (int)w, hosts[i]);
 			for (size_t j = 0; j < nh && at < (int)sizeof(line); j++) {
-				const char *mark = i == j ? "-" : cell(pv, np, hosts[i], hosts[j]);
+				const char *mark = i == j ? "-" : marks[cells[i * nh + j]];
 
 				at += snprintf(line + at, sizeof(line) - (size_t)at, "  %-*s", (int)w, mark);
 			}
@@ -308,7 +391,12 @@ int rd_fleet_print_mesh(struct rd_out *o, const struct rd_fleet *f)
 		for (int kind = 0; kind < 2; kind++) {
 			bool is_lat = kind == 0;
 
-			size_t nw = worst(pv, np, is_lat, idx);
+			ssize_t sw = worst(pv, np, is_lat, idx);
+			size_t nw;
+
+			if (sw < 0)
+				goto out;
+			nw = (size_t)sw;
 
 			for (size_t k = 0; k < nw && k < SLOWEST; k++) {
 				const struct rd_fleet_pair *p = &pv[idx[k]];
@@ -336,6 +424,8 @@ int rd_fleet_print_mesh(struct rd_out *o, const struct rd_fleet *f)
 	}
 	ret = 0;
 out:
+	rd_strmap_free(&seen);
+	free(cells);
 	free(rv);
 	free(hosts);
 	free(lat);
