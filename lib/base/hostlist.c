@@ -2,6 +2,7 @@
 /* Slurm-style host lists: expansion, hostfiles, compression. */
 #include "hostlist.h"
 #include "infile.h"
+#include "strmap.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -370,12 +371,6 @@ struct hl_name {
 	size_t group; /* first-seen order of the prefix */
 };
 
-static bool hl_same_group(const struct hl_name *a, const struct hl_name *b)
-{
-	return a->has_num == b->has_num && a->plen == b->plen &&
-	       memcmp(a->name, b->name, a->plen) == 0 && (a->has_num || strcmp(a->name, b->name) == 0);
-}
-
 static int hl_name_cmp(const void *pa, const void *pb)
 {
 	const struct hl_name *a = pa, *b = pb;
@@ -451,7 +446,10 @@ char *rd_hostlist_compress(const struct rd_strlist *names)
 {
 	struct hl_name *v = calloc(names->n ? names->n : 1, sizeof(*v));
 	struct hl_buf b = { 0 };
-	size_t ngroups = 0;
+	struct rd_strmap groups = { 0 };
+	size_t ngroups = 0, kcap = 0;
+	char *key = NULL;
+	int rc;
 
 	if (!v)
 		return NULL;
@@ -469,16 +467,26 @@ char *rd_hostlist_compress(const struct rd_strlist *names)
 			v[i].num = strtoull(s + d, NULL, 10);
 			v[i].len = (int)(len - d);
 		}
-		v[i].group = ngroups;
-		for (size_t j = 0; j < i; j++) {
-			if (hl_same_group(&v[i], &v[j])) {
-				v[i].group = v[j].group;
-				break;
-			}
+		/* The group: the prefix of a numbered name, else the whole name. */
+		if (v[i].plen + 2 > kcap) {
+			char *k = realloc(key, v[i].plen + 64);
+
+			if (!k)
+				goto oom;
+			key = k;
+			kcap = v[i].plen + 64;
 		}
-		if (v[i].group == ngroups)
+		key[0] = v[i].has_num ? '#' : '=';
+		memcpy(key + 1, s, v[i].plen);
+		v[i].group = ngroups;
+		rc = rd_strmap_get_or_add(&groups, key, v[i].plen + 1, &v[i].group);
+		if (rc < 0)
+			goto oom;
+		if (rc == 0)
 			ngroups++;
 	}
+	rd_strmap_free(&groups);
+	free(key);
 	qsort(v, names->n, sizeof(*v), hl_name_cmp);
 	hl_put(&b, "%s", "");
 	for (size_t i = 0; i < names->n;) {
@@ -528,4 +536,9 @@ char *rd_hostlist_compress(const struct rd_strlist *names)
 		return NULL;
 	}
 	return b.s;
+oom:
+	rd_strmap_free(&groups);
+	free(key);
+	free(v);
+	return NULL;
 }
