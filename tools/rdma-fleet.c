@@ -393,17 +393,11 @@ int main(int argc, char **argv)
 		case 'o':
 			only_outliers = true;
 			break;
-		case OPT_TIMEOUT: {
-			uint64_t secs;
-
-			if (rd_parse_u64(optarg, &secs) || secs < 1 || secs > 86400) {
-				ret = rd_cli_usage_error(&cli, "invalid --timeout '%s' (seconds, 1 to 86400)",
-							 optarg);
+		case OPT_TIMEOUT:
+			ret = rd_cli_file_timeout(&cli, optarg, &lim.timeout_ms);
+			if (ret)
 				goto out;
-			}
-			lim.timeout_ms = (int)secs * 1000;
 			break;
-		}
 		case OPT_PREFIX:
 			prefix = true;
 			prefix_name = optarg;

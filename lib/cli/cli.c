@@ -281,6 +281,16 @@ int rd_cli_setup(struct rd_cli *cli)
 	return -1;
 }
 
+int rd_cli_file_timeout(const struct rd_cli *cli, const char *arg, int *ms)
+{
+	uint64_t secs;
+
+	if (rd_parse_u64(arg, &secs) || secs < 1 || secs > 86400)
+		return rd_cli_usage_error(cli, "invalid --timeout '%s' (seconds, 1 to 86400)", arg);
+	*ms = (int)secs * 1000;
+	return 0;
+}
+
 int rd_cli_check_ids(const struct rd_cli *cli, struct rd_strlist *l, const char *arg, const char *opt,
 		     bool (*known)(const char *id))
 {

@@ -134,6 +134,12 @@ int rd_cli_getopt(struct rd_cli *cli, int argc, char **argv, const char *shortop
 int rd_cli_bad_value(const struct rd_cli *cli, int opt, const char *arg, const struct option *longopts);
 /* Report getopt's '?' or ':' result; returns RD_EXIT_USAGE. */
 /*
+ * --timeout SEC for a file read (rdma-doctor --expect, rdma-fleet's inputs):
+ * whole seconds, 1 to 86400, into *ms.  0, or the usage error's exit status.
+ */
+int rd_cli_file_timeout(const struct rd_cli *cli, const char *arg, int *ms);
+
+/*
  * --only/--skip ID,...: each item of arg, checked by known() (an id or a
  * group of a tool's check table), added to l.  An empty item ("--only ''",
  * "a,,b") and an unknown id are usage errors naming opt; returns 0, or the

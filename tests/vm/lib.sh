@@ -118,6 +118,20 @@ vm_check_output() {
     return 1
 }
 
+# vm_check_exit NAME RC ERE CMD [ARG...] -- PASS if CMD exits with status RC
+# and a line of its output (stdout+stderr) matches ERE.
+vm_check_exit() {
+    local name=$1 want=$2 re=$3; shift 3
+    _vm_capture "$@"
+    if [ "$_vm_rc" = "$want" ] && grep -Eq -- "$re" "$_vm_out"; then
+        vm_pass "$name"
+        return 0
+    fi
+    vm_fail "$name" "$* exited $_vm_rc (want $want); want a line matching: $re"
+    _vm_detail "$_vm_out"
+    return 1
+}
+
 # vm_check_eq NAME EXPECTED ACTUAL -- string comparison.
 vm_check_eq() {
     if [ "$2" = "$3" ]; then

@@ -20,14 +20,7 @@ CFG=/sys/kernel/config/rdma_cm
 doc() {
 	local name=$1 want=$2 re=$3
 	shift 3
-	_vm_capture "$D" "$@"
-	if [ "$_vm_rc" = "$want" ] && grep -Eq -- "$re" "$_vm_out"; then
-		vm_pass "$name"
-		return 0
-	fi
-	vm_fail "$name" "rdma-doctor $* exited $_vm_rc (want $want); want a line matching: $re"
-	_vm_detail "$_vm_out"
-	return 1
+	vm_check_exit "$name" "$want" "$re" "$D" "$@"
 }
 # no_line NAME ERE ARGS... -- no line of rdma-doctor ARGS's output matches ERE.
 no_line() {

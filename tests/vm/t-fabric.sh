@@ -13,29 +13,15 @@ set -u
 F=$RD_ROOT/build/rdma-fabric
 DEV=${VM_RDMA_DEV:-rxe0}
 
-# fab NAME RC ERE CMD... -- CMD exits RC and a line of its output matches ERE.
-fab() {
-	local name=$1 want=$2 re=$3
-	shift 3
-	_vm_capture "$@"
-	if [ "$_vm_rc" = "$want" ] && grep -Eq -- "$re" "$_vm_out"; then
-		vm_pass "$name"
-		return 0
-	fi
-	vm_fail "$name" "$* exited $_vm_rc (want $want); want a line matching: $re"
-	_vm_detail "$_vm_out"
-	return 1
-}
-
 vm_check "the kernel gave $DEV a umad device" \
 	grep -qx "$DEV" /sys/class/infiniband_mad/umad0/ibdev
 eth="no InfiniBand port \\($DEV port 1 is Ethernet: RoCE and iWARP have no subnet to sweep\\)"
-fab "rdma-fabric: exit 1, naming the Ethernet port" 1 "^rdma-fabric: $eth\$" "$F"
-fab "... -d $DEV -p 1: the same" 1 "^rdma-fabric: $eth\$" "$F" -d "$DEV" -p 1
-fab "... -j: the same error, no partial document on stdout" 1 "^rdma-fabric: $eth\$" "$F" -j
+vm_check_exit "rdma-fabric: exit 1, naming the Ethernet port" 1 "^rdma-fabric: $eth\$" "$F"
+vm_check_exit "... -d $DEV -p 1: the same" 1 "^rdma-fabric: $eth\$" "$F" -d "$DEV" -p 1
+vm_check_exit "... -j: the same error, no partial document on stdout" 1 "^rdma-fabric: $eth\$" "$F" -j
 vm_check_eq "... -j: stdout is empty" "" "$("$F" -j 2> /dev/null)"
-fab "... --nhc: one ERROR line naming the port" 1 "^ERROR: rdma-fabric: .*$DEV port 1 is Ethernet" "$F" --nhc
-fab "... -d mlx5_9: names the device that is there" 1 "mlx5_9: no such device \\(known: $DEV\\)" "$F" -d mlx5_9
-fab "... as nobody: the same words, not a permission error" 1 "^rdma-fabric: $eth\$" \
+vm_check_exit "... --nhc: one ERROR line naming the port" 1 "^ERROR: rdma-fabric: .*$DEV port 1 is Ethernet" "$F" --nhc
+vm_check_exit "... -d mlx5_9: names the device that is there" 1 "mlx5_9: no such device \\(known: $DEV\\)" "$F" -d mlx5_9
+vm_check_exit "... as nobody: the same words, not a permission error" 1 "^rdma-fabric: $eth\$" \
 	setpriv --reuid 65534 --regid 65534 --clear-groups "$F"
 vm_check "rdma-fabric scenarios: no kernel warnings" vm_dmesg_clean
