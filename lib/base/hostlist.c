@@ -468,7 +468,7 @@ char *rd_hostlist_compress(const struct rd_strlist *names)
 			v[i].len = (int)(len - d);
 		}
 		/* The group: the prefix of a numbered name, else the whole name. */
-		if (v[i].plen + 2 > kcap) {
+		if (!key || v[i].plen + 2 > kcap) {
 			char *k = realloc(key, v[i].plen + 64);
 
 			if (!k)

@@ -2,6 +2,7 @@
 /* A seeded open-addressing hash map from byte strings to numbers (strmap.h). */
 #define _GNU_SOURCE
 #include "strmap.h"
+#include "util.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -107,6 +108,7 @@ static int grow(struct rd_strmap *m)
 	return 0;
 }
 
+RD_GCC_LEAK_FP_BEGIN	/* a key is stored in its slot, freed by rd_strmap_free */
 int rd_strmap_get_or_add(struct rd_strmap *m, const void *key, size_t len, size_t *val)
 {
 	uint64_t h;
@@ -165,6 +167,7 @@ int rd_strmap_sget_or_add(struct rd_strmap *m, const char *key, size_t *val)
 {
 	return rd_strmap_get_or_add(m, key, strlen(key), val);
 }
+RD_GCC_LEAK_FP_END
 
 bool rd_strmap_sget(const struct rd_strmap *m, const char *key, size_t *val)
 {

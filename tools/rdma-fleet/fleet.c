@@ -216,15 +216,15 @@ static int value_id(struct rd_fleet *f, json_object *val, uint32_t *vid)
 static int fact_id(struct rd_fleet *f, const char *kind, const char *dev, unsigned int port,
 		   const char *name, uint32_t *fid)
 {
-	char stack[256], pbuf[16], *key = stack;
+	char stack[256], pbuf[16], *key;
 	const char *parts[] = { kind, dev, pbuf, name };
 	size_t len, need = strlen(kind) + (dev ? strlen(dev) : 1) + strlen(name) + sizeof(pbuf) + 4;
 	size_t at = f->nfkeys;
-	struct fact_key *k;
 	int rc;
 
 	(void)snprintf(pbuf, sizeof(pbuf), "%u", port);
-	if (need > sizeof(stack) && !(key = malloc(need)))
+	key = need > sizeof(stack) ? malloc(need) : stack;
+	if (!key)
 		return -ENOMEM;
 	len = rd_strmap_key(key, need > sizeof(stack) ? need : sizeof(stack), parts,
 			    RD_ARRAY_SIZE(parts));
@@ -236,7 +236,8 @@ static int fact_id(struct rd_fleet *f, const char *kind, const char *dev, unsign
 	if (rc < 0)
 		return rc;
 	if (rc == 0) {
-		k = &f->fkeys[at];
+		struct fact_key *k = &f->fkeys[at];
+
 		k->kind = kind;
 		k->name = name;
 		k->port = port;
@@ -711,10 +712,9 @@ static int mesh_read(struct reader_ctx *c, json_object *doc)
 		hlen = rd_strmap_key(key, need, parts, 2);
 		if (n.dst_dev)
 			rlen = rd_strmap_key(key + need, need, parts, RD_ARRAY_SIZE(parts));
-		if (!n.dst_dev && rd_strmap_get(&f->pair_map, key, hlen, &at)) {
-			p = &f->pairs[at];
-		} else if (n.dst_dev && rd_strmap_get(&f->pair_map, key + need, rlen, &at) &&
-			   same_rails(&f->pairs[at], &n)) {	/* (not since taken by another) */
+		if (n.dst_dev ? rd_strmap_get(&f->pair_map, key + need, rlen, &at) &&
+				    same_rails(&f->pairs[at], &n)	/* (not since taken by another) */
+			      : rd_strmap_get(&f->pair_map, key, hlen, &at)) {
 			p = &f->pairs[at];
 		} else {
 			at = f->npairs;
@@ -778,11 +778,12 @@ static struct chan *chan_get(struct rd_fleet *f, const char *src, const char *pr
 {
 	const char *parts[] = { src, prefix };
 	size_t need = strlen(src) + (prefix ? strlen(prefix) : 1) + 2, len, at = f->nchans;
-	char stack[512], *key = stack;
+	char stack[512], *key;
 	struct chan *c;
 	int rc;
 
-	if (need > sizeof(stack) && !(key = malloc(need)))
+	key = need > sizeof(stack) ? malloc(need) : stack;
+	if (!key)
 		return NULL;
 	len = rd_strmap_key(key, need > sizeof(stack) ? need : sizeof(stack), parts, 2);
 	rc = grow(&f->chans, &f->ccap, f->nchans, sizeof(*f->chans));
@@ -1031,6 +1032,7 @@ static int chan_flush(struct rd_fleet *f, struct chan *c)
  * documents) is parsed line by line.  Blank lines are dropped, as they
  * always were.
  */
+RD_GCC_LEAK_FP_BEGIN	/* the buffers grow in place in c, freed by rd_fleet_free */
 static int chan_feed(struct rd_fleet *f, struct chan *c, size_t lineno, const char *text)
 {
 	size_t len = strlen(text);
@@ -1059,6 +1061,7 @@ static int chan_feed(struct rd_fleet *f, struct chan *c, size_t lineno, const ch
 		return chan_flush(f, c);
 	return 0;
 }
+RD_GCC_LEAK_FP_END
 
 /* "HOST: text" (pdsh, clush -L, srun -l, rdma-fleet --prefix): the length of HOST, or 0. */
 static size_t host_prefix(const char *line, size_t *text_at)
@@ -1236,6 +1239,7 @@ static int fact_host(struct rd_fleet *f, struct rd_strmap *vmap, size_t out, con
 	return rd_strlist_add(&k->vals[at].hosts, h->name);
 }
 
+RD_GCC_LEAK_FP_BEGIN	/* the facts and their values go into f->facts, freed by rd_fleet_free */
 int rd_fleet_analyze(struct rd_fleet *f)
 {
 	struct rd_strmap vmap = { 0 };
@@ -1295,7 +1299,8 @@ int rd_fleet_analyze(struct rd_fleet *f)
 	for (size_t i = 0; !rc && i < f->nfacts; i++) {
 		struct rd_fleet_fact *k = &f->facts[i];
 
-		qsort(k->vals, k->nvals, sizeof(*k->vals), value_cmp);
+		if (k->nvals > 1)
+			qsort(k->vals, k->nvals, sizeof(*k->vals), value_cmp);
 		k->tie = k->nvals > 1 && k->vals[0].hosts.n == k->vals[1].hosts.n;
 	}
 	/* problems grouped by host, in the hosts' order; stable within a host */
@@ -1315,6 +1320,7 @@ out:
 	free(bits);
 	return rc;
 }
+RD_GCC_LEAK_FP_END
 
 /* ------------------------------------------------------------ access */
 
