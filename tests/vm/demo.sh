@@ -158,3 +158,9 @@ done
 demo_run -e 1 rdma-fleet -w 'node[01-03]' "$DEMO_OUT/fleet-in"
 demo_check "rdma-fleet: $DEV's state agreed by both hosts" "^state +$DEV +1 +ACTIVE +2/2 +-\$"
 demo_check "rdma-fleet: node03 listed but silent" "^node03 .*expected, but sent nothing\$"
+
+demo_section rdma-fabric "the InfiniBand fabric: every link, error counter and subnet manager, with a verdict"
+demo_note "this VM's only RDMA port is soft-RoCE: there is no InfiniBand subnet to sweep, and rdma-fabric says so;"
+demo_note "make demo then shows it on a simulated InfiniBand fabric under a real OpenSM (tests/fabric/t-demo.sh)"
+demo_run -e 1 rdma-fabric
+demo_check "rdma-fabric: names the Ethernet port it cannot sweep from" "no InfiniBand port \\($DEV port 1 is Ethernet: RoCE and iWARP have no subnet to sweep\\)"
