@@ -183,17 +183,25 @@ void rd_strmap_free(struct rd_strmap *m)
 	memset(m, 0, sizeof(*m));
 }
 
-size_t rd_strmap_key(char *buf, size_t len, const char *const *parts, size_t nparts)
+size_t rd_strmap_key(struct rd_strmap_keybuf *b, const char *const *parts, size_t nparts)
 {
-	size_t o = 0;
+	size_t need = 1, o = 0;
 
+	for (size_t i = 0; i < nparts; i++)
+		need += (parts[i] ? strlen(parts[i]) : 1) + 1;
+	if (need > b->cap) {
+		char *s = realloc(b->s, need);
+
+		if (!s)
+			return 0;
+		b->s = s;
+		b->cap = need;
+	}
 	for (size_t i = 0; i < nparts; i++) {
 		const char *p = parts[i] ? parts[i] : "\x01";
 		size_t l = strlen(p);
 
-		if (o + l + 1 > len)
-			return 0;
-		memcpy(buf + o, p, l + 1);
+		memcpy(b->s + o, p, l + 1);
 		o += l + 1;
 	}
 	return o;

@@ -46,11 +46,17 @@ void rd_strmap_free(struct rd_strmap *m);
 int rd_strmap_sget_or_add(struct rd_strmap *m, const char *key, size_t *val);
 bool rd_strmap_sget(const struct rd_strmap *m, const char *key, size_t *val);
 
+/* Room for composite keys, grown as needed (zero it to start; free ->s). */
+struct rd_strmap_keybuf {
+	char *s;
+	size_t cap;
+};
+
 /*
  * A composite key: the parts, each followed by a NUL (a missing part, NULL,
- * is a single 0x01 byte and its NUL, so it differs from ""), into buf.
- * Returns the key's length, or 0 when it does not fit in len.
+ * is a single 0x01 byte and its NUL, so it differs from ""), into b->s.
+ * Returns the key's length, or 0 out of memory.
  */
-size_t rd_strmap_key(char *buf, size_t len, const char *const *parts, size_t nparts);
+size_t rd_strmap_key(struct rd_strmap_keybuf *b, const char *const *parts, size_t nparts);
 
 #endif

@@ -65,27 +65,37 @@ static void test_key(void **state)
 	struct rd_strmap m = { 0 };
 	const char *ab_c[] = { "ab", "c" }, *a_bc[] = { "a", "bc" }, *a_null[] = { "a", NULL },
 		   *a_empty[] = { "a", "" };
-	char k1[64], k2[64];
+	struct rd_strmap_keybuf b1 = { 0 }, b2 = { 0 };
+	char longpart[300];
+	const char *long_c[] = { longpart, "c" };
 	size_t l1, l2, v = 1;
 
 	(void)state;
-	l1 = rd_strmap_key(k1, sizeof(k1), ab_c, 2);
-	l2 = rd_strmap_key(k2, sizeof(k2), a_bc, 2);
+	l1 = rd_strmap_key(&b1, ab_c, 2);
+	l2 = rd_strmap_key(&b2, a_bc, 2);
 	assert_int_equal(l1, 5);
 	assert_int_equal(l2, 5);
-	assert_int_equal(rd_strmap_get_or_add(&m, k1, l1, &v), 0);
+	assert_int_equal(rd_strmap_get_or_add(&m, b1.s, l1, &v), 0);
 	v = 2;
-	assert_int_equal(rd_strmap_get_or_add(&m, k2, l2, &v), 0);
-	l1 = rd_strmap_key(k1, sizeof(k1), a_null, 2);
-	l2 = rd_strmap_key(k2, sizeof(k2), a_empty, 2);
-	assert_true(l1 != l2 || memcmp(k1, k2, l1) != 0);
+	assert_int_equal(rd_strmap_get_or_add(&m, b2.s, l2, &v), 0);
+	l1 = rd_strmap_key(&b1, a_null, 2);
+	l2 = rd_strmap_key(&b2, a_empty, 2);
+	assert_true(l1 != l2 || memcmp(b1.s, b2.s, l1) != 0);
 	v = 3;
-	assert_int_equal(rd_strmap_get_or_add(&m, k1, l1, &v), 0);
+	assert_int_equal(rd_strmap_get_or_add(&m, b1.s, l1, &v), 0);
 	v = 4;
-	assert_int_equal(rd_strmap_get_or_add(&m, k2, l2, &v), 0);
+	assert_int_equal(rd_strmap_get_or_add(&m, b2.s, l2, &v), 0);
 	assert_int_equal(m.n, 4);
-	/* too long for the buffer: 0 */
-	assert_int_equal(rd_strmap_key(k1, 3, ab_c, 2), 0);
+	/* a key longer than the room so far: the room grows, the key is whole */
+	memset(longpart, 'x', sizeof(longpart) - 1);
+	longpart[sizeof(longpart) - 1] = '\0';
+	l1 = rd_strmap_key(&b1, long_c, 2);
+	assert_int_equal(l1, sizeof(longpart) + 2);
+	assert_true(b1.cap >= l1);
+	assert_memory_equal(b1.s, longpart, sizeof(longpart));
+	assert_string_equal(b1.s + sizeof(longpart), "c");
+	free(b1.s);
+	free(b2.s);
 	rd_strmap_free(&m);
 }
 

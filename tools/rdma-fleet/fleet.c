@@ -82,6 +82,7 @@ struct rd_fleet {
 	/* Lookups (strmap.h): host name, (source, prefix), fact key, value
 	 * text, mesh pair -> index into hosts, chans, fkeys, vtexts, pairs. */
 	struct rd_strmap host_map, chan_map, fkey_map, val_map, pair_map;
+	struct rd_strmap_keybuf kb[2];	/* composite keys being looked up */
 	/* A tokener is ~1.5 KiB: only streams inside a document hold one. */
 	json_tokener *spare_tok;
 	struct fact_key *fkeys;
@@ -216,23 +217,17 @@ static int value_id(struct rd_fleet *f, json_object *val, uint32_t *vid)
 static int fact_id(struct rd_fleet *f, const char *kind, const char *dev, unsigned int port,
 		   const char *name, uint32_t *fid)
 {
-	char stack[256], pbuf[16], *key;
+	char pbuf[16];
 	const char *parts[] = { kind, dev, pbuf, name };
-	size_t len, need = strlen(kind) + (dev ? strlen(dev) : 1) + strlen(name) + sizeof(pbuf) + 4;
-	size_t at = f->nfkeys;
+	size_t len, at = f->nfkeys;
 	int rc;
 
 	(void)snprintf(pbuf, sizeof(pbuf), "%u", port);
-	key = need > sizeof(stack) ? malloc(need) : stack;
-	if (!key)
-		return -ENOMEM;
-	len = rd_strmap_key(key, need > sizeof(stack) ? need : sizeof(stack), parts,
-			    RD_ARRAY_SIZE(parts));
-	rc = f->nfkeys >= UINT32_MAX ? -ENOMEM : grow(&f->fkeys, &f->fkcap, f->nfkeys, sizeof(*f->fkeys));
+	len = rd_strmap_key(&f->kb[0], parts, RD_ARRAY_SIZE(parts));
+	rc = !len || f->nfkeys >= UINT32_MAX ? -ENOMEM
+					     : grow(&f->fkeys, &f->fkcap, f->nfkeys, sizeof(*f->fkeys));
 	if (!rc)
-		rc = rd_strmap_get_or_add(&f->fkey_map, key, len, &at);
-	if (key != stack)
-		free(key);
+		rc = rd_strmap_get_or_add(&f->fkey_map, f->kb[0].s, len, &at);
 	if (rc < 0)
 		return rc;
 	if (rc == 0) {
@@ -660,7 +655,8 @@ static int mesh_read(struct reader_ctx *c, json_object *doc)
 {
 	const char *src = obj_str(doc, "src"), *dst = obj_str(doc, "dst");
 	struct rd_fleet *f = c->f;
-	struct rd_fleet_pair *p = NULL, n = { 0 };
+	struct rd_fleet_pair n = { 0 };
+	size_t slot = SIZE_MAX;	/* where it goes in f->pairs: the pair it repeats, or a new one */
 	bool oom = false;
 	char rails[300] = "", why[320];
 	const char *refused = mesh_refusal(c, doc, src, dst, why, sizeof(why));
@@ -694,58 +690,48 @@ static int mesh_read(struct reader_ctx *c, json_object *doc)
 	 * pair of the same two hosts and both ends' device and port.
 	 */
 	{
-		char pbuf[16], dpbuf[16], *key;
+		char pbuf[16], dpbuf[16];
 		const char *parts[] = { src, dst, n.dev, pbuf, n.dst_dev, dpbuf };
-		size_t need = sizeof(pbuf) * 2 + 8, hlen, rlen = 0, at;
+		const char *hkey, *rkey;
+		size_t hlen, rlen = 1, at;
 		int rc = 0;
 
 		(void)snprintf(pbuf, sizeof(pbuf), "%u", n.port);
 		(void)snprintf(dpbuf, sizeof(dpbuf), "%u", n.dst_port);
-		for (size_t i = 0; i < RD_ARRAY_SIZE(parts); i++)
-			need += parts[i] ? strlen(parts[i]) : 1;
-		key = malloc(2 * need);
-		if (!key) {
-			pair_clear(&n);
-			return -ENOMEM;
-		}
-		/* key: the two hosts; key + need: the rail pair (six parts: never equal) */
-		hlen = rd_strmap_key(key, need, parts, 2);
+		/* the two hosts; the rail pair (six parts: never equal to two) */
+		hlen = rd_strmap_key(&f->kb[0], parts, 2);
 		if (n.dst_dev)
-			rlen = rd_strmap_key(key + need, need, parts, RD_ARRAY_SIZE(parts));
-		if (n.dst_dev ? rd_strmap_get(&f->pair_map, key + need, rlen, &at) &&
-				    same_rails(&f->pairs[at], &n)	/* (not since taken by another) */
-			      : rd_strmap_get(&f->pair_map, key, hlen, &at)) {
-			p = &f->pairs[at];
+			rlen = rd_strmap_key(&f->kb[1], parts, RD_ARRAY_SIZE(parts));
+		hkey = f->kb[0].s;
+		rkey = f->kb[1].s;
+		if (!hlen || !rlen)
+			rc = -ENOMEM;
+		else if (n.dst_dev ? rd_strmap_get(&f->pair_map, rkey, rlen, &at) &&
+					 same_rails(&f->pairs[at], &n)	/* (not since taken by another) */
+				   : rd_strmap_get(&f->pair_map, hkey, hlen, &at)) {
+			slot = at;
 		} else {
 			at = f->npairs;
-			rc = rd_strmap_get_or_add(&f->pair_map, key, hlen, &at);	/* keeps the first */
+			rc = rd_strmap_get_or_add(&f->pair_map, hkey, hlen, &at);	/* keeps the first */
 			if (rc >= 0 && n.dst_dev)
-				rc = rd_strmap_set(&f->pair_map, key + need, rlen, f->npairs);
+				rc = rd_strmap_set(&f->pair_map, rkey, rlen, f->npairs);
 		}
-		free(key);
 		if (rc < 0) {
 			pair_clear(&n);
 			return -ENOMEM;
 		}
-		if (p)
-			pair_clear(p);
 	}
-	if (!p) {
-		if (f->npairs == f->pairs_cap) {
-			size_t cap = f->pairs_cap ? f->pairs_cap * 2 : 16;
-
-			p = realloc(f->pairs, cap * sizeof(*p));
-			if (!p) {
-				pair_clear(&n);
-				return -ENOMEM;
-			}
-			f->pairs = p;
-			f->pairs_cap = cap;
+	if (slot != SIZE_MAX) {
+		pair_clear(&f->pairs[slot]);
+	} else {
+		if (grow(&f->pairs, &f->pairs_cap, f->npairs, sizeof(*f->pairs))) {
+			pair_clear(&n);
+			return -ENOMEM;
 		}
-		p = &f->pairs[f->npairs++];
+		slot = f->npairs++;
 	}
 	RD_GCC_LEAK_FP_BEGIN	/* the strings move into f->pairs, freed by rd_fleet_free */
-	*p = n;
+	f->pairs[slot] = n;
 	RD_GCC_LEAK_FP_END
 	if (n.ok)
 		return 0;
@@ -777,20 +763,13 @@ static const struct reader {
 static struct chan *chan_get(struct rd_fleet *f, const char *src, const char *prefix)
 {
 	const char *parts[] = { src, prefix };
-	size_t need = strlen(src) + (prefix ? strlen(prefix) : 1) + 2, len, at = f->nchans;
-	char stack[512], *key;
+	size_t len = rd_strmap_key(&f->kb[0], parts, 2), at = f->nchans;
 	struct chan *c;
 	int rc;
 
-	key = need > sizeof(stack) ? malloc(need) : stack;
-	if (!key)
-		return NULL;
-	len = rd_strmap_key(key, need > sizeof(stack) ? need : sizeof(stack), parts, 2);
-	rc = grow(&f->chans, &f->ccap, f->nchans, sizeof(*f->chans));
+	rc = len ? grow(&f->chans, &f->ccap, f->nchans, sizeof(*f->chans)) : -ENOMEM;
 	if (!rc)
-		rc = rd_strmap_get_or_add(&f->chan_map, key, len, &at);
-	if (key != stack)
-		free(key);
+		rc = rd_strmap_get_or_add(&f->chan_map, f->kb[0].s, len, &at);
 	if (rc < 0)
 		return NULL;
 	if (rc == 1)
@@ -1348,6 +1327,8 @@ void rd_fleet_free(struct rd_fleet *f)
 	rd_strmap_free(&f->fkey_map);
 	rd_strmap_free(&f->val_map);
 	rd_strmap_free(&f->pair_map);
+	free(f->kb[0].s);
+	free(f->kb[1].s);
 	free(f->hosts);
 	rd_strlist_free(&f->host_names);
 	for (size_t i = 0; i < f->nchans; i++) {

@@ -89,26 +89,9 @@ static int rail_cmp(const void *a, const void *b)
 	return c ? c : (int)x->port - (int)y->port;
 }
 
-/* A composite key of parts into a buffer grown as needed; its length, or 0 out of memory. */
-static size_t mesh_key(char **buf, size_t *cap, const char *const *parts, size_t n)
-{
-	size_t need = 2 * n + 1;
-
-	for (size_t i = 0; i < n; i++)
-		need += parts[i] ? strlen(parts[i]) : 1;
-	if (need > *cap) {
-		char *b = realloc(*buf, need);
-
-		if (!b)
-			return 0;
-		*buf = b;
-		*cap = need;
-	}
-	return rd_strmap_key(*buf, *cap, parts, n);
-}
-
-static int rail_count(struct rail_end *v, size_t *n, struct rd_strmap *seen, char **key,
-		      size_t *kcap, const char *host, const char *dev, unsigned int port, bool ok)
+static int rail_count(struct rail_end *v, size_t *n, struct rd_strmap *seen,
+		      struct rd_strmap_keybuf *kb, const char *host, const char *dev, unsigned int port,
+		      bool ok)
 {
 	char pbuf[16];
 	const char *parts[] = { host, dev, pbuf };
@@ -116,10 +99,10 @@ static int rail_count(struct rail_end *v, size_t *n, struct rd_strmap *seen, cha
 	int rc;
 
 	(void)snprintf(pbuf, sizeof(pbuf), "%u", port);
-	len = mesh_key(key, kcap, parts, RD_ARRAY_SIZE(parts));
+	len = rd_strmap_key(kb, parts, RD_ARRAY_SIZE(parts));
 	if (!len)
 		return -ENOMEM;
-	rc = rd_strmap_get_or_add(seen, *key, len, &i);
+	rc = rd_strmap_get_or_add(seen, kb->s, len, &i);
 	if (rc < 0)
 		return rc;
 	if (rc == 0)
@@ -135,8 +118,7 @@ static struct rail_end *rails_collect(const struct rd_fleet_pair *pv, size_t np,
 {
 	struct rail_end *v = calloc(2 * np + 1, sizeof(*v));
 	struct rd_strmap ends = { 0 }, names = { 0 };
-	size_t kcap = 0;
-	char *key = NULL;
+	struct rd_strmap_keybuf kb = { 0 };
 	int rc = 0;
 
 	*n = *nrails = 0;
@@ -145,9 +127,9 @@ static struct rail_end *rails_collect(const struct rd_fleet_pair *pv, size_t np,
 	for (size_t i = 0; !rc && i < np; i++) {
 		if (!pv[i].dst_dev || !pv[i].dev)
 			continue;
-		rc = rail_count(v, n, &ends, &key, &kcap, pv[i].src, pv[i].dev, pv[i].port, pv[i].ok);
+		rc = rail_count(v, n, &ends, &kb, pv[i].src, pv[i].dev, pv[i].port, pv[i].ok);
 		if (!rc)
-			rc = rail_count(v, n, &ends, &key, &kcap, pv[i].dst, pv[i].dst_dev,
+			rc = rail_count(v, n, &ends, &kb, pv[i].dst, pv[i].dst_dev,
 					pv[i].dst_port, pv[i].ok);
 	}
 	qsort(v, *n, sizeof(*v), rail_cmp);
@@ -158,8 +140,8 @@ static struct rail_end *rails_collect(const struct rd_fleet_pair *pv, size_t np,
 		size_t len, x = 0;
 
 		(void)snprintf(pbuf, sizeof(pbuf), "%u", v[i].port);
-		len = mesh_key(&key, &kcap, parts, RD_ARRAY_SIZE(parts));
-		rc = len ? rd_strmap_get_or_add(&names, key, len, &x) : -ENOMEM;
+		len = rd_strmap_key(&kb, parts, RD_ARRAY_SIZE(parts));
+		rc = len ? rd_strmap_get_or_add(&names, kb.s, len, &x) : -ENOMEM;
 		if (rc >= 0) {
 			*nrails += rc == 0;
 			rc = 0;
@@ -167,7 +149,7 @@ static struct rail_end *rails_collect(const struct rd_fleet_pair *pv, size_t np,
 	}
 	rd_strmap_free(&ends);
 	rd_strmap_free(&names);
-	free(key);
+	free(kb.s);
 	if (rc) {
 		free(v);
 		return NULL;
