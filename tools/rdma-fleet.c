@@ -194,6 +194,123 @@ static const struct rd_col problem_cols[] = {
 	{ "problem", "PROBLEM", false },
 };
 
+/* Text: identical problems once, with their hosts as a host list. */
+static const struct rd_col problem_group_cols[] = {
+	{ "hosts", "HOSTS", false },
+	{ "source", "SOURCE", false },
+	{ "line", "LINE", true },
+	{ "problem", "PROBLEM", false },
+};
+
+/* The problems that read the same: one row of the text table. */
+struct problem_group {
+	const char *what;
+	const char *source;	/* the one source of them all, NULL when several */
+	size_t nsources;	/* distinct sources seen (counted when they change) */
+	size_t line;		/* of the first */
+	size_t n;		/* problems */
+	size_t first;		/* index of the first host in the group's host slice */
+	size_t nhosts;
+};
+
+static const char *source_text(const char *s)
+{
+	return s && strcmp(s, "-") == 0 ? "stdin" : s;
+}
+
+static bool same_source(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/*
+ * Problems come sorted by host; a group keeps the first-seen order of its
+ * text, and lists each host once (a host's repeats are next to each other).
+ * The host names are borrowed from the problems, in one array sliced by
+ * group, so a million "sent nothing" lines cost two arrays, not a million
+ * strings.
+ */
+static int print_problem_groups(struct rd_out *o, const struct rd_fleet_problem *pv, size_t np)
+{
+	struct problem_group *g = NULL;
+	size_t *of = NULL, ng = 0;
+	const char **hosts = NULL;
+	struct rd_strmap map = { 0 };
+	int rc = -ENOMEM;
+
+	of = malloc((np ? np : 1) * sizeof(*of));
+	g = calloc(np ? np : 1, sizeof(*g));
+	hosts = malloc((np ? np : 1) * sizeof(*hosts));
+	if (!of || !g || !hosts)
+		goto out;
+	for (size_t i = 0; i < np; i++) {
+		struct problem_group *k;
+		size_t at = ng;
+		int r = rd_strmap_sget_or_add(&map, pv[i].what, &at);
+
+		if (r < 0)
+			goto out;
+		of[i] = at;
+		k = &g[at];
+		if (r == 0) {
+			ng++;
+			k->what = pv[i].what;
+			k->source = pv[i].source;
+			k->nsources = 1;
+			k->line = pv[i].line;
+		} else if (!same_source(k->source, pv[i].source)) {
+			k->source = NULL;
+			k->nsources++;
+		}
+		k->n++;
+	}
+	/* each group's slice of hosts, then the hosts in problem order */
+	for (size_t i = 0, at = 0; i < ng; i++) {
+		g[i].first = at;
+		at += g[i].n;
+	}
+	for (size_t i = 0; i < np; i++) {
+		struct problem_group *k = &g[of[i]];
+
+		if (k->nhosts && strcmp(hosts[k->first + k->nhosts - 1], pv[i].host) == 0)
+			continue;
+		hosts[k->first + k->nhosts++] = pv[i].host;
+	}
+	rd_out_table_begin(o, "problems", problem_group_cols, RD_ARRAY_SIZE(problem_group_cols),
+			   np > 0);
+	for (size_t i = 0; i < ng; i++) {
+		/* borrowed names: the list's strings are not its own */
+		struct rd_strlist l = { .v = (char **)(hosts + g[i].first), .n = g[i].nhosts };
+		char *hl = rd_hostlist_compress(&l), many[48];
+
+		if (!hl)
+			goto out;
+		rd_out_row_begin(o);
+		rd_out_cstr(o, RD_TEXT, "hosts", NULL, RD_C_BAD, hl);
+		free(hl);
+		if (g[i].source || g[i].nsources == 1) {
+			rd_out_str(o, RD_TEXT, "source", NULL, source_text(g[i].source));
+		} else {
+			(void)snprintf(many, sizeof(many), "%zu sources", g[i].nsources);
+			rd_out_str(o, RD_TEXT, "source", NULL, many);
+		}
+		if (g[i].n == 1 && g[i].line)
+			rd_out_u64(o, RD_TEXT, "line", NULL, g[i].line);
+		else
+			rd_out_str(o, RD_TEXT, "line", NULL, NULL);
+		rd_out_str(o, RD_TEXT, "problem", NULL, g[i].what);
+		rd_out_row_end(o);
+	}
+	rd_out_table_end(o);
+	rc = 0;
+out:
+	rd_strmap_free(&map);
+	free(of);
+	free(g);
+	free(hosts);
+	return rc;
+}
+
 /* "vm3: 512; vm[4-5]: absent" */
 static char *outliers_text(const struct rd_fleet_fact *k)
 {
@@ -299,20 +416,23 @@ static int print_summary(struct rd_out *o, const struct rd_fleet *f, bool only_o
 		return -ENOMEM;
 	if (np)
 		rd_out_line(o, "%s", "");
-	rd_out_table_begin(o, "problems", problem_cols, RD_ARRAY_SIZE(problem_cols), np > 0);
-	for (size_t i = 0; i < np; i++) {
-		rd_out_row_begin(o);
-		rd_out_cstr(o, RD_ANY, "host", NULL, RD_C_BAD, pv[i].host);
-		rd_out_str(o, RD_ANY, "source",
-			   NULL, pv[i].source && strcmp(pv[i].source, "-") == 0 ? "stdin" : pv[i].source);
-		if (pv[i].line)
-			rd_out_u64(o, RD_ANY, "line", NULL, pv[i].line);
-		else
-			rd_out_str(o, RD_TEXT, "line", NULL, NULL);
-		rd_out_str(o, RD_ANY, "problem", NULL, pv[i].what);
-		rd_out_row_end(o);
+	if (!json) {
+		if (print_problem_groups(o, pv, np))
+			return -ENOMEM;
+	} else {
+		/* JSON keeps every problem with its host */
+		rd_out_table_begin(o, "problems", problem_cols, RD_ARRAY_SIZE(problem_cols), np > 0);
+		for (size_t i = 0; i < np; i++) {
+			rd_out_row_begin(o);
+			rd_out_str(o, RD_JSON, "host", NULL, pv[i].host);
+			rd_out_str(o, RD_JSON, "source", NULL, source_text(pv[i].source));
+			if (pv[i].line)
+				rd_out_u64(o, RD_JSON, "line", NULL, pv[i].line);
+			rd_out_str(o, RD_JSON, "problem", NULL, pv[i].what);
+			rd_out_row_end(o);
+		}
+		rd_out_table_end(o);
 	}
-	rd_out_table_end(o);
 
 	pairs = rd_fleet_pairs(f, &npairs);
 	for (size_t i = 0; i < npairs; i++)
@@ -455,6 +575,7 @@ int main(int argc, char **argv)
 		rd_cli_error(&cli, "out of memory");
 		goto out;
 	}
+	rd_strlist_free(&expect);	/* the fleet has its own copy */
 	if (optind == argc) {
 		if (isatty(STDIN_FILENO)) {
 			ret = rd_cli_usage_error(&cli, "no input: name files, or pipe pdsh, clush or srun output in");

@@ -6,7 +6,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,6 +169,23 @@ static int hl_group(const char *s, size_t *i, struct hl_seg *seg, struct rd_host
 }
 
 /* Generate every name of an item into out (odometer over the groups). */
+/* v in decimal, zero-padded to width (at most HL_MAX_DIGITS); no NUL. */
+static size_t hl_put_number(char *d, uint64_t v, int width)
+{
+	char t[24];
+	size_t n = 0, o = 0;
+
+	do {
+		t[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while ((int)(o + n) < width)
+		d[o++] = '0';
+	while (n)
+		d[o++] = t[--n];
+	return o;
+}
+
 static int hl_generate(const struct hl_item *it, struct rd_strlist *out)
 {
 	size_t idx[64] = { 0 }; /* range index per segment */
@@ -199,8 +215,7 @@ static int hl_generate(const struct hl_item *it, struct rd_strlist *out)
 				memcpy(buf + o, sg->text, sg->len);
 				o += sg->len;
 			} else {
-				o += (size_t)snprintf(buf + o, len - o, "%0*" PRIu64,
-						      sg->ranges[idx[k]].width, val[k]);
+				o += hl_put_number(buf + o, val[k], sg->ranges[idx[k]].width);
 			}
 		}
 		buf[o] = '\0';
@@ -467,7 +482,13 @@ char *rd_hostlist_compress(const struct rd_strlist *names)
 			v[i].num = strtoull(s + d, NULL, 10);
 			v[i].len = (int)(len - d);
 		}
-		/* The group: the prefix of a numbered name, else the whole name. */
+		/* The group: the prefix of a numbered name, else the whole name;
+		 * names in order share their neighbour's without a lookup. */
+		if (i > 0 && v[i - 1].has_num == v[i].has_num && v[i - 1].plen == v[i].plen &&
+		    memcmp(v[i - 1].name, s, v[i].plen) == 0) {
+			v[i].group = v[i - 1].group;
+			continue;
+		}
 		if (!key || v[i].plen + 2 > kcap) {
 			char *k = realloc(key, v[i].plen + 64);
 
@@ -487,7 +508,11 @@ char *rd_hostlist_compress(const struct rd_strlist *names)
 	}
 	rd_strmap_free(&groups);
 	free(key);
-	qsort(v, names->n, sizeof(*v), hl_name_cmp);
+	for (size_t i = 1; i < names->n; i++)
+		if (hl_name_cmp(&v[i - 1], &v[i]) > 0) {
+			qsort(v, names->n, sizeof(*v), hl_name_cmp);
+			break;
+		}
 	hl_put(&b, "%s", "");
 	for (size_t i = 0; i < names->n;) {
 		size_t j = i, nr = 0;

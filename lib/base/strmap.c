@@ -5,10 +5,75 @@
 #include "util.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
+
+#define POOL_BLOCK ((size_t)64 * 1024)
+
+struct rd_strpool_block {
+	struct rd_strpool_block *next;
+	char data[];
+};
+
+char *rd_strpool_alloc(struct rd_strpool *p, size_t len)
+{
+	char *d;
+
+	if (len >= SIZE_MAX - sizeof(struct rd_strpool_block) - POOL_BLOCK)
+		return NULL;
+	if (len + 1 > p->left) {
+		/* a long string gets a block of its own, behind the current one */
+		size_t room = len + 1 > POOL_BLOCK / 4 ? len + 1 : POOL_BLOCK;
+		struct rd_strpool_block *b = malloc(sizeof(*b) + room);
+
+		if (!b)
+			return NULL;
+		if (room == POOL_BLOCK || !p->blocks) {
+			b->next = p->blocks;
+			p->blocks = b;
+			p->at = b->data;
+			p->left = room;
+		} else {
+			b->next = p->blocks->next;
+			p->blocks->next = b;
+			b->data[len] = '\0';
+			return b->data;
+		}
+	}
+	d = p->at;
+	d[len] = '\0';
+	p->at += len + 1;
+	p->left -= len + 1;
+	return d;
+}
+
+char *rd_strpool_dup(struct rd_strpool *p, const void *s, size_t len)
+{
+	char *d = rd_strpool_alloc(p, len);
+
+	if (d)
+		memcpy(d, s, len);
+	return d;
+}
+
+char *rd_strpool_sdup(struct rd_strpool *p, const char *s)
+{
+	return rd_strpool_dup(p, s, strlen(s));
+}
+
+void rd_strpool_free(struct rd_strpool *p)
+{
+	while (p->blocks) {
+		struct rd_strpool_block *b = p->blocks;
+
+		p->blocks = b->next;
+		free(b);
+	}
+	memset(p, 0, sizeof(*p));
+}
 
 /* 64-bit multiply-fold mixing, 8 bytes at a time, seeded. */
 static inline uint64_t mix(uint64_t a, uint64_t b)
@@ -74,9 +139,9 @@ static size_t find(const struct rd_strmap *m, const void *key, size_t len, uint6
 	}
 }
 
-static int grow(struct rd_strmap *m)
+/* Move to cap slots (a power of two above twice the keys). */
+static int rehash(struct rd_strmap *m, size_t cap)
 {
-	size_t cap = m->cap ? m->cap * 2 : 64;
 	struct rd_strmap old = *m;
 
 	if (!m->cap)
@@ -108,6 +173,22 @@ static int grow(struct rd_strmap *m)
 	return 0;
 }
 
+static int grow(struct rd_strmap *m)
+{
+	return rehash(m, m->cap ? m->cap * 2 : 64);
+}
+
+int rd_strmap_reserve(struct rd_strmap *m, size_t n)
+{
+	size_t cap = m->cap ? m->cap : 64;
+
+	if (n > SIZE_MAX / 4)
+		return -ENOMEM;
+	while (cap < (m->n + n) * 2)
+		cap *= 2;
+	return cap == m->cap ? 0 : rehash(m, cap);
+}
+
 RD_GCC_LEAK_FP_BEGIN	/* a key is stored in its slot, freed by rd_strmap_free */
 int rd_strmap_get_or_add(struct rd_strmap *m, const void *key, size_t len, size_t *val)
 {
@@ -123,7 +204,8 @@ int rd_strmap_get_or_add(struct rd_strmap *m, const void *key, size_t len, size_
 		*val = m->slots[i].val;
 		return 1;
 	}
-	k = malloc(sizeof(len) + len);
+	/* the length in front (unaligned: read with memcpy), then the bytes */
+	k = rd_strpool_alloc(&m->keys, sizeof(len) + len);
 	if (!k)
 		return -ENOMEM;
 	memcpy(k, &len, sizeof(len));
@@ -176,8 +258,7 @@ bool rd_strmap_sget(const struct rd_strmap *m, const char *key, size_t *val)
 
 void rd_strmap_free(struct rd_strmap *m)
 {
-	for (size_t i = 0; i < m->cap; i++)
-		free(m->slots[i].key);
+	rd_strpool_free(&m->keys);
 	free(m->slots);
 	free(m->hashes);
 	memset(m, 0, sizeof(*m));

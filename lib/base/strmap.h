@@ -9,7 +9,12 @@
  * array, which keeps first-seen order for output.  Open addressing with
  * linear probing, at most 1/2 full; the hash is seeded per map from
  * getrandom(), so a crafted set of names cannot make every lookup collide.
- * Memory: the keys plus 16 bytes a slot.
+ * Memory: the keys (kept together in a string pool, below) plus 20 bytes a
+ * slot.
+ *
+ * The string pool: copies of strings that live as long as their owner, in
+ * blocks of 64 KiB, freed at once.  A million host names are a few blocks,
+ * not a million allocations (and a million frees at the end).
  */
 #ifndef RD_STRMAP_H
 #define RD_STRMAP_H
@@ -17,6 +22,21 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+struct rd_strpool_block;
+
+struct rd_strpool {
+	struct rd_strpool_block *blocks;	/* newest first */
+	char *at;	/* free room in the newest block */
+	size_t left;
+};
+
+/* Room for len bytes and a NUL after them (zero the pool to start); NULL out of memory. */
+char *rd_strpool_alloc(struct rd_strpool *p, size_t len);
+/* A copy of len bytes and a NUL after them. */
+char *rd_strpool_dup(struct rd_strpool *p, const void *s, size_t len);
+char *rd_strpool_sdup(struct rd_strpool *p, const char *s);
+void rd_strpool_free(struct rd_strpool *p);
 
 struct rd_strmap_slot {
 	char *key;	/* NULL: empty */
@@ -29,6 +49,7 @@ struct rd_strmap {
 	size_t cap;		/* a power of two, or 0 */
 	size_t n;
 	uint64_t seed;
+	struct rd_strpool keys;
 };
 
 /*
@@ -41,6 +62,8 @@ bool rd_strmap_get(const struct rd_strmap *m, const void *key, size_t len, size_
 /* Set key's value (adding it when absent).  0 or -ENOMEM. */
 int rd_strmap_set(struct rd_strmap *m, const void *key, size_t len, size_t val);
 void rd_strmap_free(struct rd_strmap *m);
+/* Room for n more keys without growing on the way (0 or -ENOMEM). */
+int rd_strmap_reserve(struct rd_strmap *m, size_t n);
 
 /* The same for NUL-terminated keys. */
 int rd_strmap_sget_or_add(struct rd_strmap *m, const char *key, size_t *val);

@@ -182,6 +182,9 @@ static void test_compress(void **state)
 	compresses_to("n[008-010],n11", "n[008-010,11]");
 	compresses_to("n[98-101]", "n[98-101]");
 	compresses_to("single", "single");
+	compresses_to("node,node5,node6,x7,node7", "node,node[5-7],x7");
+	compresses_to("n[0-2]", "n[0-2]");
+	compresses_to("n[000-002]", "n[000-002]");
 	compresses_to("", "");
 }
 

@@ -99,12 +99,72 @@ static void test_key(void **state)
 	rd_strmap_free(&m);
 }
 
+/* The pool: each copy whole and NUL-terminated, long ones in blocks of their own. */
+static void test_pool(void **state)
+{
+	struct rd_strpool p = { 0 };
+	static char big[100000];
+	char *small[3000], *long1 = NULL, *after;
+	char k[32];
+
+	(void)state;
+	memset(big, 'y', sizeof(big) - 1);
+	for (size_t i = 0; i < 3000; i++) {
+		snprintf(k, sizeof(k), "host%04zu", i);
+		small[i] = rd_strpool_sdup(&p, k);
+		assert_non_null(small[i]);
+		if (i == 1000) {
+			long1 = rd_strpool_sdup(&p, big);
+			assert_non_null(long1);
+		}
+	}
+	after = rd_strpool_dup(&p, "abc", 2);	/* len bytes, then a NUL */
+	assert_string_equal(after, "ab");
+	for (size_t i = 0; i < 3000; i++) {
+		snprintf(k, sizeof(k), "host%04zu", i);
+		assert_string_equal(small[i], k);
+	}
+	assert_int_equal(strlen(long1), sizeof(big) - 1);
+	assert_int_equal(rd_strpool_sdup(&p, "")[0], '\0');
+	rd_strpool_free(&p);
+	assert_null(p.blocks);
+	rd_strpool_free(&p);	/* twice is harmless */
+}
+
+/* Reserved room: no growth while the keys go in, and the keys before stay. */
+static void test_reserve(void **state)
+{
+	struct rd_strmap m = { 0 };
+	size_t v = 5, cap;
+	char k[32];
+
+	(void)state;
+	assert_int_equal(rd_strmap_sget_or_add(&m, "first", &v), 0);
+	assert_int_equal(rd_strmap_reserve(&m, 10000), 0);
+	cap = m.cap;
+	assert_true(cap >= 2 * 10001);
+	for (size_t i = 0; i < 10000; i++) {
+		snprintf(k, sizeof(k), "n%zu", i);
+		v = i;
+		assert_int_equal(rd_strmap_sget_or_add(&m, k, &v), 0);
+	}
+	assert_int_equal(m.cap, cap);
+	assert_true(rd_strmap_sget(&m, "first", &v));
+	assert_int_equal(v, 5);
+	assert_int_equal(rd_strmap_reserve(&m, 0), 0);
+	assert_int_equal(m.cap, cap);
+	assert_int_equal(rd_strmap_reserve(&m, SIZE_MAX / 2), -ENOMEM);
+	rd_strmap_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_basic),
 		cmocka_unit_test(test_many),
 		cmocka_unit_test(test_key),
+		cmocka_unit_test(test_pool),
+		cmocka_unit_test(test_reserve),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -68,7 +68,14 @@ struct chan {
 struct rd_fleet {
 	struct host *hosts;
 	size_t nhosts, hcap;
+	/* The hosts' names, in the pool: h->name, host_names and the results
+	 * all point at the one copy. */
 	struct rd_strlist host_names;
+	/* Host names and problem texts (each text kept once, through text_map). */
+	struct rd_strpool pool;
+	struct rd_strmap text_map;
+	const char **texts;
+	size_t ntexts, tcap;
 	struct chan *chans;
 	size_t nchans, ccap;
 	struct rd_fleet_problem *problems;
@@ -78,7 +85,6 @@ struct rd_fleet {
 	struct rd_fleet_pair *pairs;
 	size_t npairs, pairs_cap;
 	size_t docs;
-	int oom;
 	/* Lookups (strmap.h): host name, (source, prefix), fact key, value
 	 * text, mesh pair -> index into hosts, chans, fkeys, vtexts, pairs. */
 	struct rd_strmap host_map, chan_map, fkey_map, val_map, pair_map;
@@ -110,6 +116,17 @@ static int grow(void *v, size_t *cap, size_t n, size_t sz)
 
 /* ------------------------------------------------------------ helpers */
 
+/* Add a string the list does not own (the fleet's pool holds it). */
+static int list_borrow(struct rd_strlist *l, const char *s)
+{
+	RD_GCC_LEAK_FP_BEGIN	/* l->v grows in place through grow()'s void ** */
+	if (grow(&l->v, &l->cap, l->n, sizeof(*l->v)))
+		return -ENOMEM;
+	RD_GCC_LEAK_FP_END
+	l->v[l->n++] = (char *)s;	/* NOLINT: rd_strlist's type; never freed through it */
+	return 0;
+}
+
 static struct host *host_get(struct rd_fleet *f, const char *name)
 {
 	struct host *h;
@@ -132,61 +149,88 @@ static struct host *host_get(struct rd_fleet *f, const char *name)
 		return &f->hosts[at];
 	h = &f->hosts[f->nhosts];
 	memset(h, 0, sizeof(*h));
-	h->name = strdup(name);
-	RD_GCC_LEAK_FP_BEGIN	/* h->name lives in f->hosts, freed by rd_fleet_free */
-	if (!h->name || rd_strlist_add(&f->host_names, name)) {
-		free(h->name);
+	h->name = rd_strpool_sdup(&f->pool, name);
+	if (!h->name || list_borrow(&f->host_names, h->name))
 		return NULL;
-	}
-	RD_GCC_LEAK_FP_END
 	f->nhosts++;
 	return h;
+}
+
+/* One copy of a text for all its uses (problem texts and sources repeat). */
+static const char *text_intern(struct rd_fleet *f, const char *s)
+{
+	size_t at;
+	const char *d;
+
+	if (rd_strmap_sget(&f->text_map, s, &at))
+		return f->texts[at];
+	if (grow(&f->texts, &f->tcap, f->ntexts, sizeof(*f->texts)))
+		return NULL;
+	d = rd_strpool_sdup(&f->pool, s);
+	if (!d || rd_strmap_set(&f->text_map, s, strlen(s), f->ntexts))
+		return NULL;
+	f->texts[f->ntexts++] = d;
+	return d;
+}
+
+static int problem_vadd(struct rd_fleet *f, struct host *h, const char *src, size_t line,
+			const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+
+/* A problem of host h (a host of f->hosts). */
+static int problem_vadd(struct rd_fleet *f, struct host *h, const char *src, size_t line,
+			const char *fmt, va_list ap)
+{
+	struct rd_fleet_problem *p;
+	char buf[512];
+
+	if (grow(&f->problems, &f->pcap, f->nproblems, sizeof(*f->problems)))
+		return -ENOMEM;
+	h->problem = true;
+	(void)vsnprintf(buf, sizeof(buf), fmt, ap);
+	p = &f->problems[f->nproblems];
+	p->host = h->name;
+	p->hostno = (size_t)(h - f->hosts);
+	p->source = src ? text_intern(f, src) : NULL;
+	p->line = line;
+	p->what = text_intern(f, buf);
+	if (!p->what || (src && !p->source))
+		return -ENOMEM;
+	f->nproblems++;
+	return 0;
+}
+
+static int problem_host_add(struct rd_fleet *f, struct host *h, const char *src, size_t line,
+			    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static int problem_host_add(struct rd_fleet *f, struct host *h, const char *src, size_t line,
+			    const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = problem_vadd(f, h, src, line, fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 static int problem_add(struct rd_fleet *f, const char *host, const char *src, size_t line,
 		       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
+/* A problem of the host named host (added to the hosts when new). */
 static int problem_add(struct rd_fleet *f, const char *host, const char *src, size_t line,
 		       const char *fmt, ...)
 {
-	struct rd_fleet_problem *p;
-	struct host *h;
+	struct host *h = host_get(f, host);
 	va_list ap;
-	char buf[512];
+	int rc;
 
-	if (f->nproblems == f->pcap) {
-		size_t cap = f->pcap ? f->pcap * 2 : 16;
-
-		p = realloc(f->problems, cap * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		f->problems = p;
-		f->pcap = cap;
-	}
-	va_start(ap, fmt);
-	(void)vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	p = &f->problems[f->nproblems];
-	p->host = strdup(host);
-	p->source = src ? strdup(src) : NULL;
-	p->line = line;
-	p->what = strdup(buf);
-	RD_GCC_LEAK_FP_BEGIN	/* stored in f->problems, freed by rd_fleet_free */
-	if (!p->host || !p->what || (src && !p->source)) {
-		free(p->host);
-		free(p->source);
-		free(p->what);
-		return -ENOMEM;
-	}
-	RD_GCC_LEAK_FP_END
-	f->nproblems++;
-	RD_GCC_LEAK_FP_BEGIN	/* f->hosts grows in place, freed by rd_fleet_free */
-	h = host_get(f, host);
-	RD_GCC_LEAK_FP_END
 	if (!h)
 		return -ENOMEM;
-	h->problem = true;
-	return 0;
+	va_start(ap, fmt);
+	rc = problem_vadd(f, h, src, line, fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 /* The index of a value's canonical text, adding it when new. */
@@ -830,23 +874,28 @@ static const char *chan_host(const struct chan *c, char *buf, size_t len)
 	return buf;
 }
 
-static void chan_end_resync(struct rd_fleet *f, struct chan *c)
+static int chan_end_resync(struct rd_fleet *f, struct chan *c)
 {
 	struct rd_fleet_problem *p;
+	const char *t = NULL;
 	char *w;
 
 	if (!c->resync)
-		return;
+		return 0;
 	c->resync = false;
 	if (!c->skipped || c->bad_problem >= f->nproblems)
-		return;
+		return 0;
 	p = &f->problems[c->bad_problem];
 	if (asprintf(&w, "%s; %zu more line%s of it skipped", p->what, c->skipped,
 		     c->skipped == 1 ? "" : "s") >= 0) {
-		free(p->what);
-		p->what = w;
+		t = text_intern(f, w);
+		free(w);
 	}
+	if (!t)
+		return -ENOMEM;
+	p->what = t;
 	c->skipped = 0;
+	return 0;
 }
 
 /* A complete document from stream c, which started at line `line`. */
@@ -866,7 +915,8 @@ static int chan_document(struct rd_fleet *f, struct chan *c, json_object *doc, s
 	for (size_t i = 0; i < RD_ARRAY_SIZE(readers); i++) {
 		if (!readers[i].match(doc))
 			continue;
-		chan_end_resync(f, c);
+		if (chan_end_resync(f, c))
+			return -ENOMEM;
 		rc.h = host_get(f, hostname);
 		if (!rc.h)
 			return -ENOMEM;
@@ -1103,13 +1153,33 @@ int rd_fleet_source_end(struct rd_fleet *f, const char *src)
 					 "document cut short at the end of the input, skipped");
 			chan_close(f, c);
 		}
-		chan_end_resync(f, c);
+		if (!rc)
+			rc = chan_end_resync(f, c);
 	}
 	return rc;
 }
 
 int rd_fleet_expect(struct rd_fleet *f, const struct rd_strlist *hosts)
 {
+	/* room for them all at once: a million names need no doubling */
+	if (rd_strmap_reserve(&f->host_map, hosts->n))
+		return -ENOMEM;
+	if (f->nhosts + hosts->n > f->hcap) {
+		struct host *h = realloc(f->hosts, (f->nhosts + hosts->n) * sizeof(*h));
+
+		if (!h)
+			return -ENOMEM;
+		f->hosts = h;
+		f->hcap = f->nhosts + hosts->n;
+	}
+	if (f->host_names.n + hosts->n > f->host_names.cap) {
+		char **v = realloc(f->host_names.v, (f->host_names.n + hosts->n) * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		f->host_names.v = v;
+		f->host_names.cap = f->host_names.n + hosts->n;
+	}
 	for (size_t i = 0; i < hosts->n; i++)
 		if (!host_get(f, hosts->v[i]))
 			return -ENOMEM;
@@ -1166,8 +1236,7 @@ static int sort_problems(struct rd_fleet *f)
 	}
 	for (size_t i = 0; i < f->nproblems; i++) {
 		ord[i].at = i;
-		if (!rd_strmap_sget(&f->host_map, f->problems[i].host, &ord[i].host))
-			ord[i].host = f->nhosts;
+		ord[i].host = f->problems[i].hostno;
 	}
 	qsort(ord, f->nproblems, sizeof(*ord), problem_cmp);
 	for (size_t i = 0; i < f->nproblems; i++)
@@ -1215,7 +1284,7 @@ static int fact_host(struct rd_fleet *f, struct rd_strmap *vmap, size_t out, con
 		}
 		k->nvals++;
 	}
-	return rd_strlist_add(&k->vals[at].hosts, h->name);
+	return list_borrow(&k->vals[at].hosts, h->name);
 }
 
 RD_GCC_LEAK_FP_BEGIN	/* the facts and their values go into f->facts, freed by rd_fleet_free */
@@ -1287,11 +1356,10 @@ int rd_fleet_analyze(struct rd_fleet *f)
 		rc = sort_problems(f);
 	/* then the hosts that sent nothing usable and have no other problem */
 	for (size_t i = 0; !rc && i < f->nhosts; i++) {
-		const struct host *h = &f->hosts[i];
+		struct host *h = &f->hosts[i];
 
 		if (!h->kinds && !h->problem)
-			/* problem_add() finds the host: f->hosts does not move */
-			rc = problem_add(f, h->name, NULL, 0, "expected, but sent nothing");
+			rc = problem_host_add(f, h, NULL, 0, "expected, but sent nothing");
 	}
 out:
 	rd_strmap_free(&vmap);
@@ -1312,10 +1380,8 @@ void rd_fleet_free(struct rd_fleet *f)
 {
 	if (!f)
 		return;
-	for (size_t i = 0; i < f->nhosts; i++) {
+	for (size_t i = 0; i < f->nhosts; i++)
 		free(f->hosts[i].facts);
-		free(f->hosts[i].name);
-	}
 	for (size_t i = 0; i < f->nfkeys; i++)
 		free(f->fkeys[i].dev);
 	free(f->fkeys);
@@ -1330,7 +1396,10 @@ void rd_fleet_free(struct rd_fleet *f)
 	free(f->kb[0].s);
 	free(f->kb[1].s);
 	free(f->hosts);
-	rd_strlist_free(&f->host_names);
+	free(f->host_names.v);	/* the names are in the pool */
+	rd_strmap_free(&f->text_map);
+	free(f->texts);
+	rd_strpool_free(&f->pool);
 	for (size_t i = 0; i < f->nchans; i++) {
 		free(f->chans[i].src);
 		free(f->chans[i].prefix);
@@ -1342,11 +1411,6 @@ void rd_fleet_free(struct rd_fleet *f)
 	free(f->chans);
 	if (f->spare_tok)
 		json_tokener_free(f->spare_tok);
-	for (size_t i = 0; i < f->nproblems; i++) {
-		free(f->problems[i].host);
-		free(f->problems[i].source);
-		free(f->problems[i].what);
-	}
 	free(f->problems);
 	for (size_t i = 0; i < f->npairs; i++)
 		pair_clear(&f->pairs[i]);
@@ -1357,7 +1421,7 @@ void rd_fleet_free(struct rd_fleet *f)
 		for (size_t j = 0; j < k->nvals; j++) {
 			free(k->vals[j].key);
 			json_object_put(k->vals[j].val);
-			rd_strlist_free(&k->vals[j].hosts);
+			free(k->vals[j].hosts.v);	/* borrowed names */
 		}
 		free(k->vals);
 		free(k->kind);

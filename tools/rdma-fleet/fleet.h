@@ -32,18 +32,20 @@
 
 struct json_object;
 
+/* The strings of results are the fleet's own, shared, valid until rd_fleet_free. */
 struct rd_fleet_problem {
-	char *host;
-	char *source;	/* file name, or "-" for stdin; NULL when not from input */
+	const char *host;
+	const char *source;	/* file name, or "-" for stdin; NULL when not from input */
 	size_t line;	/* 0 when not tied to a line */
-	char *what;
+	const char *what;
+	size_t hostno;	/* the host's place in rd_fleet_hosts() */
 };
 
 /* One value of a fact, and the hosts that have it (absent: the fact is missing there). */
 struct rd_fleet_value {
 	char *key;			/* canonical JSON text, for comparison */
 	struct json_object *val;	/* NULL when absent */
-	struct rd_strlist hosts;
+	struct rd_strlist hosts;	/* the names are the fleet's (do not free them) */
 	size_t seen;			/* first-seen order among the fact's values */
 };
 
