@@ -188,9 +188,14 @@ int rd_st_mesh_run(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
 		snprintf(why, why_len, "a mesh needs at least two hosts (the list has %zu)", n);
 		return -EINVAL;
 	}
-	rounds = m->ring ? 1 : (unsigned int)(n - 1);
-	/* the schedule is symmetric: as many peers (and rails) test us as we test */
-	incoming = rounds * (unsigned int)(m->nrails ? m->nrails * (m->cross ? m->nrails : 1) : 1);
+	if (m->sched->n != n) {
+		snprintf(why, why_len, "the schedule is for %zu hosts, the list has %zu", m->sched->n, n);
+		return -EINVAL;
+	}
+	rounds = m->sched->rounds;
+	/* the peers that test us, each on every rail (pair) of ours */
+	incoming = rd_st_schedule_incoming(m->sched, (size_t)self) *
+		   (unsigned int)(m->nrails ? m->nrails * (m->cross ? m->nrails : 1) : 1);
 	s = calloc(1, sizeof(*s));
 	run = malloc(sizeof(*run));
 	if (!s || !run) {
@@ -217,8 +222,12 @@ int rd_st_mesh_run(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
 	ms = (struct mesh_state){ .cfg = cfg, .sr = sr, .list = list, .m = m, .h = h, .s = s,
 				  .run = run, .done = done, .ctx = ctx };
 	for (unsigned int r = 1; r <= rounds && !stopped(cfg); r++) {
-		const char *dst = m->hosts->v[((size_t)self + r) % n];
+		size_t peer = rd_st_schedule_peer(m->sched, (size_t)self, r);
+		const char *dst;
 
+		if (peer == RD_ST_NOBODY)
+			continue;	/* a round this host sits out */
+		dst = m->hosts->v[peer];
 		if (!m->nrails) {
 			test_pair(&ms, dst, r, -1, -1);
 			continue;

@@ -2,9 +2,10 @@
 /*
  * The mesh self-test: every host of a list (the same list, in the same order,
  * on every host: Slurm's node list or --hosts) serves, and tests its peers as
- * a client in rounds.  In round r host i tests host (i + r) mod N, so each
- * host is a client of one peer and the server of one peer at a time, and the
- * whole mesh takes N - 1 rounds (one for --pairs ring).  With rails (--devices)
+ * a client in rounds, as the schedule (plan.h) says: in a round each host is
+ * a client of at most one peer and the server of at most one peer, and the
+ * full mesh takes N - 1 rounds (one for --pairs ring, K for random:K, a leaf
+ * count for leaves:S).  With rails (--devices)
  * a round tests the peer on each rail in turn (rail to the same-named rail,
  * or every rail to every rail), so a port carries one pair at a time in each
  * direction.  Nothing is started
@@ -18,12 +19,13 @@
 #include <stddef.h>
 
 #include "engine.h"
+#include "plan.h"
 #include "base/base.h"
 
 struct rd_st_mesh {
 	const struct rd_strlist *hosts;	/* every participant, same order everywhere */
 	const char *self;		/* this host's name (matched up to the first dot too) */
-	bool ring;			/* only the next host; else every other host */
+	const struct rd_st_schedule *sched;	/* who tests whom in each round */
 	int wait_ms;			/* how long a peer's server may take to answer */
 	/*
 	 * --devices: this host's rails, each tested against the peer's port of

@@ -8,6 +8,7 @@
 
 #include "stages.h"
 #include "engine.h"
+#include "plan.h"
 #include "mesh.h"
 #include "report.h"
 

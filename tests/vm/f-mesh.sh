@@ -55,6 +55,44 @@ ring_ok() {
 }
 vm_check "pdsh --mesh --pairs ring: vmI -> vmI+1 PASS on each of $N hosts" ring_ok || sed 's/^/    | /' /tmp/fm-pdsh.txt
 
+# ---- the schedules that scale (lib/selftest/plan.c), for real: random:1 (each
+# host one peer from the shuffle, and tested once) and leaves:2 (vm1 vm2 behind
+# one leaf, vm3 behind another: the leaves crossed both ways, then each leaf's
+# own ring; vm3 sits that round out and serves one peer only)
+t0=$SECONDS
+timeout 600 pdsh -R ssh -t 120 -w "$HL" "${ST[@]}" --hosts "$HL" --pairs random:1:7 -j >/tmp/fm-random.txt 2>&1
+vm_log "pdsh --mesh --pairs random:1:7: $((SECONDS - t0)) s"
+sed -n 's/^vm[0-9]*: //p' /tmp/fm-random.txt >/tmp/fm-random.jsonl
+vm_check_eq "--pairs random:1:7: $N pairs, all pass, all in round 1" "$N pass 1" \
+	"$(jq -s -r '"\(length) \(map(.result) | unique | join(",")) \(map(.round) | unique | join(","))"' /tmp/fm-random.jsonl 2>&1)" ||
+	sed 's/^/    | /' /tmp/fm-random.txt
+vm_check_eq "... each host a client once and a server once, never of itself" \
+	"$(seq "$N" | sed 's/^/vm/' | sort | tr '\n' ' ')/$(seq "$N" | sed 's/^/vm/' | sort | tr '\n' ' ')/0" \
+	"$(jq -r .src /tmp/fm-random.jsonl | sort | tr '\n' ' ')/$(jq -r .dst /tmp/fm-random.jsonl | sort | tr '\n' ' ')/$(jq -s '[.[] | select(.src == .dst)] | length' /tmp/fm-random.jsonl)"
+t0=$SECONDS
+timeout 600 pdsh -S -R ssh -t 120 -w "$HL" "${ST[@]}" --hosts "$HL" --pairs leaves:2 -j >/tmp/fm-leaves.txt 2>&1
+rc=$?
+vm_log "pdsh --mesh --pairs leaves:2: $((SECONDS - t0)) s"
+sed -n 's/^vm[0-9]*: //p' /tmp/fm-leaves.txt >/tmp/fm-leaves.jsonl
+# (leaf 1: hosts 1-2, leaf 2: 3-4, ...): the k-th hosts of each two leaves, then the next in the leaf
+leaves_want() {
+	local i j L=$(((N + 1) / 2)) r
+	for ((r = 1; r < L; r++)); do
+		for ((i = 1; i <= N; i++)); do
+			j=$(((((i - 1) / 2 + r) % L) * 2 + (i - 1) % 2 + 1))
+			[ "$j" -le "$N" ] && echo "vm$i vm$j $r pass"
+		done
+	done
+	for ((i = 1; i <= N; i++)); do
+		j=$(((i - 1) % 2 == 0 ? i + 1 : i - 1))
+		[ "$j" -le "$N" ] && echo "vm$i vm$j $L pass"
+	done
+}
+vm_check_eq "--pairs leaves:2: the leaves crossed, then each leaf's own pair, all pass" \
+	"$(leaves_want | sort)" "$(jq -r '"\(.src) \(.dst) \(.round) \(.result)"' /tmp/fm-leaves.jsonl 2>&1 | sort)" ||
+	sed 's/^/    | /' /tmp/fm-leaves.txt
+vm_check_eq "... every host ends with exit 0 (pdsh -S)" 0 "$rc"
+
 # ---- a host listed but never started: FAIL for its pairs within the wait, the others pass
 t0=$SECONDS
 timeout 300 pdsh -R ssh -t 120 -w "vm[1-$((N - 1))]" "${ST[@]}" --hosts "$HL" --pairs ring --mesh-wait 8 -j \
@@ -104,5 +142,6 @@ if [ -n "${VMENV_FLEET_SAVE:-}" ]; then
 	cp /tmp/fm-srun.jsonl "$VMENV_FLEET_SAVE/vm-mesh-srun.jsonl"
 	cp /tmp/fm-pdsh.txt "$VMENV_FLEET_SAVE/vm-mesh-pdsh-ring.txt"
 	cp /tmp/fm-missing.txt "$VMENV_FLEET_SAVE/vm-mesh-pdsh-missing.txt"
+	cp /tmp/fm-leaves.txt "$VMENV_FLEET_SAVE/vm-mesh-pdsh-leaves.txt"
 fi
 if [ "${VM_SHOW:-0}" = 1 ]; then cat /tmp/fm-fleet.out /tmp/fm-pdsh.txt /tmp/fm-missing.out; fi

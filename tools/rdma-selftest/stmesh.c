@@ -235,8 +235,7 @@ static void pair_done(void *ctx, const struct rd_st_pair *p)
 static void cannot_take_part(struct pair_printer *pp, const struct rd_st_mesh *m, const char *why)
 {
 	struct rd_st_run *run = calloc(1, sizeof(*run));
-	size_t n = m->hosts->n, self = (size_t)rd_st_mesh_self(m);
-	unsigned int rounds = m->ring ? 1 : (unsigned int)(n - 1);
+	size_t self = (size_t)rd_st_mesh_self(m);
 
 	if (!run)
 		return;
@@ -246,10 +245,13 @@ static void cannot_take_part(struct pair_printer *pp, const struct rd_st_mesh *m
 	rd_strlcpy(run->stages[0].detail, why, sizeof(run->stages[0].detail));
 	run->failed = true;
 	rd_strlcpy(run->fail_stage, "setup", sizeof(run->fail_stage));
-	for (unsigned int r = 1; r <= rounds; r++) {
-		struct rd_st_pair pair = { .src = m->hosts->v[self], .dst = m->hosts->v[(self + r) % n],
-					   .round = r, .run = run };
+	for (unsigned int r = 1; r <= m->sched->rounds; r++) {
+		size_t peer = rd_st_schedule_peer(m->sched, self, r);
+		struct rd_st_pair pair = { .src = m->hosts->v[self], .round = r, .run = run };
 
+		if (peer == RD_ST_NOBODY)
+			continue;
+		pair.dst = m->hosts->v[peer];
 		pair_done(pp, &pair);
 	}
 	free(run);
@@ -330,7 +332,8 @@ int rd_stmesh_main(struct rd_cli *cli, const struct rd_st_config *cfg,
 	struct rd_strlist hosts = { 0 };
 	struct rd_device_list list = { 0 };
 	struct pair_printer pp = { .color = cli->color };
-	struct rd_st_mesh m = { .hosts = &hosts, .ring = o->ring, .wait_ms = o->wait_ms };
+	struct rd_st_schedule sched = { 0 };
+	struct rd_st_mesh m = { .hosts = &hosts, .sched = &sched, .wait_ms = o->wait_ms };
 	const char *local = getenv("SLURM_LOCALID"), *node = getenv("SLURMD_NODENAME");
 	char self[256], why[320] = "";
 	struct rd_st_rail *rails = NULL;
@@ -375,6 +378,11 @@ int rd_stmesh_main(struct rd_cli *cli, const struct rd_st_config *cfg,
 		ret = rd_cli_usage_error(cli, "a mesh needs at least two hosts (the list has %zu)", hosts.n);
 		goto out;
 	}
+	if (rd_st_schedule_init(&sched, &o->plan, hosts.n)) {
+		rd_cli_error(cli, "out of memory");
+		ret = RD_EXIT_FAIL;
+		goto out;
+	}
 	if (cli->json) {
 		pp.o = rd_out_new(stdout, true, false);
 		if (!pp.o) {
@@ -409,6 +417,7 @@ int rd_stmesh_main(struct rd_cli *cli, const struct rd_st_config *cfg,
 out:
 	cli->last_error = NULL;
 	free(rails);
+	rd_st_schedule_free(&sched);
 	rd_device_list_free(&list);
 	rd_strlist_free(&hosts);
 	*out = pp.o;

@@ -13,7 +13,7 @@ struct rd_stmesh_opts {
 	const char *hosts;	/* --hosts LIST */
 	const char *hostfile;	/* --hostfile FILE */
 	const char *self;	/* --self NAME */
-	bool ring;		/* --pairs ring */
+	struct rd_st_plan plan;	/* --pairs */
 	int wait_ms;		/* --mesh-wait */
 	const char *devices;	/* --devices all|DEV[:PORT],...: the rails */
 	bool cross;		/* --cross: every rail to every rail */

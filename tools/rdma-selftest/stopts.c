@@ -187,8 +187,7 @@ int rd_st_opt_apply(int opt, const char *arg, struct rd_st_config *c, struct rd_
 	case OPT_HOSTFILE: mo->hostfile = arg; break;
 	case OPT_SELF: ret = *arg ? 0 : -EINVAL; mo->self = arg; break;
 	case OPT_PAIRS:
-		ret = strcasecmp(arg, "ring") != 0 && strcasecmp(arg, "all") != 0 ? -EINVAL : 0;
-		mo->ring = strcasecmp(arg, "ring") == 0;
+		ret = rd_st_plan_parse(arg, &mo->plan, why, 96);
 		break;
 	case OPT_MESH_WAIT: ret = parse_u32(arg, 1, 3600, &v); mo->wait_ms = (int)v * 1000; break;
 	case OPT_DEVICES: ret = devices_check(arg, why); mo->devices = arg; break;
