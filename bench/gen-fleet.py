@@ -25,10 +25,11 @@ The host names are node00001... (-p PREFIX, width from N).  The list of hosts
 that must answer is written with -l FILE (one name a line; a host file for
 --hostfile).  Deterministic: the same arguments give the same bytes.
 
-usage: gen-fleet.py [-n HOSTS] [-f lines|pdsh|mesh] [-k NICS] [-p PREFIX]
-                    [-l LIST] [DEVINFO_JSON GIDS_JSON] > OUT
+usage: gen-fleet.py [-n HOSTS] [-f lines|pdsh|mesh] [-k NICS] [-r ROUNDS]
+                    [-p PREFIX] [-l LIST] [DEVINFO_JSON GIDS_JSON] > OUT
   -k NICS  repeat the device entries of both documents up to NICS devices
            (renamed mlx5_0.., as a 32-NIC host would print them)
+  -r ROUNDS  mesh: only the first ROUNDS rounds (ROUNDS peers a host)
 """
 import argparse
 import copy
@@ -76,12 +77,14 @@ def host_docs(i, devinfo, gids):
     return [d, gids]
 
 
-def mesh(out, names):
-    """A full mesh: round r pairs host i with host (i + r) mod N."""
+def mesh(out, names, rounds=0):
+    """A full mesh: round r pairs host i with host (i + r) mod N (only the
+    first `rounds` rounds when given, as a random:K schedule would: K peers a
+    host)."""
     rnd = random.Random(34)
     n = len(names)
     k = 0
-    for r in range(1, n):
+    for r in range(1, (min(rounds, n - 1) if rounds else n - 1) + 1):
         for i in range(n):
             src, dst = names[i], names[(i + r) % n]
             k += 1
@@ -105,6 +108,7 @@ def main():
     ap.add_argument("-n", type=int, default=1000)
     ap.add_argument("-f", choices=("lines", "pdsh", "mesh"), default="lines")
     ap.add_argument("-k", type=int, default=0)
+    ap.add_argument("-r", type=int, default=0)
     ap.add_argument("-p", default="node")
     ap.add_argument("-l")
     ap.add_argument("devinfo", nargs="?")
@@ -117,7 +121,7 @@ def main():
             f.write("".join(n + "\n" for n in names))
     out = sys.stdout
     if a.f == "mesh":
-        mesh(out, names)
+        mesh(out, names, a.r)
         return
     if not a.devinfo or not a.gids:
         ap.error("DEVINFO_JSON and GIDS_JSON are needed for -f lines and pdsh")

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -26,6 +27,7 @@ enum {
 	OPT_HOSTFILE = RD_OPT_TOOL_BASE,
 	OPT_PREFIX,
 	OPT_TIMEOUT,
+	OPT_SVG,
 };
 
 static void usage(const char *prog)
@@ -48,6 +50,9 @@ static void usage(const char *prog)
 	       "      --timeout SEC     give up on a pipe or FIFO silent for SEC seconds\n"
 	       "                        (default 600, at most 86400)\n"
 	       "  -o, --outliers        list only the facts where some host differs\n"
+	       "      --svg FILE        draw the mesh's pair matrix (rdma-selftest --mesh -j\n"
+	       "                        input) as an SVG picture: bandwidth per pair, failures\n"
+	       "                        in red, hosts labelled\n"
 	       "  -j, --json            JSON output\n"
 	       "      --color[=WHEN]    colour: auto (default), always, never\n"
 	       "  -h, --help            this help\n"
@@ -332,6 +337,23 @@ static char *outliers_text(const struct rd_fleet_fact *k)
 	return s;
 }
 
+/*
+ * The columns the text may use: the terminal's width, else $COLUMNS (as
+ * util-linux tools take it), else 160 for a file or a pipe.
+ */
+static unsigned int text_width(void)
+{
+	struct winsize ws;
+	const char *env = getenv("COLUMNS");
+	uint64_t v;
+
+	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	if (env && rd_parse_u64(env, &v) == 0 && v >= 20 && v <= 100000)
+		return (unsigned int)v;
+	return 160;
+}
+
 static int print_summary(struct rd_out *o, const struct rd_fleet *f, bool only_outliers,
 			 size_t *nbad_facts, size_t *nproblems)
 {
@@ -412,7 +434,7 @@ static int print_summary(struct rd_out *o, const struct rd_fleet *f, bool only_o
 	}
 	rd_out_table_end(o);
 
-	if (rd_fleet_print_mesh(o, f))
+	if (rd_fleet_print_mesh(o, f, text_width()))
 		return -ENOMEM;
 	if (np)
 		rd_out_line(o, "%s", "");
@@ -456,6 +478,40 @@ static int print_summary(struct rd_out *o, const struct rd_fleet *f, bool only_o
 	return 0;
 }
 
+static int svg_write_fn(FILE *fp, void *arg)
+{
+	return rd_fleet_write_svg(fp, arg);
+}
+
+/* --svg FILE: the mesh matrix, written whole or not at all (outfile.h). */
+static int write_svg(struct rd_cli *cli, const struct rd_fleet *f, const char *path)
+{
+	struct rd_fleet_matrix m;
+	struct rd_outfile of;
+	char why[160];
+	int rc;
+
+	if (rd_fleet_matrix_build(f, &m)) {
+		rd_cli_error(cli, "out of memory");
+		return -1;
+	}
+	if (!m.nh) {
+		rd_cli_error(cli, "--svg %s: the input holds no mesh pairs to draw (rdma-selftest --mesh -j "
+				  "output)", path);
+		return -1;
+	}
+	rc = rd_outfile_open(&of, path, why, sizeof(why));
+	if (!rc)
+		rc = rd_outfile_replace(&of, svg_write_fn, &m, why, sizeof(why));
+	rd_outfile_close(&of);
+	rd_fleet_matrix_free(&m);
+	if (rc) {
+		rd_cli_error(cli, "--svg %s: %s", path, why);
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -464,6 +520,7 @@ int main(int argc, char **argv)
 		{ "prefix", optional_argument, NULL, OPT_PREFIX },
 		{ "outliers", no_argument, NULL, 'o' },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "svg", required_argument, NULL, OPT_SVG },
 		{ "json", no_argument, NULL, 'j' },
 		{ "color", optional_argument, NULL, RD_OPT_COLOR },
 		{ "colour", optional_argument, NULL, RD_OPT_COLOR },
@@ -477,7 +534,7 @@ int main(int argc, char **argv)
 	struct rd_fleet *f = NULL;
 	struct rd_out *o = NULL;
 	bool prefix = false, have_expect = false, only_outliers = false;
-	const char *prefix_name = NULL;
+	const char *prefix_name = NULL, *svg = NULL;
 	size_t nbad = 0, nprob = 0;
 	struct rd_cli cli;
 	int opt, ret = RD_EXIT_FAIL, rc;
@@ -513,6 +570,13 @@ int main(int argc, char **argv)
 		case 'o':
 			only_outliers = true;
 			break;
+		case OPT_SVG:
+			if (!*optarg) {
+				ret = rd_cli_usage_error(&cli, "--svg: an empty file name");
+				goto out;
+			}
+			svg = optarg;
+			break;
 		case OPT_TIMEOUT:
 			ret = rd_cli_file_timeout(&cli, optarg, &lim.timeout_ms);
 			if (ret)
@@ -531,8 +595,9 @@ int main(int argc, char **argv)
 	if (ret >= 0)
 		goto out;
 	if (prefix) {
-		if (optind < argc || have_expect || cli.json || only_outliers) {
-			ret = rd_cli_usage_error(&cli, "--prefix copies stdin to stdout; no files, -w, -o or -j");
+		if (optind < argc || have_expect || cli.json || only_outliers || svg) {
+			ret = rd_cli_usage_error(&cli, "--prefix copies stdin to stdout; no files, -w, -o, "
+						 "-j or --svg");
 			goto out;
 		}
 		if (prefix_name && !prefix_name_ok(prefix_name)) {
@@ -596,6 +661,8 @@ int main(int argc, char **argv)
 				   "rdma-gids --best -j on the hosts)");
 		goto out;
 	}
+	if (svg && write_svg(&cli, f, svg))
+		goto out;
 	o = rd_out_new(stdout, cli.json, cli.color);
 	if (!o || print_summary(o, f, only_outliers, &nbad, &nprob)) {
 		rd_cli_error(&cli, "out of memory");

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,39 +38,136 @@ static double median(double *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/*
- * The matrix cells, row src, column dst (indexes into the sorted hosts): 0
- * none reported, else the worst of its pairs: 1 all passed, 2 one warned, 3
- * one failed.
- */
-static unsigned char *cells_fill(const struct rd_fleet_pair *pv, size_t np, char **hosts, size_t nh)
+static int cell_cmp(const void *pa, const void *pb)
 {
-	unsigned char *m = calloc(nh ? nh * nh : 1, 1);
-	struct rd_strmap at = { 0 };
+	const struct rd_fleet_cell *a = pa, *b = pb;
 
-	if (!m)
-		return NULL;
-	for (size_t i = 0; i < nh; i++) {
+	if (a->row != b->row)
+		return a->row < b->row ? -1 : 1;
+	return a->col < b->col ? -1 : a->col > b->col;
+}
+
+int rd_fleet_matrix_build(const struct rd_fleet *f, struct rd_fleet_matrix *m)
+{
+	struct rd_strmap seen = { 0 }, at = { 0 }, cells = { 0 };
+	double *lat = NULL, *bw = NULL;
+	size_t nlat = 0, nbw = 0;
+	int ret = -ENOMEM;
+
+	memset(m, 0, sizeof(*m));
+	m->pv = rd_fleet_pairs(f, &m->np);
+	if (!m->np)
+		return 0;
+	m->hosts = calloc(2 * m->np, sizeof(*m->hosts));
+	lat = calloc(m->np, sizeof(*lat));
+	bw = calloc(m->np, sizeof(*bw));
+	if (!m->hosts || !lat || !bw)
+		goto out;
+	for (size_t i = 0; i < m->np; i++) {
+		const struct rd_fleet_pair *p = &m->pv[i];
+		const char *ends[2] = { p->src, p->dst };
+
+		for (size_t e = 0; e < 2; e++) {
+			size_t j = m->nh;
+			int rc = rd_strmap_sget_or_add(&seen, ends[e], &j);
+
+			if (rc < 0)
+				goto out;
+			if (rc == 0)
+				m->hosts[m->nh++] = (char *)ends[e];
+		}
+		m->nfail += !p->ok;
+		m->nwarn += p->ok && p->warning;
+		if (p->ok && p->latency_us > 0)
+			lat[nlat++] = p->latency_us;
+		if (p->ok && p->gbps > 0)
+			bw[nbw++] = p->gbps;
+	}
+	qsort(m->hosts, m->nh, sizeof(*m->hosts), name_cmp);
+	m->mlat = nlat ? median(lat, nlat) : 0;
+	m->mbw = nbw ? median(bw, nbw) : 0;
+	for (size_t i = 0; i < m->nh; i++) {
 		size_t v = i;
 
-		if (rd_strmap_sget_or_add(&at, hosts[i], &v) < 0)
-			goto oom;
+		if (rd_strmap_sget_or_add(&at, m->hosts[i], &v) < 0)
+			goto out;
 	}
-	for (size_t i = 0; i < np; i++) {
-		size_t r, c;
-		unsigned char mark = !pv[i].ok ? 3 : pv[i].warning ? 2 : 1;
+	m->cells = calloc(m->np, sizeof(*m->cells));
+	m->row_start = calloc(m->nh + 1, sizeof(*m->row_start));
+	m->col_start = calloc(m->nh + 1, sizeof(*m->col_start));
+	m->by_col = calloc(m->np, sizeof(*m->by_col));
+	if (!m->cells || !m->row_start || !m->col_start || !m->by_col)
+		goto out;
+	for (size_t i = 0; i < m->np; i++) {
+		const struct rd_fleet_pair *p = &m->pv[i];
+		unsigned char mark = !p->ok ? 3 : p->warning ? 2 : 1;
+		struct rd_fleet_cell *c;
+		size_t key[2];
+		size_t at_cell = m->ncells;
+		int rc;
 
-		if (!rd_strmap_sget(&at, pv[i].src, &r) || !rd_strmap_sget(&at, pv[i].dst, &c))
+		if (!rd_strmap_sget(&at, p->src, &key[0]) || !rd_strmap_sget(&at, p->dst, &key[1]))
 			continue;
-		if (m[r * nh + c] < mark)
-			m[r * nh + c] = mark;
+		rc = rd_strmap_get_or_add(&cells, key, sizeof(key), &at_cell);
+		if (rc < 0)
+			goto out;
+		c = &m->cells[at_cell];
+		if (rc == 0) {
+			m->ncells++;
+			*c = (struct rd_fleet_cell){ .row = key[0], .col = key[1], .gbps = -1, .lat = -1,
+						     .pair = i };
+		}
+		if (!c->npairs++ || (mark == 3 && c->mark < 3))
+			c->pair = i;
+		if (c->mark < mark)
+			c->mark = mark;
+		if (p->ok && p->gbps > 0 && (c->gbps < 0 || p->gbps < c->gbps))
+			c->gbps = p->gbps;
+		if (p->ok && p->latency_us > 0 && p->latency_us > c->lat)
+			c->lat = p->latency_us;
 	}
+	qsort(m->cells, m->ncells, sizeof(*m->cells), cell_cmp);
+	/* the rows' and the columns' first cells (counting sort for the columns) */
+	for (size_t i = 0; i < m->ncells; i++) {
+		m->row_start[m->cells[i].row + 1]++;
+		m->col_start[m->cells[i].col + 1]++;
+	}
+	for (size_t i = 0; i < m->nh; i++) {
+		m->row_start[i + 1] += m->row_start[i];
+		m->col_start[i + 1] += m->col_start[i];
+	}
+	{
+		size_t *fill = calloc(m->nh, sizeof(*fill));
+
+		if (!fill)
+			goto out;
+		for (size_t i = 0; i < m->ncells; i++) {
+			size_t c = m->cells[i].col;
+
+			m->by_col[m->col_start[c] + fill[c]++] = i;
+		}
+		free(fill);
+	}
+	ret = 0;
+out:
+	rd_strmap_free(&seen);
 	rd_strmap_free(&at);
-	return m;
-oom:
-	rd_strmap_free(&at);
-	free(m);
-	return NULL;
+	rd_strmap_free(&cells);
+	free(lat);
+	free(bw);
+	if (ret)
+		rd_fleet_matrix_free(m);
+	return ret;
+}
+
+void rd_fleet_matrix_free(struct rd_fleet_matrix *m)
+{
+	free(m->hosts);
+	free(m->cells);
+	free(m->row_start);
+	free(m->col_start);
+	free(m->by_col);
+	memset(m, 0, sizeof(*m));
 }
 
 /* One end of a rail pair: a host's port. */
@@ -240,51 +338,259 @@ static const struct rd_col slow_cols[] = {
 	{ "ratio", "VS MEDIAN", true },
 };
 
-int rd_fleet_print_mesh(struct rd_out *o, const struct rd_fleet *f)
+/* The full matrix, one column a host ("." pass, "w" warned, "X" failed, "?" not reported). */
+static void print_matrix(struct rd_out *o, const struct rd_fleet_matrix *m, size_t w)
 {
-	size_t np, nh = 0, nfail = 0, nwarn = 0, nlat = 0, nbw = 0, *idx = NULL, nrails = 0, nrv = 0;
+	static const char *const marks[] = { "?", ".", "w", "X" };
+	size_t len = w + m->nh * (w + 2) + 1;
+	char *line = malloc(len);
+	size_t at;
+
+	if (!line)
+		return;
+	at = (size_t)snprintf(line, len, "%-*s", (int)w, "FROM");
+	for (size_t j = 0; j < m->nh; j++)
+		at += (size_t)snprintf(line + at, len - at, "  %-*s", (int)w, m->hosts[j]);
+	rtrim(line);
+	rd_out_line(o, "%s", line);
+	for (size_t i = 0; i < m->nh; i++) {
+		size_t k = m->row_start[i];
+
+		at = (size_t)snprintf(line, len, "%-*s", (int)w, m->hosts[i]);
+		for (size_t j = 0; j < m->nh; j++) {
+			unsigned char mark = 0;
+
+			if (k < m->row_start[i + 1] && m->cells[k].col == j)
+				mark = m->cells[k++].mark;
+			at += (size_t)snprintf(line + at, len - at, "  %-*s", (int)w,
+					       i == j ? "-" : marks[mark]);
+		}
+		rtrim(line);
+		rd_out_line(o, "%s", line);
+	}
+	free(line);
+}
+
+/* Pass, but far from the mesh's median: twice its latency, or half its bandwidth. */
+static const char *slow_what(const struct rd_fleet_matrix *m, const struct rd_fleet_cell *c)
+{
+	if (c->mark == 0 || c->mark == 3)
+		return NULL;
+	if (m->mlat > 0 && c->lat > 0 && c->lat >= 2 * m->mlat)
+		return "latency";
+	if (m->mbw > 0 && c->gbps > 0 && c->gbps <= m->mbw / 2)
+		return "bandwidth";
+	return NULL;
+}
+
+/* Peers of one kind ("failed to", "failed from", "slow to"), by their reason. */
+struct peer_group {
+	const char *why;
+	struct rd_strlist peers;	/* borrowed names */
+};
+
+static int peer_add(struct peer_group **g, size_t *n, const char *why, const char *peer)
+{
+	struct peer_group *v;
+	size_t i;
+
+	for (i = 0; i < *n && strcmp((*g)[i].why, why) != 0; i++)
+		;
+	if (i == *n) {
+		v = realloc(*g, (*n + 1) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		*g = v;
+		memset(&v[i], 0, sizeof(v[i]));
+		v[i].why = why;
+		(*n)++;
+	}
+	if ((*g)[i].peers.n == (*g)[i].peers.cap) {
+		size_t cap = (*g)[i].peers.cap ? (*g)[i].peers.cap * 2 : 8;
+		char **pv = realloc((*g)[i].peers.v, cap * sizeof(*pv));
+
+		if (!pv)
+			return -ENOMEM;
+		(*g)[i].peers.v = pv;
+		(*g)[i].peers.cap = cap;
+	}
+	(*g)[i].peers.v[(*g)[i].peers.n++] = (char *)peer;
+	return 0;
+}
+
+/* "; failed to node[1-3] (connect), node9 (rts)" onto *text; the groups emptied. */
+static int peer_text(char **text, const char *what, struct peer_group *g, size_t n)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		char *hl = rc ? NULL : rd_hostlist_compress(&g[i].peers), *t = NULL;
+
+		free(g[i].peers.v);
+		g[i].peers.v = NULL;
+		if (!hl || asprintf(&t, "%s%s%s%s (%s)", *text ? *text : "",
+				    i ? ", " : *text ? "; " : "", i ? "" : what, hl, g[i].why) < 0) {
+			free(hl);
+			rc = -ENOMEM;
+			continue;
+		}
+		free(hl);
+		free(*text);
+		*text = t;
+	}
+	return rc;
+}
+
+/* What one host's row says in the wide form; NULL (and *text NULL) when nothing. */
+static int row_text(const struct rd_fleet_matrix *m, size_t i, char **text)
+{
+	struct peer_group *to = NULL, *from = NULL, *slow = NULL;
+	size_t nto = 0, nfrom = 0, nslow = 0;
+	int rc = 0;
+
+	*text = NULL;
+	for (size_t k = m->row_start[i]; !rc && k < m->row_start[i + 1]; k++) {
+		const struct rd_fleet_cell *out = &m->cells[k];
+		const char *sw = slow_what(m, out);
+
+		if (out->mark == 3)
+			rc = peer_add(&to, &nto, m->pv[out->pair].stage, m->hosts[out->col]);
+		if (!rc && sw)
+			rc = peer_add(&slow, &nslow, sw, m->hosts[out->col]);
+	}
+	for (size_t k = m->col_start[i]; !rc && k < m->col_start[i + 1]; k++) {
+		const struct rd_fleet_cell *in = &m->cells[m->by_col[k]];
+
+		if (in->mark == 3)
+			rc = peer_add(&from, &nfrom, m->pv[in->pair].stage, m->hosts[in->row]);
+	}
+	if (!rc)
+		rc = peer_text(text, "failed to ", to, nto);
+	if (!rc)
+		rc = peer_text(text, "failed from ", from, nfrom);
+	if (!rc)
+		rc = peer_text(text, "slow to ", slow, nslow);
+	for (size_t k = 0; k < nto; k++)
+		free(to[k].peers.v);
+	for (size_t k = 0; k < nfrom; k++)
+		free(from[k].peers.v);
+	for (size_t k = 0; k < nslow; k++)
+		free(slow[k].peers.v);
+	free(to);
+	free(from);
+	free(slow);
+	if (rc) {
+		free(*text);
+		*text = NULL;
+	}
+	return rc;
+}
+
+/*
+ * Too wide for a matrix: per host, the peers it failed to test or be tested
+ * by, by stage, and the peers it reached slowly; hosts whose lines read the
+ * same are one line ("node[0001-0016,0018-1000]: failed to node0017
+ * (connect)"), and the hosts with nothing to say are counted.
+ */
+static int print_wide(struct rd_out *o, const struct rd_fleet_matrix *m)
+{
+	char **texts = calloc(m->nh ? m->nh : 1, sizeof(*texts));
+	size_t *group = calloc(m->nh ? m->nh : 1, sizeof(*group)), ng = 0, quiet = 0;
+	struct rd_strlist *members = NULL;
+	struct rd_strmap map = { 0 };
+	int rc = texts && group ? 0 : -ENOMEM;
+
+	for (size_t i = 0; !rc && i < m->nh; i++) {
+		rc = row_text(m, i, &texts[i]);
+		if (rc || !texts[i]) {
+			quiet += !rc;
+			continue;
+		}
+		group[i] = ng;
+		rc = rd_strmap_sget_or_add(&map, texts[i], &group[i]);
+		if (rc > 0)
+			rc = 0;
+		else if (rc == 0)
+			ng++;
+	}
+	members = rc ? NULL : calloc(ng ? ng : 1, sizeof(*members));
+	if (!rc && !members)
+		rc = -ENOMEM;
+	for (size_t i = 0; !rc && i < m->nh; i++) {
+		struct rd_strlist *l = &members[group[i]];
+
+		if (!texts[i])
+			continue;
+		if (l->n == l->cap) {
+			size_t cap = l->cap ? l->cap * 2 : 4;
+			char **v = realloc(l->v, cap * sizeof(*v));
+
+			if (!v) {
+				rc = -ENOMEM;
+				break;
+			}
+			l->v = v;
+			l->cap = cap;
+		}
+		l->v[l->n++] = m->hosts[i];
+	}
+	/* the groups in the order of their first host */
+	for (size_t i = 0, next = 0; !rc && i < m->nh; i++) {
+		char *hl;
+
+		if (!texts[i] || group[i] != next)
+			continue;
+		next++;
+		hl = rd_hostlist_compress(&members[group[i]]);
+		if (!hl) {
+			rc = -ENOMEM;
+			break;
+		}
+		rd_out_line(o, "%s: %s", hl, texts[i]);
+		free(hl);
+	}
+	if (!rc && quiet)
+		rd_out_line(o, "%zu other host%s: every pair %s in passed at the usual speed", quiet,
+			    quiet == 1 ? "" : "s", quiet == 1 ? "it was" : "they were");
+	for (size_t i = 0; members && i < ng; i++)
+		free(members[i].v);
+	free(members);
+	for (size_t i = 0; texts && i < m->nh; i++)
+		free(texts[i]);
+	free(texts);
+	free(group);
+	rd_strmap_free(&map);
+	return rc;
+}
+
+int rd_fleet_print_mesh(struct rd_out *o, const struct rd_fleet *f, unsigned int width)
+{
+	size_t np, nh, nfail, nwarn, nlat = 0, nbw = 0, *idx = NULL, nrails = 0, nrv = 0;
 	struct rail_end *rv = NULL;
 	char rails[32] = "";
-	const struct rd_fleet_pair *pv = rd_fleet_pairs(f, &np);
-	double *lat = NULL, *bw = NULL, mlat = 0, mbw = 0;
-	char **hosts = NULL;
-	struct rd_strmap seen = { 0 };
-	unsigned char *cells = NULL;
+	const struct rd_fleet_pair *pv;
+	double mlat, mbw;
+	struct rd_fleet_matrix mx;
 	int ret = -ENOMEM;
 
-	if (!np)
+	if (rd_fleet_matrix_build(f, &mx))
+		return -ENOMEM;
+	if (!mx.np)
 		return 0;
-	hosts = calloc(2 * np, sizeof(*hosts));
-	lat = calloc(np, sizeof(*lat));
-	bw = calloc(np, sizeof(*bw));
-	idx = calloc(np, sizeof(*idx));
-	if (!hosts || !lat || !bw || !idx)
-		goto out;
+	pv = mx.pv;
+	np = mx.np;
+	nh = mx.nh;
+	nfail = mx.nfail;
+	nwarn = mx.nwarn;
+	mlat = mx.mlat;
+	mbw = mx.mbw;
 	for (size_t i = 0; i < np; i++) {
-		const char *ends[2] = { pv[i].src, pv[i].dst };
-
-		for (size_t e = 0; e < 2; e++) {
-			size_t j = nh;
-			int rc = rd_strmap_sget_or_add(&seen, ends[e], &j);
-
-			if (rc < 0)
-				goto out;
-			if (rc == 0)
-				hosts[nh++] = (char *)ends[e];
-		}
-		nfail += !pv[i].ok;
-		nwarn += pv[i].ok && pv[i].warning;
-		if (pv[i].ok && pv[i].latency_us > 0)
-			lat[nlat++] = pv[i].latency_us;
-		if (pv[i].ok && pv[i].gbps > 0)
-			bw[nbw++] = pv[i].gbps;
+		nlat += pv[i].ok && pv[i].latency_us > 0;
+		nbw += pv[i].ok && pv[i].gbps > 0;
 	}
-	qsort(hosts, nh, sizeof(*hosts), name_cmp);
-	cells = cells_fill(pv, np, hosts, nh);
-	if (!cells)
+	idx = calloc(np, sizeof(*idx));
+	if (!idx)
 		goto out;
-	mlat = nlat ? median(lat, nlat) : 0;
-	mbw = nbw ? median(bw, nbw) : 0;
 	rv = rails_collect(pv, np, &nrv, &nrails);
 	if (!rv)
 		goto out;
@@ -298,27 +604,18 @@ int rd_fleet_print_mesh(struct rd_out *o, const struct rd_fleet *f)
 		rd_out_line(o, "\nmesh: %zu pair%s of %zu host%s%s, %zu pass, %zu fail (row tested column: . pass, X fail, ? not reported)",
 			    np, np == 1 ? "" : "s", nh, nh == 1 ? "" : "s", rails, np - nfail, nfail);
 	if (!rd_out_is_json(o)) {
-		static const char *const marks[] = { "?", ".", "w", "X" };
 		size_t w = 4;
-		char line[4096];
-		int at;
 
 		for (size_t i = 0; i < nh; i++)
-			w = strlen(hosts[i]) > w ? strlen(hosts[i]) : w;
-		at = snprintf(line, sizeof(line), "%-*s", (int)w, "FROM");
-		for (size_t j = 0; j < nh && at < (int)sizeof(line); j++)
-			at += snprintf(line + at, sizeof(line) - (size_t)at, "  %-*s", (int)w, hosts[j]);
-		rtrim(line);
-		rd_out_line(o, "%s", line);
-		for (size_t i = 0; i < nh; i++) {
-			at = snprintf(line, sizeof(line), "%-*s", (int)w, hosts[i]);
-			for (size_t j = 0; j < nh && at < (int)sizeof(line); j++) {
-				const char *mark = i == j ? "-" : marks[cells[i * nh + j]];
-
-				at += snprintf(line + at, sizeof(line) - (size_t)at, "  %-*s", (int)w, mark);
-			}
-			rtrim(line);
-			rd_out_line(o, "%s", line);
+			w = strlen(mx.hosts[i]) > w ? strlen(mx.hosts[i]) : w;
+		if (w + nh * (w + 2) <= width) {
+			print_matrix(o, &mx, w);
+		} else {
+			rd_out_line(o, "(%zu hosts make a matrix %zu columns wide, more than %u: each host's "
+				    "failed and slow pairs instead; rdma-fleet --svg draws the whole matrix)",
+				    nh, w + nh * (w + 2), width);
+			if (print_wide(o, &mx))
+				goto out;
 		}
 		for (size_t i = 0; i < np; i++) {
 			char r[300];
@@ -406,12 +703,8 @@ int rd_fleet_print_mesh(struct rd_out *o, const struct rd_fleet *f)
 	}
 	ret = 0;
 out:
-	rd_strmap_free(&seen);
-	free(cells);
+	rd_fleet_matrix_free(&mx);
 	free(rv);
-	free(hosts);
-	free(lat);
-	free(bw);
 	free(idx);
 	return ret;
 }

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rdma-fleet --svg: the mesh matrix as a picture.  Row: the host that tested,
+ * column: the host it tested, as in the text matrix.  A passed cell is
+ * coloured by its bandwidth against the mesh's median (its lowest rail pair
+ * with rails), a failed cell is red with a title naming the stage and the
+ * diagnosis, a pair nobody reported is grey.
+ *
+ * Built to stay small at 1,000 hosts (a million cells): the cells of one
+ * colour are one <path>, a row's run of equal cells one "M x y h w v 1 h -w z"
+ * piece of it; only failed cells are elements of their own (a <rect> with a
+ * <title>, for the tooltip).  Every cell is 1 unit square in a scaled group,
+ * so the picture zooms cleanly.  Classes, not inline colours: a test reads
+ * back cells and colours by class ("bw0".."bw4", "nobw", "warn", "fail",
+ * "none", "self") and the labels from the <text> elements.
+ */
+#define _GNU_SOURCE
+#include "fleetmesh.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/base.h"
+
+enum cls {
+	C_NONE,		/* not reported */
+	C_SELF,
+	C_BW0,		/* >= 90% of the median bandwidth */
+	C_BW1,		/* >= 75% */
+	C_BW2,		/* >= 50% */
+	C_BW3,		/* >= 25% */
+	C_BW4,		/* below */
+	C_NOBW,		/* passed, no bandwidth figure */
+	C_WARN,		/* passed with a warning */
+	C_FAIL,
+	C_COUNT,
+};
+
+static const struct {
+	const char *name, *fill, *label;
+} classes[C_COUNT] = {
+	[C_NONE] = { "none", "#e8e8e8", "not reported" },
+	[C_SELF] = { "self", "#ffffff", "itself" },
+	[C_BW0] = { "bw0", "#1a9850", "pass, bandwidth >= 90% of the median" },
+	[C_BW1] = { "bw1", "#91cf60", "pass, 75-90% of the median" },
+	[C_BW2] = { "bw2", "#d9ef8b", "pass, 50-75% of the median" },
+	[C_BW3] = { "bw3", "#fee08b", "pass, 25-50% of the median" },
+	[C_BW4] = { "bw4", "#fc8d59", "pass, below 25% of the median" },
+	[C_NOBW] = { "nobw", "#74add1", "pass, no bandwidth figure" },
+	[C_WARN] = { "warn", "#984ea3", "pass with a warning" },
+	[C_FAIL] = { "fail", "#d73027", "FAIL" },
+};
+
+static enum cls cell_class(const struct rd_fleet_matrix *m, const struct rd_fleet_cell *x)
+{
+	double q;
+
+	switch (x->mark) {
+	case 2:
+		return C_WARN;
+	case 3:
+		return C_FAIL;
+	default:
+		break;
+	}
+	if (x->gbps < 0 || m->mbw <= 0)
+		return C_NOBW;
+	q = x->gbps / m->mbw;
+	return q >= 0.9 ? C_BW0 : q >= 0.75 ? C_BW1 : q >= 0.5 ? C_BW2 : q >= 0.25 ? C_BW3 : C_BW4;
+}
+
+/* One run of a row, columns c .. e - 1, into the path of its class. */
+static void run(FILE *fp, bool *open, enum cls k, size_t r, size_t c, size_t e, unsigned long *count)
+{
+	if (e <= c)
+		return;
+	if (!*open)
+		fprintf(fp, "<path class=\"%s\" d=\"", classes[k].name);
+	*open = true;
+	fprintf(fp, "M%zu %zuh%zuv1h-%zuz", c, r, e - c, e - c);
+	*count += e - c;
+}
+
+/* Text for XML: & < > " escaped, control characters left out. */
+static void put_xml(FILE *fp, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '&': fputs("&amp;", fp); break;
+		case '<': fputs("&lt;", fp); break;
+		case '>': fputs("&gt;", fp); break;
+		case '"': fputs("&quot;", fp); break;
+		default:
+			if ((unsigned char)*s >= 0x20)
+				fputc(*s, fp);
+			break;
+		}
+	}
+}
+
+int rd_fleet_write_svg(FILE *fp, const struct rd_fleet_matrix *m)
+{
+	size_t nh = m->nh, w = 4;
+	double cell, font, left, top, size;
+	unsigned long counts[C_COUNT] = { 0 };
+
+	for (size_t i = 0; i < nh; i++)
+		w = strlen(m->hosts[i]) > w ? strlen(m->hosts[i]) : w;
+	/* a cell of 14 px for a few hosts, down to 6 px at 1,000 and more */
+	cell = nh <= 40 ? 14 : nh <= 200 ? 10 : nh <= 600 ? 8 : 6;
+	font = cell * 0.8;
+	left = (double)w * font * 0.62 + 8;
+	top = left;
+	size = (double)nh * cell;
+	fprintf(fp, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+		    "viewBox=\"0 0 %.0f %.0f\" data-hosts=\"%zu\" data-cell=\"%.0f\">\n",
+		left + size + 360, top + size + 40 + 22.0 * C_COUNT,
+		left + size + 360, top + size + 40 + 22.0 * C_COUNT, nh, cell);
+	fputs("<style>text{font-family:monospace}", fp);
+	for (size_t k = 0; k < C_COUNT; k++)
+		fprintf(fp, ".%s{fill:%s}", classes[k].name, classes[k].fill);
+	fputs(".grid{fill:none;stroke:#bbbbbb;stroke-width:0.05}</style>\n", fp);
+	fprintf(fp, "<title>rdma-fleet mesh: %zu pairs of %zu hosts, %zu fail</title>\n", m->np, nh,
+		m->nfail);
+
+	/* the labels: rows on the left, columns above, turned */
+	fprintf(fp, "<g id=\"rows\" font-size=\"%.1f\" text-anchor=\"end\">\n", font);
+	for (size_t i = 0; i < nh; i++) {
+		fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\">", left - 4, top + ((double)i + 0.8) * cell);
+		put_xml(fp, m->hosts[i]);
+		fputs("</text>\n", fp);
+	}
+	fprintf(fp, "</g>\n<g id=\"columns\" font-size=\"%.1f\">\n", font);
+	for (size_t j = 0; j < nh; j++) {
+		fprintf(fp, "<text transform=\"translate(%.1f %.1f) rotate(-90)\">",
+			left + ((double)j + 0.8) * cell, top - 4);
+		put_xml(fp, m->hosts[j]);
+		fputs("</text>\n", fp);
+	}
+	fputs("</g>\n", fp);
+
+	/* the cells: one path a class, runs of a row merged; cell (r, c) is the unit square at (c, r) */
+	fprintf(fp, "<g id=\"cells\" transform=\"translate(%.1f %.1f) scale(%.0f)\">\n", left, top, cell);
+	for (size_t k = 0; k < C_COUNT; k++) {
+		bool open = false;
+
+		if (k == C_FAIL)
+			continue;
+		for (size_t r = 0; r < nh; r++) {
+			size_t first = m->row_start[r], last = m->row_start[r + 1];
+
+			if (k == C_SELF) {
+				run(fp, &open, k, r, r, r + 1, &counts[k]);
+			} else if (k == C_NONE) {
+				/* the gaps between the reported cells, around the diagonal */
+				size_t c = 0;
+
+				for (size_t x = first; x <= last; x++) {
+					size_t e = x < last ? m->cells[x].col : nh;
+
+					if (c <= r && r < e) {
+						run(fp, &open, k, r, c, r, &counts[k]);
+						c = r + 1;
+					}
+					run(fp, &open, k, r, c, e, &counts[k]);
+					c = e + 1;
+				}
+			} else {
+				/* reported cells of this class, next to each other */
+				for (size_t x = first; x < last;) {
+					size_t y = x + 1;
+
+					if (cell_class(m, &m->cells[x]) != k) {
+						x++;
+						continue;
+					}
+					while (y < last && m->cells[y].col == m->cells[y - 1].col + 1 &&
+					       cell_class(m, &m->cells[y]) == k)
+						y++;
+					run(fp, &open, k, r, m->cells[x].col, m->cells[y - 1].col + 1, &counts[k]);
+					x = y;
+				}
+			}
+		}
+		if (open)
+			fputs("\"/>\n", fp);
+	}
+	/* failed cells: each its own, with the first failure's words */
+	for (size_t x = 0; x < m->ncells; x++) {
+		const struct rd_fleet_cell *cl = &m->cells[x];
+		const struct rd_fleet_pair *p = &m->pv[cl->pair];
+		char rails[300];
+
+		if (cl->mark != 3)
+			continue;
+		rd_fleet_pair_rails(p, rails, sizeof(rails));
+		fprintf(fp, "<rect class=\"fail\" x=\"%zu\" y=\"%zu\" width=\"1\" height=\"1\"><title>",
+			cl->col, cl->row);
+		put_xml(fp, p->src);
+		fputs(" -> ", fp);
+		put_xml(fp, p->dst);
+		put_xml(fp, rails);
+		fputs(": FAIL at ", fp);
+		put_xml(fp, p->stage);
+		fputs(": ", fp);
+		put_xml(fp, p->diagnosis);
+		if (cl->npairs > 1)
+			fprintf(fp, " (%u pairs in this cell)", cl->npairs);
+		fputs("</title></rect>\n", fp);
+		counts[C_FAIL]++;
+	}
+	fprintf(fp, "<rect class=\"grid\" x=\"0\" y=\"0\" width=\"%zu\" height=\"%zu\"/>\n</g>\n", nh, nh);
+
+	/* the legend, with the number of cells of each class */
+	fprintf(fp, "<g id=\"legend\" font-size=\"12\" transform=\"translate(%.1f %.1f)\">\n",
+		left, top + size + 24);
+	fprintf(fp, "<text x=\"0\" y=\"0\">row tested column; median bandwidth %.3f Gb/s, median "
+		    "latency %.1f us</text>\n", m->mbw, m->mlat);
+	for (size_t k = 0; k < C_COUNT; k++) {
+		fprintf(fp, "<rect class=\"%s\" x=\"0\" y=\"%.0f\" width=\"14\" height=\"14\" "
+			    "stroke=\"#999999\" stroke-width=\"0.5\"/>"
+			    "<text x=\"20\" y=\"%.0f\" data-class=\"%s\" data-cells=\"%lu\">%s: %lu</text>\n",
+			classes[k].name, 10 + 22.0 * (double)k, 22 + 22.0 * (double)k, classes[k].name,
+			counts[k], classes[k].label, counts[k]);
+	}
+	fputs("</g>\n</svg>\n", fp);
+	return ferror(fp) ? -EIO : 0;
+}
