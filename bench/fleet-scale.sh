@@ -15,6 +15,8 @@
 #   mesh     a full mesh of 300 hosts (89,700 pairs) (goal: under 2 s)
 #   hosts    -w 'node[1-1000000]' on an empty input: a million names
 #            expanded, checked against the input and compressed (goal: < 1 s)
+#   svg      --svg of the 300-host mesh, and of 10,000 hosts that ran
+#            --pairs random:4 (40,000 pairs): time and the picture's size
 # and the peak RSS of each run against its input's size (goal: <= 3.0).
 # Each figure is the median of RUNS runs; ratios are of medians.  It reports;
 # it never fails on speed (exit 0 unless the bench cannot run).
@@ -63,6 +65,7 @@ python3 "$gen" -n "$hosts" -l "$work/hosts.txt" "$work/devinfo.json" "$work/gids
 python3 "$gen" -n "$hosts" -f pdsh "$work/devinfo.json" "$work/gids.json" > "$work/pdsh.txt"
 python3 "$gen" -n 1000 -k 32 -f pdsh "$work/devinfo.json" "$work/gids.json" > "$work/nics.txt"
 python3 "$gen" -n 300 -f mesh > "$work/mesh.txt"
+python3 "$gen" -n 10000 -f mesh -r 4 > "$work/mesh4.txt"
 : > "$work/empty.txt"
 
 # run NAME CMD...: RUNS timed runs; sets med_us and med_kb (medians), and
@@ -95,6 +98,10 @@ run "rdma-fleet, 300-host full mesh" "$fleet" "$work/mesh.txt"
 mesh_us=$med_us mesh_kb=$med_kb
 run "rdma-fleet -w 'node[1-1000000]'" "$fleet" -w 'node[1-1000000]' "$work/empty.txt"
 hl_us=$med_us
+run "--svg, 300-host full mesh" "$fleet" --svg "$work/mesh.svg" "$work/mesh.txt"
+svg_us=$med_us
+run "--svg, 10000 hosts x random:4" "$fleet" --svg "$work/mesh4.svg" "$work/mesh4.txt"
+svg4_us=$med_us svg4_kb=$med_kb
 
 echo
 echo "ratios (goal in brackets)"
@@ -107,3 +114,6 @@ printf '  peak RSS / input, lines               %6s  [<= 3.0]\n' "$(ratio "$line
 printf '  peak RSS / input, pdsh                %6s  [<= 3.0]\n' "$(ratio "$pdsh_kb" "$(size_kb "$work/pdsh.txt")")"
 printf '  peak RSS / input, 32 NICs             %6s  [<= 3.0]\n' "$(ratio "$nics_kb" "$(size_kb "$work/nics.txt")")"
 printf '  peak RSS / input, mesh                %6s  [<= 3.0]\n' "$(ratio "$mesh_kb" "$(size_kb "$work/mesh.txt")")"
+printf '  --svg 300-host mesh (picture %s KB)  %6s s\n' "$(size_kb "$work/mesh.svg")" "$(ratio "$svg_us" 1000000)"
+printf '  --svg 10000 x random:4 (%s KB)      %6s s\n' "$(size_kb "$work/mesh4.svg")" "$(ratio "$svg4_us" 1000000)"
+printf '  peak RSS / input, 10000 x random:4    %6s  [<= 3.0]\n' "$(ratio "$svg4_kb" "$(size_kb "$work/mesh4.txt")")"

@@ -601,26 +601,14 @@ static bool mesh_match(json_object *doc)
 	       obj_str(doc, "src") && obj_str(doc, "dst") && obj_str(doc, "result");
 }
 
-static char *dup_or_null(const char *s, bool *oom)
+/* The fleet's one copy of s (NULL stays NULL); *oom set on failure. */
+static const char *intern_or_null(struct rd_fleet *f, const char *s, bool *oom)
 {
-	char *d = s ? strdup(s) : NULL;
+	const char *d = s ? text_intern(f, s) : NULL;
 
 	if (s && !d)
 		*oom = true;
 	return d;
-}
-
-static void pair_clear(struct rd_fleet_pair *p)
-{
-	free(p->src);
-	free(p->dst);
-	free(p->dev);
-	free(p->dst_dev);
-	free(p->stage);
-	free(p->diagnosis);
-	free(p->warning);
-	free(p->source);
-	memset(p, 0, sizeof(*p));
 }
 
 static unsigned int obj_port(json_object *doc, const char *key)
@@ -708,26 +696,24 @@ static int mesh_read(struct reader_ctx *c, json_object *doc)
 	if (refused)
 		return problem_add(f, c->h->name, c->src, c->line, "mesh line skipped: %s", refused);
 	n.ok = strcmp(obj_str(doc, "result"), "pass") == 0;
-	n.src = dup_or_null(src, &oom);
-	n.dst = dup_or_null(dst, &oom);
-	n.dev = dup_or_null(obj_str(doc, "dev"), &oom);
+	n.src = intern_or_null(f, src, &oom);
+	n.dst = intern_or_null(f, dst, &oom);
+	n.dev = intern_or_null(f, obj_str(doc, "dev"), &oom);
 	n.port = obj_port(doc, "port");
-	n.dst_dev = dup_or_null(obj_str(doc, "dst_dev"), &oom);
+	n.dst_dev = intern_or_null(f, obj_str(doc, "dst_dev"), &oom);
 	n.dst_port = obj_port(doc, "dst_port");
 	if (!n.ok) {
-		n.stage = dup_or_null(obj_str(doc, "failed_stage") ? obj_str(doc, "failed_stage") : "?", &oom);
-		n.diagnosis = dup_or_null(obj_str(doc, "diagnosis") ? obj_str(doc, "diagnosis") : "", &oom);
+		n.stage = intern_or_null(f, obj_str(doc, "failed_stage") ? obj_str(doc, "failed_stage") : "?", &oom);
+		n.diagnosis = intern_or_null(f, obj_str(doc, "diagnosis") ? obj_str(doc, "diagnosis") : "", &oom);
 	} else {
-		n.warning = dup_or_null(obj_str(doc, "warning"), &oom);
+		n.warning = intern_or_null(f, obj_str(doc, "warning"), &oom);
 	}
 	(void)pair_num(doc, "latency_us", 1e9, &n.latency_us);	/* checked by mesh_refusal */
 	(void)pair_num(doc, "gbps", 10000, &n.gbps);
-	n.source = dup_or_null(c->src, &oom);
+	n.source = intern_or_null(f, c->src, &oom);
 	n.line = c->line;
-	if (oom) {
-		pair_clear(&n);
+	if (oom)
 		return -ENOMEM;
-	}
 	/*
 	 * The same pair again (a second run): the later one counts.  Without
 	 * rails that is the first pair of the two hosts; with rails (dst_dev) the
@@ -760,23 +746,15 @@ static int mesh_read(struct reader_ctx *c, json_object *doc)
 			if (rc >= 0 && n.dst_dev)
 				rc = rd_strmap_set(&f->pair_map, rkey, rlen, f->npairs);
 		}
-		if (rc < 0) {
-			pair_clear(&n);
+		if (rc < 0)
 			return -ENOMEM;
-		}
 	}
-	if (slot != SIZE_MAX) {
-		pair_clear(&f->pairs[slot]);
-	} else {
-		if (grow(&f->pairs, &f->pairs_cap, f->npairs, sizeof(*f->pairs))) {
-			pair_clear(&n);
+	if (slot == SIZE_MAX) {
+		if (grow(&f->pairs, &f->pairs_cap, f->npairs, sizeof(*f->pairs)))
 			return -ENOMEM;
-		}
 		slot = f->npairs++;
 	}
-	RD_GCC_LEAK_FP_BEGIN	/* the strings move into f->pairs, freed by rd_fleet_free */
-	f->pairs[slot] = n;
-	RD_GCC_LEAK_FP_END
+	f->pairs[slot] = n;	/* its strings are the fleet's (text_intern) */
 	if (n.ok)
 		return 0;
 	if (n.dst_dev)
@@ -1412,8 +1390,6 @@ void rd_fleet_free(struct rd_fleet *f)
 	if (f->spare_tok)
 		json_tokener_free(f->spare_tok);
 	free(f->problems);
-	for (size_t i = 0; i < f->npairs; i++)
-		pair_clear(&f->pairs[i]);
 	free(f->pairs);
 	for (size_t i = 0; i < f->nfacts; i++) {
 		struct rd_fleet_fact *k = &f->facts[i];

@@ -64,17 +64,17 @@ struct rd_fleet_fact {
 
 /* One pair of an rdma-selftest --mesh run, as its source host reported it. */
 struct rd_fleet_pair {
-	char *src, *dst;
-	char *dev;		/* NULL when the run never got a device */
+	const char *src, *dst;
+	const char *dev;	/* NULL when the run never got a device */
 	unsigned int port;
-	char *dst_dev;		/* the peer's rail (--devices), else NULL */
+	const char *dst_dev;	/* the peer's rail (--devices), else NULL */
 	unsigned int dst_port;
 	bool ok;
-	char *stage;		/* the failed stage, NULL on PASS */
-	char *diagnosis;	/* NULL on PASS */
-	char *warning;		/* a PASS with a warning (the counters stage's words), else NULL */
+	const char *stage;	/* the failed stage, NULL on PASS */
+	const char *diagnosis;	/* NULL on PASS */
+	const char *warning;	/* a PASS with a warning (the counters stage's words), else NULL */
 	double latency_us, gbps;	/* < 0: not measured */
-	char *source;
+	const char *source;
 	size_t line;
 };
 

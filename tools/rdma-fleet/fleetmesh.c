@@ -38,18 +38,27 @@ static double median(double *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-static int cell_cmp(const void *pa, const void *pb)
+/* A pair's cell. */
+struct pair_ref {
+	size_t row, col, pair;
+};
+
+static int ref_cmp(const void *pa, const void *pb)
 {
-	const struct rd_fleet_cell *a = pa, *b = pb;
+	const struct pair_ref *a = pa, *b = pb;
 
 	if (a->row != b->row)
 		return a->row < b->row ? -1 : 1;
-	return a->col < b->col ? -1 : a->col > b->col;
+	if (a->col != b->col)
+		return a->col < b->col ? -1 : 1;
+	return a->pair < b->pair ? -1 : a->pair > b->pair;
 }
 
 int rd_fleet_matrix_build(const struct rd_fleet *f, struct rd_fleet_matrix *m)
 {
-	struct rd_strmap seen = { 0 }, at = { 0 }, cells = { 0 };
+	struct rd_strmap seen = { 0 }, at = { 0 };
+	struct pair_ref *refs = NULL;
+	size_t nrefs = 0;
 	double *lat = NULL, *bw = NULL;
 	size_t nlat = 0, nbw = 0;
 	int ret = -ENOMEM;
@@ -98,27 +107,31 @@ int rd_fleet_matrix_build(const struct rd_fleet *f, struct rd_fleet_matrix *m)
 	m->by_col = calloc(m->np, sizeof(*m->by_col));
 	if (!m->cells || !m->row_start || !m->col_start || !m->by_col)
 		goto out;
+	/* the pairs by (row, column), input order within: a cell is a run of them */
+	refs = calloc(m->np, sizeof(*refs));
+	if (!refs)
+		goto out;
 	for (size_t i = 0; i < m->np; i++) {
-		const struct rd_fleet_pair *p = &m->pv[i];
-		unsigned char mark = !p->ok ? 3 : p->warning ? 2 : 1;
-		struct rd_fleet_cell *c;
-		size_t key[2];
-		size_t at_cell = m->ncells;
-		int rc;
+		struct pair_ref *r = &refs[nrefs];
 
-		if (!rd_strmap_sget(&at, p->src, &key[0]) || !rd_strmap_sget(&at, p->dst, &key[1]))
+		if (!rd_strmap_sget(&at, m->pv[i].src, &r->row) || !rd_strmap_sget(&at, m->pv[i].dst, &r->col))
 			continue;
-		rc = rd_strmap_get_or_add(&cells, key, sizeof(key), &at_cell);
-		if (rc < 0)
-			goto out;
-		c = &m->cells[at_cell];
-		if (rc == 0) {
-			m->ncells++;
-			*c = (struct rd_fleet_cell){ .row = key[0], .col = key[1], .gbps = -1, .lat = -1,
-						     .pair = i };
+		r->pair = i;
+		nrefs++;
+	}
+	qsort(refs, nrefs, sizeof(*refs), ref_cmp);
+	for (size_t k = 0; k < nrefs; k++) {
+		const struct rd_fleet_pair *p = &m->pv[refs[k].pair];
+		unsigned char mark = !p->ok ? 3 : p->warning ? 2 : 1;
+		struct rd_fleet_cell *c = m->ncells ? &m->cells[m->ncells - 1] : NULL;
+
+		if (!c || c->row != refs[k].row || c->col != refs[k].col) {
+			c = &m->cells[m->ncells++];
+			*c = (struct rd_fleet_cell){ .row = refs[k].row, .col = refs[k].col, .gbps = -1,
+						     .lat = -1, .pair = refs[k].pair };
 		}
 		if (!c->npairs++ || (mark == 3 && c->mark < 3))
-			c->pair = i;
+			c->pair = refs[k].pair;
 		if (c->mark < mark)
 			c->mark = mark;
 		if (p->ok && p->gbps > 0 && (c->gbps < 0 || p->gbps < c->gbps))
@@ -126,7 +139,6 @@ int rd_fleet_matrix_build(const struct rd_fleet *f, struct rd_fleet_matrix *m)
 		if (p->ok && p->latency_us > 0 && p->latency_us > c->lat)
 			c->lat = p->latency_us;
 	}
-	qsort(m->cells, m->ncells, sizeof(*m->cells), cell_cmp);
 	/* the rows' and the columns' first cells (counting sort for the columns) */
 	for (size_t i = 0; i < m->ncells; i++) {
 		m->row_start[m->cells[i].row + 1]++;
@@ -137,7 +149,7 @@ int rd_fleet_matrix_build(const struct rd_fleet *f, struct rd_fleet_matrix *m)
 		m->col_start[i + 1] += m->col_start[i];
 	}
 	{
-		size_t *fill = calloc(m->nh, sizeof(*fill));
+		size_t *fill = calloc(m->nh ? m->nh : 1, sizeof(*fill));
 
 		if (!fill)
 			goto out;
@@ -152,7 +164,7 @@ int rd_fleet_matrix_build(const struct rd_fleet *f, struct rd_fleet_matrix *m)
 out:
 	rd_strmap_free(&seen);
 	rd_strmap_free(&at);
-	rd_strmap_free(&cells);
+	free(refs);
 	free(lat);
 	free(bw);
 	if (ret)
@@ -389,6 +401,7 @@ struct peer_group {
 	struct rd_strlist peers;	/* borrowed names */
 };
 
+RD_GCC_LEAK_FP_BEGIN	/* *g and its lists grow in place, freed by row_text() */
 static int peer_add(struct peer_group **g, size_t *n, const char *why, const char *peer)
 {
 	struct peer_group *v;
@@ -417,6 +430,7 @@ static int peer_add(struct peer_group **g, size_t *n, const char *why, const cha
 	(*g)[i].peers.v[(*g)[i].peers.n++] = (char *)peer;
 	return 0;
 }
+RD_GCC_LEAK_FP_END
 
 /* "; failed to node[1-3] (connect), node9 (rts)" onto *text; the groups emptied. */
 static int peer_text(char **text, const char *what, struct peer_group *g, size_t n)
