@@ -91,10 +91,23 @@ enum rd_dr_expect_key {
 	RD_EXP_LINK_LAYER,	/* InfiniBand | Ethernet */
 	RD_EXP_NKEYS,
 };
+/* "DEV.key=value" or "DEV/PORT.key=value": for one device or one port only. */
+struct rd_dr_expect_scoped {
+	char dev[64];
+	unsigned int port;	/* 0: every port of dev */
+	enum rd_dr_expect_key key;
+	char val[64];
+	double num;
+	size_t line;		/* in the file, for messages */
+};
+#define RD_EXP_MAX_SCOPED 256
 struct rd_dr_expect {
 	bool has[RD_EXP_NKEYS];
 	char val[RD_EXP_NKEYS][64];
 	double num[RD_EXP_NKEYS];
+	/* scoped lines, which win over the node-wide key for their device or port */
+	struct rd_dr_expect_scoped scoped[RD_EXP_MAX_SCOPED];
+	size_t nscoped;
 };
 const char *rd_dr_expect_key_name(enum rd_dr_expect_key k);
 /*

@@ -54,7 +54,7 @@ static const char *unreadable_why(const struct rd_device *d)
 
 static void ck_dev_present(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_port *dp)
 {
-	struct rd_strlist names = { 0 }, bad = { 0 };
+	struct rd_strlist names = { 0 }, bad = { 0 }, missing = { 0 };
 	const char *exp;
 	double n;
 	int ret;
@@ -98,6 +98,28 @@ static void ck_dev_present(struct rd_dr_ctx *c, struct rd_device *d, struct rd_d
 		}
 	}
 	exp = rd_dr_expected(c, RD_EXP_DEVICES, &n);
+	/* a device (or port) that --expect names by name must be here */
+	for (size_t i = 0; c->o->expect && i < c->o->expect->nscoped; i++) {
+		const struct rd_dr_expect_scoped *x = &c->o->expect->scoped[i];
+		char item[160];
+
+		if (rd_strlist_has(&names, x->dev)) {
+			const struct rd_device *ld = NULL;
+
+			for (unsigned int k = 0; k < c->list->n && !ld; k++)
+				if (strcmp(c->list->v[k].name, x->dev) == 0)
+					ld = &c->list->v[k];
+			if (!x->port || !ld || x->port <= ld->nports)
+				continue;
+			snprintf(item, sizeof(item), "%s has no port %u (--expect line %zu)", x->dev,
+				 x->port, x->line);
+		} else {
+			snprintf(item, sizeof(item), "%s is missing (--expect line %zu names it)", x->dev,
+				 x->line);
+		}
+		if (!rd_strlist_has(&missing, item) && rd_strlist_add(&missing, item))
+			break;
+	}
 	if (bad.n) {
 		char *joined = rd_strlist_join(&bad, ", ");
 
@@ -106,12 +128,20 @@ static void ck_dev_present(struct rd_dr_ctx *c, struct rd_device *d, struct rd_d
 			   "%zu of %zu RDMA device%s unusable: %s", bad.n, names.n, names.n == 1 ? "" : "s",
 			   joined ? joined : "?");
 		free(joined);
+	} else if (missing.n) {
+		char *joined = rd_strlist_join(&missing, ", ");
+
+		rd_dr_emit(c, RD_DR_FAIL, "rdma dev show; dmesg | grep -i -e mlx -e rdma (a device that "
+			   "did not come up, or a name that changed: check the driver and the --expect "
+			   "file)", "%s", joined ? joined : "?");
+		free(joined);
 	} else if (exp && fabs(n - (double)names.n) > 0.5) {
 		rd_dr_emit(c, RD_DR_FAIL, NULL, "%zu RDMA devices, expected %s", names.n, exp);
 	} else {
 		rd_dr_emit(c, RD_DR_PASS, NULL, "%zu RDMA device%s", names.n, names.n == 1 ? "" : "s");
 	}
 	rd_strlist_free(&bad);
+	rd_strlist_free(&missing);
 	rd_strlist_free(&names);
 }
 

@@ -3,9 +3,11 @@
 #define _GNU_SOURCE
 #include "drapi.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -211,11 +213,37 @@ static int expect_value(enum rd_dr_expect_key k, char *v, double *num, const cha
 	return 0;
 }
 
+/*
+ * "DEV" or "DEV/PORT" before a key's last dot: a device name as the kernel
+ * allows it (letters, digits, _ - .) and a port from 1 to 255.  0 or -EINVAL.
+ */
+static int expect_scope(char *scope, struct rd_dr_expect_scoped *x)
+{
+	char *slash = strchr(scope, '/');
+	uint64_t port = 0;
+
+	if (slash) {
+		*slash = '\0';
+		if (rd_parse_u64(slash + 1, &port) || port < 1 || port > 255)
+			return -EINVAL;
+	}
+	if (!*scope || strlen(scope) >= sizeof(x->dev))
+		return -EINVAL;
+	for (const char *p = scope; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '_' && *p != '-' && *p != '.')
+			return -EINVAL;
+	rd_strlcpy(x->dev, scope, sizeof(x->dev));
+	x->port = (unsigned int)port;
+	return 0;
+}
+
 /* One line of an --expect file into e; -EINVAL with why naming the line. */
 static int expect_line(struct rd_dr_expect *e, size_t lineno, char *line, char *why, size_t why_len)
 {
-	char *s, *eq, *key, *val;
+	struct rd_dr_expect_scoped x = { .line = lineno };
+	char *s, *eq, *key, *val, *dot;
 	const char *what = "";
+	bool scoped = false;
 	int k = -1;
 
 	s = trim(line);
@@ -229,6 +257,20 @@ static int expect_line(struct rd_dr_expect *e, size_t lineno, char *line, char *
 	*eq = '\0';
 	key = trim(s);
 	val = trim(eq + 1);
+	dot = strrchr(key, '.');
+	if (dot) {
+		char scope[80];
+
+		*dot = '\0';
+		rd_strlcpy(scope, key, sizeof(scope));
+		if (expect_scope(key, &x)) {
+			snprintf(why, why_len, "line %zu: '%.40s' is not DEV or DEV/PORT (a device name "
+				 "and a port from 1 to 255) before '.%.40s'", lineno, scope, dot + 1);
+			return -EINVAL;
+		}
+		key = dot + 1;
+		scoped = true;
+	}
 	for (int i = 0; i < RD_EXP_NKEYS; i++)
 		if (strcmp(key, expect_keys[i]) == 0)
 			k = i;
@@ -242,6 +284,37 @@ static int expect_line(struct rd_dr_expect *e, size_t lineno, char *line, char *
 		snprintf(why, why_len, "line %zu: %s: %s value", lineno, key,
 			 *val ? "too long a" : "empty");
 		return -EINVAL;
+	}
+	if (scoped) {
+		if (k == RD_EXP_DEVICES) {
+			snprintf(why, why_len, "line %zu: devices counts the node's devices: it takes no "
+				 "DEV. in front", lineno);
+			return -EINVAL;
+		}
+		for (size_t i = 0; i < e->nscoped; i++)
+			if ((int)e->scoped[i].key == k && e->scoped[i].port == x.port &&
+			    strcmp(e->scoped[i].dev, x.dev) == 0) {
+				char port[16] = "";
+
+				if (x.port)
+					snprintf(port, sizeof(port), "/%u", x.port);
+				snprintf(why, why_len, "line %zu: %s%s.%s given twice (line %zu)", lineno,
+					 x.dev, port, key, e->scoped[i].line);
+				return -EINVAL;
+			}
+		if (e->nscoped == RD_EXP_MAX_SCOPED) {
+			snprintf(why, why_len, "line %zu: more than %d DEV.key lines", lineno,
+				 RD_EXP_MAX_SCOPED);
+			return -EINVAL;
+		}
+		x.key = (enum rd_dr_expect_key)k;
+		rd_strlcpy(x.val, val, sizeof(x.val));
+		if (expect_value(x.key, x.val, &x.num, &what)) {
+			snprintf(why, why_len, "line %zu: %s: '%.40s' is not %s", lineno, key, val, what);
+			return -EINVAL;
+		}
+		e->scoped[e->nscoped++] = x;
+		return 0;
 	}
 	if (e->has[k]) {
 		snprintf(why, why_len, "line %zu: %s given twice", lineno, key);
@@ -281,8 +354,27 @@ int rd_dr_expect_read(const char *path, int timeout_ms, struct rd_dr_expect *e, 
 const char *rd_dr_expected(const struct rd_dr_ctx *c, enum rd_dr_expect_key k, double *num)
 {
 	const struct rd_dr_expect *e = c->o->expect;
+	const struct rd_dr_expect_scoped *best = NULL;
 
-	if (!e || !e->has[k])
+	if (!e)
+		return NULL;
+	/* the check's own device and port: DEV/PORT.key, else DEV.key, else key */
+	for (size_t i = 0; c->cur_dev && i < e->nscoped; i++) {
+		const struct rd_dr_expect_scoped *x = &e->scoped[i];
+
+		if (x->key != k || strcmp(x->dev, c->cur_dev->name) != 0)
+			continue;
+		if (x->port && (!c->cur_port || c->cur_port->p->num != x->port))
+			continue;
+		if (!best || x->port)
+			best = x;
+	}
+	if (best) {
+		if (num)
+			*num = best->num;
+		return best->val;
+	}
+	if (!e->has[k])
 		return NULL;
 	if (num)
 		*num = e->num[k];
