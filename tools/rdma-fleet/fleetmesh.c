@@ -18,6 +18,7 @@
 #include "base/base.h"
 
 #define SLOWEST 3
+#define WIDE_WARNINGS 10	/* warning lines under the per-host lines of a wide mesh */
 
 static int name_cmp(const void *a, const void *b)
 {
@@ -618,10 +619,12 @@ int rd_fleet_print_mesh(struct rd_out *o, const struct rd_fleet *f, unsigned int
 			    np, np == 1 ? "" : "s", nh, nh == 1 ? "" : "s", rails, np - nfail, nfail);
 	if (!rd_out_is_json(o)) {
 		size_t w = 4;
+		bool wide;
 
 		for (size_t i = 0; i < nh; i++)
 			w = strlen(mx.hosts[i]) > w ? strlen(mx.hosts[i]) : w;
-		if (w + nh * (w + 2) <= width) {
+		wide = w + nh * (w + 2) > width;
+		if (!wide) {
 			print_matrix(o, &mx, w);
 		} else {
 			rd_out_line(o, "(%zu hosts make a matrix %zu columns wide, more than %u: each host's "
@@ -630,13 +633,20 @@ int rd_fleet_print_mesh(struct rd_out *o, const struct rd_fleet *f, unsigned int
 			if (print_wide(o, &mx))
 				goto out;
 		}
-		for (size_t i = 0; i < np; i++) {
+		/* every warning beside a matrix; past one, the first WIDE_WARNINGS */
+		for (size_t i = 0, shown = 0; i < np; i++) {
 			char r[300];
 
+			if (!pv[i].ok || !pv[i].warning)
+				continue;
+			if (wide && shown == WIDE_WARNINGS) {
+				rd_out_line(o, "(and %zu more pairs with a warning: rdma-fleet -j lists "
+					    "them all)", nwarn - shown);
+				break;
+			}
 			rd_fleet_pair_rails(&pv[i], r, sizeof(r));
-			if (pv[i].ok && pv[i].warning)
-				rd_out_line(o, "warning: %s -> %s%s: %s", pv[i].src, pv[i].dst, r,
-					    pv[i].warning);
+			rd_out_line(o, "warning: %s -> %s%s: %s", pv[i].src, pv[i].dst, r, pv[i].warning);
+			shown++;
 		}
 	}
 	print_failing_rails(o, rv, nrv);
