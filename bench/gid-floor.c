@@ -15,7 +15,13 @@
  * That is the set of files rdma-gids reads for its listing (lib/model/device.c
  * rd_device_read/read_port, lib/model/gid.c rd_port_gid_table), each read once.
  *
- * usage: gid-floor SYSROOT      (reads SYSROOT/sys and SYSROOT/proc; "/" for live)
+ * With -a the same files are opened relative to their directory (openat on a
+ * descriptor of the class, device, port, gids and gid_attrs directories, each
+ * opened once): the cheapest way to read them, which an absolute path per file
+ * (the default, as rdma-gids opens them today) hides; issue #33 measures
+ * rdma-gids against both.
+ *
+ * usage: gid-floor [-a] SYSROOT (reads SYSROOT/sys and SYSROOT/proc; "/" for live)
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -81,6 +87,153 @@ static const char *const port_attrs[] = {
 
 static const char zero_gid[] = "0000:0000:0000:0000:0000:0000:0000:0000";
 
+/* ---- -a: every file relative to its directory's descriptor */
+
+static ssize_t slurp_at(int dirfd, const char *name, char *buf, size_t len)
+{
+	int fd = dirfd < 0 ? -1 : openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0) {
+		nmissing++;
+		return -1;
+	}
+	n = read(fd, buf, len);
+	close(fd);
+	nread++;
+	return n;
+}
+
+static int dir_at(int dirfd, const char *name)
+{
+	return dirfd < 0 ? -1 : openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+/* A listing of the directory open at fd (fd stays open for openat). */
+static DIR *list_at(int fd)
+{
+	int d = fd < 0 ? -1 : dup(fd);
+	DIR *dir = d < 0 ? NULL : fdopendir(d);
+
+	if (!dir && d >= 0)
+		close(d);
+	if (dir)
+		rewinddir(dir);
+	return dir;
+}
+
+static void read_attrs_at(int dirfd, const char *const *names)
+{
+	char buf[256];
+
+	for (; *names; names++)
+		slurp_at(dirfd, *names, buf, sizeof(buf));
+}
+
+static int walk_at(const char *root)
+{
+	char path[PATH_MAX], buf[256];
+	unsigned long ndev = 0, nport = 0, nslot = 0, nused = 0;
+	int rootfd, ibfd, vfd;
+	struct dirent *de, *pe, *ge;
+	DIR *dd, *pd, *gd;
+
+	if (!pathf(path, sizeof(path), "%s/", root))
+		return 2;
+	rootfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0) {
+		perror(path);
+		return 1;
+	}
+	{
+		int fd = openat(rootfd, "proc/net/vlan/config", O_RDONLY | O_CLOEXEC);
+
+		if (fd >= 0) {
+			while (read(fd, buf, sizeof(buf)) > 0)
+				;
+			close(fd);
+			nread++;
+		}
+	}
+	vfd = dir_at(rootfd, "sys/class/infiniband_verbs");
+	dd = list_at(vfd);
+	if (dd) {
+		while ((de = readdir(dd))) {
+			int ufd;
+
+			if (strncmp(de->d_name, "uverbs", 6) != 0)
+				continue;
+			ufd = dir_at(vfd, de->d_name);
+			slurp_at(ufd, "ibdev", buf, sizeof(buf));
+			if (ufd >= 0)
+				close(ufd);
+		}
+		closedir(dd);
+	}
+	if (vfd >= 0)
+		close(vfd);
+	ibfd = dir_at(rootfd, "sys/class/infiniband");
+	dd = list_at(ibfd);
+	if (!dd) {
+		perror("sys/class/infiniband");
+		return 1;
+	}
+	while ((de = readdir(dd))) {
+		int devfd, portsfd;
+
+		if (de->d_name[0] == '.')
+			continue;
+		ndev++;
+		devfd = dir_at(ibfd, de->d_name);
+		read_attrs_at(devfd, dev_attrs);
+		portsfd = dir_at(devfd, "ports");
+		pd = list_at(portsfd);
+		while (pd && (pe = readdir(pd))) {
+			int portfd, gidsfd, typesfd, ndevsfd;
+
+			if (pe->d_name[0] == '.')
+				continue;
+			nport++;
+			portfd = dir_at(portsfd, pe->d_name);
+			read_attrs_at(portfd, port_attrs);
+			gidsfd = dir_at(portfd, "gids");
+			typesfd = dir_at(portfd, "gid_attrs/types");
+			ndevsfd = dir_at(portfd, "gid_attrs/ndevs");
+			gd = list_at(gidsfd);
+			while (gd && (ge = readdir(gd))) {
+				ssize_t n;
+
+				if (ge->d_name[0] == '.')
+					continue;
+				nslot++;
+				n = slurp_at(gidsfd, ge->d_name, buf, sizeof(buf));
+				if (n < 39 || memcmp(buf, zero_gid, 39) == 0)
+					continue;
+				nused++;
+				slurp_at(typesfd, ge->d_name, buf, sizeof(buf));
+				slurp_at(ndevsfd, ge->d_name, buf, sizeof(buf));
+			}
+			if (gd)
+				closedir(gd);
+			for (int *f = (int[]){ gidsfd, typesfd, ndevsfd, portfd, -2 }; *f != -2; f++)
+				if (*f >= 0)
+					close(*f);
+		}
+		if (pd)
+			closedir(pd);
+		if (portsfd >= 0)
+			close(portsfd);
+		if (devfd >= 0)
+			close(devfd);
+	}
+	closedir(dd);
+	close(ibfd);
+	close(rootfd);
+	printf("devices=%lu ports=%lu slots=%lu used=%lu files_read=%lu missing=%lu\n", ndev,
+	       nport, nslot, nused, nread, nmissing);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	char root[PATH_MAX], ib[PATH_MAX], dev[PATH_MAX], port[PATH_MAX], path[PATH_MAX];
@@ -89,8 +242,10 @@ int main(int argc, char **argv)
 	struct dirent *de, *pe, *ge;
 	DIR *dd, *pd, *gd;
 
+	if (argc == 3 && strcmp(argv[1], "-a") == 0)
+		return walk_at(strcmp(argv[2], "/") ? argv[2] : "");
 	if (argc != 2) {
-		fprintf(stderr, "usage: %s SYSROOT\n", argv[0]);
+		fprintf(stderr, "usage: %s [-a] SYSROOT\n", argv[0]);
 		return 2;
 	}
 	if (!pathf(root, sizeof(root), "%s", strcmp(argv[1], "/") ? argv[1] : "") ||

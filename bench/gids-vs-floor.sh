@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # gids-vs-floor.sh: time rdma-gids on a large generated sysroot against the floor
 # measured in the same run (bench/gid-floor.c: open+read+close of exactly the files a
-# GID listing must read), and report the ratio.  It reports; it never fails on speed
+# GID listing must read, by absolute path as rdma-gids opens them, and with -a
+# relative to each directory's descriptor, the cheapest way), and report the ratios.  It reports; it never fails on speed
 # (exit 0 unless the bench itself cannot run).
 #
 # usage: bench/gids-vs-floor.sh [-n RUNS] [-k] [-S] [-t TREE] [NDEV [NPORT [NSLOT]]]
@@ -80,8 +81,9 @@ echo "rdma-gids: exit $rc, $rows rows, $(wc -c <"$work/gids.txt") bytes text, $(
 [ "$rows" = "$used" ] || echo "NOTE: rdma-gids listed $rows GIDs, the floor found $used non-zero ones"
 
 # ---- timing: one warm-up each, then RUNS rounds alternating floor / text / -j
-names=(floor text json)
+names=(floor floorat text json)
 cmds_floor=("$top/build/bench/gid-floor" "$tree")
+cmds_floorat=("$top/build/bench/gid-floor" -a "$tree")
 cmds_text=("$gids" --sysroot "$tree" --color=never)
 cmds_json=("$gids" --sysroot "$tree" -j)
 
@@ -112,16 +114,19 @@ stats() {
 		}'
 }
 read -r f_med f_min f_rss f_rc < <(stats floor)
+read -r a_med a_min a_rss a_rc < <(stats floorat)
 read -r t_med t_min t_rss t_rc < <(stats text)
 read -r j_med j_min j_rss j_rc < <(stats json)
 ratio() { awk "BEGIN { printf \"%.2f\", $1 / $2 }"; }
 verdict() { awk "BEGIN { print ($1 <= $target) ? \"met\" : \"NOT met\" }"; }
-pair_median() {	# name -> median of (name time / floor time) over the paired rounds
-	paste "$work/$1.times" "$work/floor.times" | awk '{ print $1 / $4 }' | sort -g | awk '
+pair_median() {	# name [floor] -> median of (name time / floor time) over the paired rounds
+	paste "$work/$1.times" "$work/${2:-floor}.times" | awk '{ print $1 / $4 }' | sort -g | awk '
 		{ r[NR] = $1 }
 		END { printf "%.2f\n", (NR % 2) ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2 }'
 }
 r_text=$(pair_median text) r_json=$(pair_median json)
+r_at=$(pair_median floorat)
+ra_text=$(pair_median text floorat) ra_json=$(pair_median json floorat)
 m_text=$(ratio "$t_min" "$f_min") m_json=$(ratio "$j_min" "$f_min")
 
 echo
@@ -129,9 +134,13 @@ echo "== $runs runs each, alternating, after one warm-up (page cache warm); $(np
 row() { printf '%-22s %10s %8s %12s %14s %11s  %s\n' "$@"; }
 row command "median ms" "min ms" "peak RSS kB" "paired ratio" "ratio(min)" "target: median paired ratio <= $target"
 row "gid-floor (reference)" "$f_med" "$f_min" "$f_rss" 1.00 1.00 ""
+row "gid-floor -a (openat)" "$a_med" "$a_min" "$a_rss" "$r_at" "$(ratio "$a_min" "$f_min")" ""
 row "rdma-gids" "$t_med" "$t_min" "$t_rss" "$r_text" "$m_text" "$(verdict "$r_text")"
 row "rdma-gids -j" "$j_med" "$j_min" "$j_rss" "$r_json" "$m_json" "$(verdict "$r_json")"
-[ "$f_rc$t_rc$j_rc" = 000 ] || echo "NOTE: some timed runs exited non-zero (floor $f_rc, text $t_rc, json $j_rc)"
+[ "$f_rc$a_rc$t_rc$j_rc" = 0000 ] ||
+	echo "NOTE: some timed runs exited non-zero (floor $f_rc, floor -a $a_rc, text $t_rc, json $j_rc)"
+echo "against the openat floor (gid-floor -a), median paired ratio: rdma-gids $ra_text" \
+	"($(verdict "$ra_text")), rdma-gids -j $ra_json ($(verdict "$ra_json")); target <= $target"
 
 # ---- where the difference comes from: files opened under the tree (needs strace)
 if command -v strace >/dev/null 2>&1; then
