@@ -3,7 +3,6 @@
 #include "output.h"
 
 #include <errno.h>
-#include <json-c/json.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -12,6 +11,7 @@
 
 #define MAX_DEPTH 16
 #define LABEL_WIDTH 30
+#define JBUF_SIZE 65536
 
 struct cell {
 	char *text;
@@ -32,10 +32,16 @@ struct rd_out {
 	FILE *fp;
 	bool json, color, stream;
 	int io_error;
-	/* JSON container stack; stack[0] is the document root once started. */
-	json_object *stack[MAX_DEPTH];
+	/*
+	 * JSON is written as it comes, with no tree: one entry per open
+	 * container (array or object, and whether it has a member yet).
+	 */
+	struct {
+		bool array, had;
+	} jst[MAX_DEPTH];
 	int depth;
-	json_object *root;
+	char *jbuf;	/* JSON not yet written to fp */
+	size_t jlen;
 	/* Text */
 	int indent;
 	struct table *table;
@@ -68,6 +74,10 @@ struct rd_out *rd_out_new(FILE *fp, bool json, bool color)
 
 	if (!o)
 		return NULL;
+	if (json && !(o->jbuf = malloc(JBUF_SIZE))) {
+		free(o);
+		return NULL;
+	}
 	o->fp = fp;
 	o->json = json;
 	o->color = color && !json;
@@ -84,72 +94,8 @@ bool rd_out_is_json(const struct rd_out *o)
 	return o->json;
 }
 
-static void emit_json(struct rd_out *o, json_object *obj, bool pretty)
-{
-	int flags = JSON_C_TO_STRING_NOSLASHESCAPE;
-
-	flags |= pretty ? (JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED) : JSON_C_TO_STRING_PLAIN;
-	if (fprintf(o->fp, "%s\n", json_object_to_json_string_ext(obj, flags)) < 0)
-		o->io_error = rd_write_error(errno);
-	if (o->stream && fflush(o->fp) != 0)
-		o->io_error = rd_write_error(errno);
-}
-
-/* Attach a new JSON value to the current container. */
-static void json_attach(struct rd_out *o, const char *key, json_object *val)
-{
-	json_object *cur;
-
-	if (!val) {
-		o->failed = true;
-		return;
-	}
-	if (o->depth == 0) {
-		/* A bare value at top level becomes the document. */
-		if (o->root)
-			json_object_put(o->root);
-		o->root = val;
-		return;
-	}
-	cur = o->stack[o->depth - 1];
-	if (json_object_is_type(cur, json_type_array))
-		json_object_array_add(cur, val);
-	else
-		json_object_object_add(cur, key ? key : "value", val);
-}
-
-static int json_push(struct rd_out *o, const char *key, json_object *c)
-{
-	if (!c) {
-		o->failed = true;
-		return -ENOMEM;
-	}
-	if (o->depth >= MAX_DEPTH) {
-		json_object_put(c);
-		return -E2BIG;
-	}
-	if (o->depth == 0) {
-		if (o->root)
-			json_object_put(o->root);
-		o->root = c;
-	} else {
-		json_attach(o, key, c);
-	}
-	o->stack[o->depth++] = c;
-	return 0;
-}
-
-static void json_pop(struct rd_out *o)
-{
-	if (o->depth == 0)
-		return;
-	o->depth--;
-	if (o->depth == 0 && o->stream && o->root) {
-		emit_json(o, o->root, false);
-		json_object_put(o->root);
-		o->root = NULL;
-	}
-}
+static void json_pop(struct rd_out *o);
+static void jflush(struct rd_out *o);
 
 int rd_out_finish(struct rd_out *o)
 {
@@ -157,10 +103,11 @@ int rd_out_finish(struct rd_out *o)
 
 	if (!o)
 		return 0;
-	if (o->json && o->root) {
-		emit_json(o, o->root, true);
-		json_object_put(o->root);
-	}
+	while (o->json && o->depth)
+		json_pop(o);
+	if (o->json)
+		jflush(o);
+	free(o->jbuf);
 	if (fflush(o->fp) != 0)
 		o->io_error = rd_write_error(errno);
 	else if (ferror(o->fp) && !o->io_error)
@@ -299,39 +246,236 @@ static void text_escaped(struct rd_out *o, enum rd_color c, const char *s, bool 
 	free(e);
 }
 
-/* A JSON string; bytes that are not UTF-8 become U+FFFD (JSON is UTF-8 only). */
-static json_object *json_string(const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	json_object *j;
-	char *fixed, *q;
-	uint32_t cp;
-	size_t n;
+/*
+ * ---- the JSON writer ----
+ *
+ * Values are written to the stream as the tool gives them: no document tree
+ * is built, so memory does not grow with the output.  The layout is the one
+ * json-c prints (a document: JSON_C_TO_STRING_PRETTY | SPACED, two spaces an
+ * indent level; a stream: one compact line per top-level value), so output is
+ * byte for byte what it was when the output layer built json-c trees;
+ * tests/unit/test_output.c holds the writer to that.
+ */
 
-	for (; *p; p += n)
-		if (!(n = utf8_seq(p, &cp)))
-			break;
-	if (!*p)
-		return json_object_new_string(s);
-	fixed = malloc(strlen(s) * 3 + 1);
-	if (!fixed)
-		return NULL;
-	q = fixed;
-	for (p = (const unsigned char *)s; *p; p += n) {
-		n = utf8_seq(p, &cp);
-		if (n) {
-			memcpy(q, p, n);
-			q += n;
-		} else {
-			memcpy(q, "\xef\xbf\xbd", 3);
-			q += 3;
-			n = 1;
+/* The writer fills its own buffer: one fwrite per 64 KiB, not one per token. */
+static void jflush(struct rd_out *o)
+{
+	if (o->jlen && fwrite_unlocked(o->jbuf, 1, o->jlen, o->fp) != o->jlen)
+		o->io_error = rd_write_error(errno);
+	o->jlen = 0;
+}
+
+static void jw(struct rd_out *o, const void *s, size_t n)
+{
+	if (n > JBUF_SIZE - o->jlen) {
+		jflush(o);
+		if (n >= JBUF_SIZE) {
+			if (fwrite_unlocked(s, 1, n, o->fp) != n)
+				o->io_error = rd_write_error(errno);
+			return;
 		}
 	}
-	*q = '\0';
-	j = json_object_new_string(fixed);
-	free(fixed);
-	return j;
+	memcpy(o->jbuf + o->jlen, s, n);
+	o->jlen += n;
+}
+
+static void jc(struct rd_out *o, char c)
+{
+	if (o->jlen == JBUF_SIZE)
+		jflush(o);
+	o->jbuf[o->jlen++] = c;
+}
+
+static void jpad(struct rd_out *o, size_t n)
+{
+	static const char spaces[] = "                                                                ";
+
+	while (n) {
+		size_t k = n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1;
+
+		jw(o, spaces, k);
+		n -= k;
+	}
+}
+
+#define JLIT(o, s) jw(o, s, sizeof(s) - 1)
+
+/*
+ * A JSON string: '"', '\\' and control characters escaped as json-c does
+ * (\b \f \n \r \t, others \u00xx); bytes that are not UTF-8 become U+FFFD,
+ * since JSON text is UTF-8 only.
+ */
+static void jstr(struct rd_out *o, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s, *run = p;
+
+	jc(o, '"');
+	while (*p) {
+		unsigned char c = *p;
+
+		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+			p++;
+			continue;
+		}
+		jw(o, run, (size_t)(p - run));
+		if (c >= 0x80) {
+			uint32_t cp;
+			size_t n = utf8_seq(p, &cp);
+
+			if (n) {
+				jw(o, p, n);
+			} else {
+				JLIT(o, "\xef\xbf\xbd");
+				n = 1;
+			}
+			p += n;
+			run = p;
+			continue;
+		}
+		switch (c) {
+		case '"':
+			JLIT(o, "\\\"");
+			break;
+		case '\\':
+			JLIT(o, "\\\\");
+			break;
+		case '\b':
+			JLIT(o, "\\b");
+			break;
+		case '\f':
+			JLIT(o, "\\f");
+			break;
+		case '\n':
+			JLIT(o, "\\n");
+			break;
+		case '\r':
+			JLIT(o, "\\r");
+			break;
+		case '\t':
+			JLIT(o, "\\t");
+			break;
+		default: {
+			char u[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 0xf] };
+
+			jw(o, u, sizeof(u));
+		}
+		}
+		run = ++p;
+	}
+	jw(o, run, (size_t)(p - run));
+	jc(o, '"');
+}
+
+/*
+ * Start a value in the open container: the comma after the previous member,
+ * the newline and indent of a document, the key in an object (NULL names it
+ * "value").  A value at top level starts a document of its own.
+ */
+static void jbegin(struct rd_out *o, const char *key)
+{
+	bool pretty = !o->stream;
+
+	if (o->depth == 0)
+		return;
+	if (o->jst[o->depth - 1].had) {
+		jc(o, ',');
+		if (pretty)
+			jc(o, '\n');
+	}
+	o->jst[o->depth - 1].had = true;
+	if (pretty)
+		jpad(o, 2 * (size_t)o->depth);
+	if (!o->jst[o->depth - 1].array) {
+		jstr(o, key ? key : "value");
+		if (pretty)
+			JLIT(o, ": ");
+		else
+			jc(o, ':');
+	}
+}
+
+/* After a value: one that ends a top-level document ends its line. */
+static void jend(struct rd_out *o)
+{
+	if (o->depth)
+		return;
+	jc(o, '\n');
+	jflush(o);
+	if (o->stream && fflush(o->fp) != 0)
+		o->io_error = rd_write_error(errno);
+}
+
+static int json_push(struct rd_out *o, const char *key, bool array)
+{
+	if (o->depth >= MAX_DEPTH)
+		return -E2BIG;
+	jbegin(o, key);
+	jc(o, array ? '[' : '{');
+	if (!o->stream)
+		jc(o, '\n');
+	o->jst[o->depth].array = array;
+	o->jst[o->depth].had = false;
+	o->depth++;
+	return 0;
+}
+
+static void json_pop(struct rd_out *o)
+{
+	if (o->depth == 0)
+		return;
+	o->depth--;
+	if (!o->stream) {
+		if (o->jst[o->depth].had)
+			jc(o, '\n');
+		jpad(o, 2 * (size_t)o->depth);
+	}
+	jc(o, o->jst[o->depth].array ? ']' : '}');
+	jend(o);
+}
+
+/* A number's digits without printf. */
+static void ju64(struct rd_out *o, uint64_t v)
+{
+	char buf[20];
+	size_t i = sizeof(buf);
+
+	do {
+		buf[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	jw(o, buf + i, sizeof(buf) - i);
+}
+
+/*
+ * Ten significant digits ("%.10g": 130.4, not 130.40000000000001); not a
+ * number is null.  Whole numbers below 1e10, which "%.10g" prints as plain
+ * digits (most rates of idle counters are 0), skip printf.
+ */
+static void jdouble(struct rd_out *o, double v)
+{
+	char num[32];
+	int n;
+
+	if (!isfinite(v)) {
+		JLIT(o, "null");
+		return;
+	}
+	if (v > -1e10 && v < 1e10 && v == (double)(int64_t)v && !(v == 0 && signbit(v))) {
+		if (v < 0)
+			jc(o, '-');
+		ju64(o, (uint64_t)(v < 0 ? -(int64_t)v : (int64_t)v));
+		return;
+	}
+	n = snprintf(num, sizeof(num), "%.10g", v);
+	jw(o, num, (size_t)n);
+}
+
+static void json_str(struct rd_out *o, const char *key, const char *val)
+{
+	jbegin(o, key);
+	jstr(o, val);
+	jend(o);
 }
 
 /* ---- tables ---- */
@@ -340,7 +484,7 @@ int rd_out_table_begin(struct rd_out *o, const char *key, const struct rd_col *c
 		       bool header)
 {
 	if (o->json)
-		return json_push(o, key, json_object_new_array());
+		return json_push(o, key, true);
 	if (o->table)
 		return -EBUSY;
 	struct table *t = calloc(1, sizeof(*t));
@@ -368,7 +512,7 @@ static struct cell *row_cells(struct table *t, size_t row)
 int rd_out_row_begin(struct rd_out *o)
 {
 	if (o->json)
-		return json_push(o, NULL, json_object_new_object());
+		return json_push(o, NULL, false);
 	struct table *t = o->table;
 
 	if (!t)
@@ -475,7 +619,7 @@ out:
 int rd_out_section_begin(struct rd_out *o, const char *key, const char *heading_fmt, ...)
 {
 	if (o->json)
-		return json_push(o, key, json_object_new_object());
+		return json_push(o, key, false);
 	if (o->section_depth >= MAX_DEPTH)
 		return -E2BIG;
 	o->headed[o->section_depth] = heading_fmt != NULL;
@@ -513,7 +657,7 @@ int rd_out_section_end(struct rd_out *o)
 int rd_out_list_begin(struct rd_out *o, const char *key)
 {
 	if (o->json)
-		return json_push(o, key, json_object_new_array());
+		return json_push(o, key, true);
 	return 0;
 }
 
@@ -570,7 +714,7 @@ void rd_out_cstr(struct rd_out *o, int kind, const char *key, const char *label,
 {
 	if (o->json) {
 		if ((kind & RD_JSON) && val)
-			json_attach(o, key, json_string(val));
+			json_str(o, key, val);
 		return;
 	}
 	if (kind & RD_TEXT)
@@ -591,8 +735,11 @@ void rd_out_u64_fmt(struct rd_out *o, int kind, const char *key, const char *lab
 		    uint64_t val, const char *fmt, ...)
 {
 	if (o->json) {
-		if (kind & RD_JSON)
-			json_attach(o, key, json_object_new_uint64(val));
+		if (kind & RD_JSON) {
+			jbegin(o, key);
+			ju64(o, val);
+			jend(o);
+		}
 		return;
 	}
 	if (kind & RD_TEXT) {
@@ -612,14 +759,9 @@ void rd_out_double(struct rd_out *o, int kind, const char *key, const char *labe
 	if (o->json) {
 		if (kind & RD_JSON) {
 			/* Ten significant digits: 130.4, not 130.40000000000001. */
-			if (isfinite(val)) {
-				char num[32];
-
-				snprintf(num, sizeof(num), "%.10g", val);
-				json_attach(o, key, json_object_new_double_s(val, num));
-			} else {
-				json_attach(o, key, json_object_new_null());
-			}
+			jbegin(o, key);
+			jdouble(o, val);
+			jend(o);
 		}
 		return;
 	}
@@ -634,8 +776,14 @@ void rd_out_double(struct rd_out *o, int kind, const char *key, const char *labe
 void rd_out_bool(struct rd_out *o, int kind, const char *key, const char *label, bool val)
 {
 	if (o->json) {
-		if (kind & RD_JSON)
-			json_attach(o, key, json_object_new_boolean(val));
+		if (kind & RD_JSON) {
+			jbegin(o, key);
+			if (val)
+				JLIT(o, "true");
+			else
+				JLIT(o, "false");
+			jend(o);
+		}
 		return;
 	}
 	if (kind & RD_TEXT)
@@ -648,11 +796,11 @@ void rd_out_strlist(struct rd_out *o, int kind, const char *key, const char *lab
 	if (o->json) {
 		if (!(kind & RD_JSON))
 			return;
-		json_object *arr = json_object_new_array();
-
-		for (size_t i = 0; arr && i < l->n; i++)
-			json_object_array_add(arr, json_string(l->v[i]));
-		json_attach(o, key, arr);
+		if (json_push(o, key, true) == 0) {
+			for (size_t i = 0; i < l->n; i++)
+				json_str(o, NULL, l->v[i]);
+			json_pop(o);
+		}
 		return;
 	}
 	if (!(kind & RD_TEXT))

@@ -2,6 +2,8 @@
 #include "unit.h"
 
 #include <json-c/json.h>
+#include <math.h>
+#include <string.h>
 
 #include "output/output.h"
 
@@ -133,6 +135,204 @@ static void test_stream(void **state)
 	free(buf);
 }
 
+/*
+ * The writer streams JSON without a tree; it must print what json-c printed
+ * when the layer built json-c trees (documents pretty and spaced, streams
+ * compact), so that every consumer and every expected output holds.  Random
+ * documents (nesting, empty containers, NULL keys, escapes, UTF-8, edge
+ * numbers, NaN) are written both ways and compared byte for byte.
+ */
+static uint64_t rng_next(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static void rand_text(uint64_t *s, char *buf, size_t cap)
+{
+	static const char *const parts[] = {
+		"mlx5_0", "a/b", "\"", "\\", "\n", "\t", "\r", "\b", "\f", "\x01", "\x1f",
+		"\x7f", "caf\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", " ", "0x1", "",
+		"{}[]:,", "</script>",
+	};
+	size_t n = rng_next(s) % 5, len = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		const char *p = parts[rng_next(s) % (sizeof(parts) / sizeof(parts[0]))];
+
+		if (len + strlen(p) + 1 > cap)
+			break;
+		strcpy(buf + len, p);
+		len += strlen(p);
+	}
+}
+
+static void jc_add(json_object *parent, const char *key, json_object *v)
+{
+	if (json_object_is_type(parent, json_type_array))
+		json_object_array_add(parent, v);
+	else
+		json_object_object_add(parent, key ? key : "value", v);
+}
+
+/* One member of a container, written to o and added to the json-c parent. */
+static void rand_value(uint64_t *s, struct rd_out *o, json_object *parent, const char *key,
+		       int depth)
+{
+	static const uint64_t nums[] = { 0, 1, 9, 10, 4294967295u, 18446744073709551615u,
+					  1234567890123u };
+	static const double dbls[] = { 0.5, 130.4, -2.25, 1e-7, 3e21, 100.0, 0.0, -0.0,
+					 -7.0, 9999999999.0, 1e10, -1e10, 12345678901.0,
+					 4503599627370497.0 };
+	unsigned kind = (unsigned)(rng_next(s) % (depth < 5 ? 9 : 6));
+	char text[64];
+	json_object *c;
+
+	switch (kind) {
+	case 0:
+	case 1:
+		rand_text(s, text, sizeof(text));
+		rd_out_str(o, RD_ANY, key, NULL, text);
+		jc_add(parent, key, json_object_new_string(text));
+		break;
+	case 2: {
+		uint64_t v = nums[rng_next(s) % 7];
+
+		rd_out_u64(o, RD_ANY, key, NULL, v);
+		jc_add(parent, key, json_object_new_uint64(v));
+		break;
+	}
+	case 3: {
+		bool v = rng_next(s) & 1;
+
+		rd_out_bool(o, RD_ANY, key, NULL, v);
+		jc_add(parent, key, json_object_new_boolean(v));
+		break;
+	}
+	case 4: {
+		double v = rng_next(s) % 9 ? dbls[rng_next(s) % 14] : NAN;
+		char num[32];
+
+		rd_out_double(o, RD_ANY, key, NULL, v, NULL);
+		snprintf(num, sizeof(num), "%.10g", v);
+		jc_add(parent, key, isfinite(v) ? json_object_new_double_s(v, num) : NULL);
+		break;
+	}
+	case 5: {
+		struct rd_strlist l = { 0 };
+		const char *v[3] = { "a", "b\"", "\xc3\xa9" };
+
+		l.v = (char **)v;
+		l.n = rng_next(s) % 4;
+		rd_out_strlist(o, RD_ANY, key, NULL, &l, ",");
+		c = json_object_new_array();
+		for (size_t i = 0; i < l.n; i++)
+			json_object_array_add(c, json_object_new_string(v[i]));
+		jc_add(parent, key, c);
+		break;
+	}
+	default: {
+		bool array = kind == 6;
+		size_t n = rng_next(s) % 5;
+
+		if (array) {
+			rd_out_list_begin(o, key);
+			c = json_object_new_array();
+		} else {
+			rd_out_section_begin(o, key, NULL);
+			c = json_object_new_object();
+		}
+		jc_add(parent, key, c);
+		for (size_t i = 0; i < n; i++) {
+			char k[80];
+
+			/* Keys unique in their object (json-c would replace a twin). */
+			rand_text(s, text, sizeof(text));
+			snprintf(k, sizeof(k), "k%zu%s", i, text);
+			rand_value(s, o, c, i == 0 && rng_next(s) % 4 == 0 ? NULL : k, depth + 1);
+		}
+		if (array)
+			rd_out_list_end(o);
+		else
+			rd_out_section_end(o);
+	}
+	}
+}
+
+static void test_matches_jsonc(void **state)
+{
+	uint64_t seed = 0x9e3779b97f4a7c15u;
+
+	(void)state;
+	for (int doc = 0; doc < 400; doc++) {
+		bool stream = doc & 1;
+		int flags = JSON_C_TO_STRING_NOSLASHESCAPE |
+			    (stream ? JSON_C_TO_STRING_PLAIN
+				    : JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED);
+		size_t tops = stream ? 1 + rng_next(&seed) % 3 : 1;
+		char *buf = NULL, *want = NULL;
+		size_t len = 0, wlen = 0;
+		FILE *f = open_memstream(&buf, &len), *w = open_memstream(&want, &wlen);
+		struct rd_out *o = rd_out_new(f, true, false);
+
+		assert_non_null(o);
+		rd_out_set_stream(o, stream);
+		for (size_t t = 0; t < tops; t++) {
+			bool array = rng_next(&seed) & 1;
+			json_object *root = array ? json_object_new_array() : json_object_new_object();
+			size_t n = rng_next(&seed) % 6;
+
+			if (array)
+				rd_out_list_begin(o, NULL);
+			else
+				rd_out_section_begin(o, NULL, NULL);
+			for (size_t i = 0; i < n; i++) {
+				char k[16];
+
+				snprintf(k, sizeof(k), "key%zu", i);
+				rand_value(&seed, o, root, k, 1);
+			}
+			if (array)
+				rd_out_list_end(o);
+			else
+				rd_out_section_end(o);
+			fprintf(w, "%s\n", json_object_to_json_string_ext(root, flags));
+			json_object_put(root);
+		}
+		assert_int_equal(rd_out_finish(o), 0);
+		fclose(f);
+		fclose(w);
+		if (strcmp(buf, want) != 0)
+			fail_msg("document %d (%s) differs from json-c:\n--- writer\n%s--- json-c\n%s",
+				 doc, stream ? "stream" : "pretty", buf, want);
+		free(buf);
+		free(want);
+	}
+}
+
+/* Bytes that are not UTF-8 become U+FFFD; containers left open are closed. */
+static void test_json_edges(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct rd_out *o = rd_out_new(f, true, false);
+
+	(void)state;
+	rd_out_section_begin(o, NULL, NULL);
+	rd_out_str(o, RD_ANY, "bad", NULL, "a\xff" "b\xc3");
+	rd_out_list_begin(o, "open");
+	rd_out_u64(o, RD_ANY, NULL, NULL, 7);
+	assert_int_equal(rd_out_finish(o), 0);
+	fclose(f);
+	assert_string_equal(buf, "{\n  \"bad\": \"a\xef\xbf\xbd" "b\xef\xbf\xbd\",\n"
+				 "  \"open\": [\n    7\n  ]\n}\n");
+	free(buf);
+}
+
 static void test_color_mode(void **state)
 {
 	bool c;
@@ -157,6 +357,8 @@ int main(void)
 		cmocka_unit_test(test_table_json),
 		cmocka_unit_test(test_sections),
 		cmocka_unit_test(test_stream),
+		cmocka_unit_test(test_matches_jsonc),
+		cmocka_unit_test(test_json_edges),
 		cmocka_unit_test(test_color_mode),
 	};
 
