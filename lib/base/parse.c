@@ -62,6 +62,34 @@ int rd_parse_hex(const char *s, uint64_t *v)
 	return parse_base(s, v, 16);
 }
 
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* The kernel's form, eight groups of four hex digits, read directly; false otherwise. */
+static bool parse_gid_groups(const char *s, size_t n, uint8_t gid[16])
+{
+	if (n != 39)
+		return false;
+	for (size_t g = 0; g < 8; g++) {
+		const char *p = s + g * 5;
+		int d0 = hexval(p[0]), d1 = hexval(p[1]), d2 = hexval(p[2]), d3 = hexval(p[3]);
+
+		if ((d0 | d1 | d2 | d3) < 0 || (g < 7 && p[4] != ':'))
+			return false;
+		gid[2 * g] = (uint8_t)(d0 << 4 | d1);
+		gid[2 * g + 1] = (uint8_t)(d2 << 4 | d3);
+	}
+	return true;
+}
+
 int rd_parse_gid(const char *s, uint8_t gid[16])
 {
 	char tmp[64];
@@ -73,6 +101,8 @@ int rd_parse_gid(const char *s, uint8_t gid[16])
 		n--;
 	if (!n)
 		return -ENODATA;
+	if (parse_gid_groups(s, n, gid))
+		return 0;
 	if (n >= sizeof(tmp))
 		return -EINVAL;
 	memcpy(tmp, s, n);

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -119,9 +120,55 @@ static int natural_qsort_cmp(const void *a, const void *b)
 	return rd_natural_cmp(*(char *const *)a, *(char *const *)b);
 }
 
+struct numbered {
+	uint64_t v;
+	char *s;
+};
+
+static int numbered_cmp(const void *a, const void *b)
+{
+	const struct numbered *x = a, *y = b;
+
+	return x->v < y->v ? -1 : x->v > y->v;
+}
+
+/*
+ * Names that are all plain decimal numbers (no leading zero, at most 19
+ * digits: the slots of gids/, pkeys/, ports/) are parsed once and sorted by
+ * value, which is the order rd_natural_cmp gives them; false otherwise.
+ */
+static bool sort_numbered(struct rd_strlist *l)
+{
+	struct numbered *v;
+
+	for (size_t i = 0; i < l->n; i++) {
+		const char *s = l->v[i];
+		size_t n = strlen(s);
+
+		if (n == 0 || n > 19 || (s[0] == '0' && n > 1) || !all_digits(s))
+			return false;
+	}
+	v = malloc(l->n * sizeof(*v));
+	if (!v)
+		return false;
+	for (size_t i = 0; i < l->n; i++) {
+		uint64_t x = 0;
+
+		for (const char *s = l->v[i]; *s; s++)
+			x = x * 10 + (uint64_t)(*s - '0');
+		v[i].v = x;
+		v[i].s = l->v[i];
+	}
+	qsort(v, l->n, sizeof(*v), numbered_cmp);
+	for (size_t i = 0; i < l->n; i++)
+		l->v[i] = v[i].s;
+	free(v);
+	return true;
+}
+
 void rd_strlist_sort_natural(struct rd_strlist *l)
 {
-	if (l->n > 1)
+	if (l->n > 1 && !sort_numbered(l))
 		qsort(l->v, l->n, sizeof(*l->v), natural_qsort_cmp);
 }
 

@@ -34,19 +34,94 @@ bool rd_gid_is_link_local(const uint8_t g[16])
 
 void rd_gid_format(const uint8_t g[16], char buf[40])
 {
-	snprintf(buf, 40, "%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x",
-		 g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8], g[9], g[10], g[11], g[12],
-		 g[13], g[14], g[15]);
+	static const char hex[] = "0123456789abcdef";
+	char *p = buf;
+
+	/* Eight groups of four hex digits, as sysfs shows a GID (a table prints thousands). */
+	for (int i = 0; i < 16; i++) {
+		*p++ = hex[g[i] >> 4];
+		*p++ = hex[g[i] & 0xf];
+		if (i & 1)
+			*p++ = i == 15 ? '\0' : ':';
+	}
+}
+
+static char *put_dec8(char *p, unsigned int v)
+{
+	if (v >= 100)
+		*p++ = (char)('0' + v / 100);
+	if (v >= 10)
+		*p++ = (char)('0' + v / 10 % 10);
+	*p++ = (char)('0' + v % 10);
+	return p;
+}
+
+/*
+ * An IPv6 address as inet_ntop writes it (RFC 5952: lower-case hex without
+ * leading zeros, the first longest run of two or more zero groups as "::"),
+ * without its sprintf per group.  The forms with an IPv4 address inside
+ * (::a.b.c.d, ::ffff:a.b.c.d) are left to inet_ntop; tests/unit/test_gid.c
+ * compares the two on many addresses.
+ */
+static void format_ipv6(const uint8_t g[16], char buf[48])
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned int w[8];
+	int best = -1, bestlen = 0;
+	char *p = buf;
+
+	for (size_t i = 0; i < 8; i++)
+		w[i] = (unsigned int)g[2 * i] << 8 | g[2 * i + 1];
+	if (!w[0] && !w[1] && !w[2] && !w[3] && !w[4] && (w[5] == 0 || w[5] == 0xffff)) {
+		inet_ntop(AF_INET6, g, buf, 48);
+		return;
+	}
+	for (int i = 0; i < 8;) {
+		int j = i;
+
+		while (j < 8 && w[j] == 0)
+			j++;
+		if (j - i > bestlen && j - i >= 2) {
+			best = i;
+			bestlen = j - i;
+		}
+		i = j > i ? j : i + 1;
+	}
+	for (int i = 0; i < 8; i++) {
+		if (i == best) {
+			*p++ = ':';
+			if (i + bestlen == 8)
+				*p++ = ':';
+			i += bestlen - 1;
+			continue;
+		}
+		if (i)
+			*p++ = ':';
+		for (int shift = 12, lead = 1; shift >= 0; shift -= 4) {
+			unsigned int d = (w[i] >> shift) & 0xf;
+
+			if (d || !lead || shift == 0) {
+				*p++ = hex[d];
+				lead = 0;
+			}
+		}
+	}
+	*p = '\0';
 }
 
 void rd_gid_address(const uint8_t g[16], char buf[48], int *family)
 {
 	if (rd_gid_is_v4mapped(g)) {
-		inet_ntop(AF_INET, g + 12, buf, 48);
+		char *p = buf;
+
+		for (int i = 12; i < 16; i++) {
+			p = put_dec8(p, g[i]);
+			*p++ = i == 15 ? '\0' : '.';
+		}
 		if (family)
 			*family = AF_INET;
 	} else {
-		inet_ntop(AF_INET6, g, buf, 48);
+		format_ipv6(g, buf);
 		if (family)
 			*family = AF_INET6;
 	}

@@ -78,6 +78,8 @@ int rd_vlan_map_parse(FILE *f, struct rd_vlan_map *map)
 		}
 		map->ids[map->names.n - 1] = vid;
 	}
+	if (ret == 0)
+		rd_vlan_map_index(map);
 	return ret;
 }
 
@@ -104,20 +106,49 @@ int rd_vlan_map_read(const struct rd_sysroot *sr, struct rd_vlan_map *map)
 	return ret;
 }
 
-int rd_vlan_map_lookup(const struct rd_vlan_map *map, const char *ifname)
+void rd_vlan_map_index(struct rd_vlan_map *map)
 {
+	rd_strmap_free(&map->index);
+	memset(&map->index, 0, sizeof(map->index));
+	for (size_t i = 0; i < map->names.n; i++) {
+		size_t at = i;
+
+		if (rd_strmap_sget_or_add(&map->index, map->names.v[i], &at) < 0) {
+			rd_strmap_free(&map->index);
+			memset(&map->index, 0, sizeof(map->index));
+			return;
+		}
+	}
+}
+
+/* Position of ifname in the map, or -1 (the first, if a name is there twice). */
+static ssize_t vlan_map_find(const struct rd_vlan_map *map, const char *ifname)
+{
+	size_t at;
+
+	if (map->index.cap) {
+		if (rd_strmap_sget(&map->index, ifname, &at))
+			return (ssize_t)at;
+		return -1;
+	}
 	for (size_t i = 0; i < map->names.n; i++)
 		if (strcmp(map->names.v[i], ifname) == 0)
-			return map->ids[i];
+			return (ssize_t)i;
 	return -1;
+}
+
+int rd_vlan_map_lookup(const struct rd_vlan_map *map, const char *ifname)
+{
+	ssize_t i = vlan_map_find(map, ifname);
+
+	return i < 0 ? -1 : map->ids[i];
 }
 
 const char *rd_vlan_map_lower(const struct rd_vlan_map *map, const char *ifname)
 {
-	for (size_t i = 0; i < map->names.n; i++)
-		if (strcmp(map->names.v[i], ifname) == 0)
-			return map->lowers.v[i];
-	return NULL;
+	ssize_t i = vlan_map_find(map, ifname);
+
+	return i < 0 ? NULL : map->lowers.v[i];
 }
 
 void rd_vlan_map_free(struct rd_vlan_map *map)
@@ -126,6 +157,8 @@ void rd_vlan_map_free(struct rd_vlan_map *map)
 	rd_strlist_free(&map->lowers);
 	free(map->ids);
 	map->ids = NULL;
+	rd_strmap_free(&map->index);
+	memset(&map->index, 0, sizeof(map->index));
 }
 
 bool rd_netdev_is_up(const struct rd_sysroot *sr, const char *ifname)

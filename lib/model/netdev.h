@@ -18,6 +18,7 @@ struct rd_vlan_map {
 	struct rd_strlist lowers;
 	int *ids;		/* VLAN id, or RD_VLAN_TAGGED / RD_VLAN_CANNOT_TELL */
 	bool ids_unknown;	/* a copied tree without proc/net/vlan/config: from sysfs */
+	struct rd_strmap index;	/* name -> position, once the map is read */
 };
 
 /* Lookup results besides an id (>= 0) and -1 (not a VLAN netdev). */
@@ -42,6 +43,12 @@ int rd_parse_vlan_config_line(const char *line, char *name, size_t name_len, int
 int rd_vlan_map_read(const struct rd_sysroot *sr, struct rd_vlan_map *map);
 /* Its parsing half: the map from the file's lines (fmemopen for tests).  -ENOMEM only. */
 int rd_vlan_map_parse(FILE *f, struct rd_vlan_map *map);
+/*
+ * Index the names of a map that is filled (the readers above do it), so that
+ * a lookup is a hash probe rather than a scan: rdma-gids looks up every GID's
+ * netdev.  Without it (no memory, a map built by hand) lookups scan.
+ */
+void rd_vlan_map_index(struct rd_vlan_map *map);
 /* VLAN id of ifname, -1 if it is not a VLAN netdev. */
 int rd_vlan_map_lookup(const struct rd_vlan_map *map, const char *ifname);
 const char *rd_vlan_map_lower(const struct rd_vlan_map *map, const char *ifname);

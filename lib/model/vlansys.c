@@ -104,5 +104,7 @@ int rd_vlan_map_from_sysfs(const struct rd_sysroot *sr, struct rd_vlan_map *map)
 		map->ids[map->names.n - 1] = st;
 	}
 	rd_strlist_free(&ifs);
+	if (ret == 0)
+		rd_vlan_map_index(map);
 	return ret;
 }

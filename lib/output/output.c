@@ -14,7 +14,8 @@
 #define JBUF_SIZE 65536
 
 struct cell {
-	char *text;
+	const char *text;	/* escaped, in the table's pool; NULL: unknown ("-") */
+	size_t width;		/* of text, in code points */
 	enum rd_color color;
 };
 
@@ -23,6 +24,7 @@ struct table {
 	size_t ncols;
 	bool header;
 	struct cell *cells;	/* rows * ncols */
+	struct rd_strpool pool;	/* the cells' text */
 	size_t rows, cap;	/* cap in rows */
 	bool in_row;
 	int indent;
@@ -135,19 +137,6 @@ static void text_puts(struct rd_out *o, const char *s)
 {
 	if (fputs(s, o->fp) < 0)
 		o->io_error = rd_write_error(errno);
-}
-
-static void text_pad(struct rd_out *o, size_t n)
-{
-	static const char spaces[] = "                                                                ";
-
-	while (n) {
-		size_t k = n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1;
-
-		if (fwrite(spaces, 1, k, o->fp) != k)
-			o->io_error = rd_write_error(errno);
-		n -= k;
-	}
 }
 
 static void text_colored(struct rd_out *o, enum rd_color c, const char *s)
@@ -556,6 +545,47 @@ static size_t text_width(const char *s)
 	return w;
 }
 
+/* A table's line is built whole and written at once (tables print thousands of cells). */
+struct linebuf {
+	char *s;
+	size_t n, cap;
+	bool failed;
+};
+
+static void line_put(struct linebuf *l, const char *s, size_t n)
+{
+	if (l->failed || !n)
+		return;
+	if (!l->s || l->n + n > l->cap) {
+		size_t cap = l->cap ? l->cap : 256;
+		char *p;
+
+		while (cap < l->n + n)
+			cap *= 2;
+		p = realloc(l->s, cap);
+		if (!p) {
+			l->failed = true;
+			return;
+		}
+		l->s = p;
+		l->cap = cap;
+	}
+	memcpy(l->s + l->n, s, n);
+	l->n += n;
+}
+
+static void line_pad(struct linebuf *l, size_t n)
+{
+	static const char spaces[] = "                                                                ";
+
+	while (n) {
+		size_t k = n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1;
+
+		line_put(l, spaces, k);
+		n -= k;
+	}
+}
+
 int rd_out_table_end(struct rd_out *o)
 {
 	if (o->json) {
@@ -563,6 +593,7 @@ int rd_out_table_end(struct rd_out *o)
 		return 0;
 	}
 	struct table *t = o->table;
+	struct linebuf line = { 0 };
 	size_t *width;
 
 	if (!t)
@@ -575,8 +606,8 @@ int rd_out_table_end(struct rd_out *o)
 	for (size_t c = 0; c < t->ncols; c++) {
 		width[c] = t->header ? text_width(t->cols[c].header) : 0;
 		for (size_t r = 0; r < t->rows; r++) {
-			const char *s = row_cells(t, r)[c].text;
-			size_t w = text_width(s ? s : "-");
+			const struct cell *cell = &row_cells(t, r)[c];
+			size_t w = cell->text ? cell->width : 1;
 
 			if (w > width[c])
 				width[c] = w;
@@ -586,27 +617,40 @@ int rd_out_table_end(struct rd_out *o)
 		bool is_header = t->header && r == 0;
 		struct cell *row = is_header ? NULL : row_cells(t, r - (t->header ? 1 : 0));
 
-		text_pad(o, (size_t)t->indent);
+		line.n = 0;
+		line_pad(&line, (size_t)t->indent);
 		for (size_t c = 0; c < t->ncols; c++) {
 			const char *s = is_header ? t->cols[c].header : (row[c].text ? row[c].text : "-");
 			enum rd_color col = is_header ? RD_C_NONE : row[c].color;
-			size_t pad = width[c] - text_width(s);
+			size_t w = is_header ? text_width(s) : row[c].text ? row[c].width : 1;
+			size_t pad = width[c] - w;
 			bool last = c + 1 == t->ncols;
+			bool sgr_on = o->color && col != RD_C_NONE;
 
 			if (c)
-				text_pad(o, 2);
+				line_pad(&line, 2);
 			if (t->cols[c].right)
-				text_pad(o, pad);
-			text_colored(o, col, s);
+				line_pad(&line, pad);
+			if (sgr_on)
+				line_put(&line, sgr(col), strlen(sgr(col)));
+			line_put(&line, s, strlen(s));
+			if (sgr_on)
+				line_put(&line, "\033[0m", 4);
 			if (!t->cols[c].right && !last)
-				text_pad(o, pad);
+				line_pad(&line, pad);
 		}
-		text_puts(o, "\n");
+		line_put(&line, "\n", 1);
+		if (line.failed) {
+			o->failed = true;
+			break;
+		}
+		if (fwrite_unlocked(line.s, 1, line.n, o->fp) != line.n)
+			o->io_error = rd_write_error(errno);
 	}
 out:
+	free(line.s);
 	free(width);
-	for (size_t i = 0; i < t->rows * t->ncols; i++)
-		free(t->cells[i].text);
+	rd_strpool_free(&t->pool);
 	free(t->cells);
 	free(t->cols);
 	free(t);
@@ -690,14 +734,27 @@ static void text_field(struct rd_out *o, const char *key, const char *label, enu
 			return;
 		struct cell *cell = &row_cells(t, t->rows - 1)[c];
 
-		free(cell->text);
-		/* Escaped here, so that the column widths count what is printed. */
-		cell->text = val ? rd_text_escape(val, false) : NULL;
-		RD_GCC_LEAK_FP_BEGIN	/* cell->text is freed with the table */
-		if (val && !cell->text)
-			o->failed = true;
 		cell->color = color;
-		RD_GCC_LEAK_FP_END
+		cell->text = NULL;
+		if (val) {
+			/* Escaped here, so that the column widths count what is printed. */
+			const unsigned char *p = (const unsigned char *)val;
+
+			while (*p >= 0x20 && *p < 0x7f)
+				p++;
+			if (!*p) {	/* printable ASCII, the common case: as it is */
+				cell->text = rd_strpool_dup(&t->pool, val, (size_t)(p - (const unsigned char *)val));
+				cell->width = (size_t)(p - (const unsigned char *)val);
+			} else {
+				char *e = rd_text_escape(val, false);
+
+				if (e && (cell->text = rd_strpool_sdup(&t->pool, e)))
+					cell->width = text_width(cell->text);
+				free(e);
+			}
+			if (!cell->text)
+				o->failed = true;
+		}
 		return;
 	}
 	if (!val)
@@ -728,7 +785,25 @@ void rd_out_str(struct rd_out *o, int kind, const char *key, const char *label, 
 
 void rd_out_u64(struct rd_out *o, int kind, const char *key, const char *label, uint64_t val)
 {
-	rd_out_u64_fmt(o, kind, key, label, val, "%llu", (unsigned long long)val);
+	char buf[21], *p = buf + sizeof(buf);
+
+	if (o->json) {
+		if (kind & RD_JSON) {
+			jbegin(o, key);
+			ju64(o, val);
+			jend(o);
+		}
+		return;
+	}
+	if (!(kind & RD_TEXT))
+		return;
+	/* Decimal digits without printf: tables print thousands of numbers. */
+	*--p = '\0';
+	do {
+		*--p = (char)('0' + val % 10);
+		val /= 10;
+	} while (val);
+	text_field(o, key, label ? label : key, RD_C_NONE, p);
 }
 
 void rd_out_u64_fmt(struct rd_out *o, int kind, const char *key, const char *label,

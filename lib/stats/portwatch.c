@@ -529,6 +529,8 @@ int rd_portwatch_refresh(struct rd_portwatch *pw)
 	size_t k = 0;
 	int ret;
 
+	/* Devices may have come, gone or been renamed since the last refresh. */
+	rd_sysroot_forget();
 	/* Rows gone long enough leave the list. */
 	for (size_t i = 0; i < pw->n; i++) {
 		struct rd_watch_port *p = pw->v[i];

@@ -23,6 +23,13 @@ struct rd_sysroot {
 /* dir NULL or "" or "/" means the live system.  -errno if dir is not a directory. */
 int rd_sysroot_init(struct rd_sysroot *sr, const char *dir);
 bool rd_sysroot_is_live(const struct rd_sysroot *sr);
+/*
+ * Files are opened relative to cached descriptors of their directories (a
+ * few per thread).  A tool that keeps running while devices come and go
+ * calls this on every kernel event and refresh, so that nothing is read
+ * through a directory that has moved since.
+ */
+void rd_sysroot_forget(void);
 /* "/sys/x" -> "<root>/sys/x" */
 int rd_sys_resolve(const struct rd_sysroot *sr, char *buf, size_t len, const char *path);
 

@@ -130,6 +130,8 @@ int rd_watch_next(struct rd_watch *w, struct rd_event *ev, int timeout_ms)
 		}
 		if (n == 0)
 			return RD_WATCH_TIMEOUT;
+		/* What the kernel reports may have moved a directory: read afresh. */
+		rd_sysroot_forget();
 		for (int i = 0; i < n; i++) {
 			struct rd_ev_input *src = evs[i].data.ptr;
 

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "unit.h"
 
+#include <pthread.h>
+#include <unistd.h>
+
 #include "base/parse.h"
 #include "sysroot/sysroot.h"
 #include "base/util.h"
@@ -153,6 +156,143 @@ static void test_rooted_reads(void **state)
 	scratch_remove();
 }
 
+static int open_fds(void)
+{
+	struct rd_strlist l = { 0 };
+	struct rd_sysroot live;
+	int n;
+
+	assert_int_equal(rd_sysroot_init(&live, NULL), 0);
+	assert_int_equal(rd_sys_list(&live, &l, "/proc/self/fd"), 0);
+	n = (int)l.n;
+	rd_strlist_free(&l);
+	return n;
+}
+
+static void *read_in_thread(void *arg)
+{
+	const struct rd_sysroot *sr = arg;
+	char buf[32];
+
+	for (int d = 0; d < 3; d++)
+		if (rd_sys_read_str(sr, buf, sizeof(buf), "/sys/d%d/v", d) != 0)
+			return (void *)1;
+	return NULL;
+}
+
+/*
+ * Files are opened through cached descriptors of their directories.  The
+ * cache must never change what is read: a directory removed and made again,
+ * more directories than the cache holds, paths with every conversion, a
+ * thread's descriptors closed when it ends, and rd_sysroot_forget() for a
+ * directory moved aside while its path got a new one.
+ */
+static void test_dircache(void **state)
+{
+	struct rd_sysroot sr;
+	char p[1024], q[1024];
+	uint64_t v;
+	pthread_t th;
+	void *res;
+	int before;
+
+	(void)state;
+	scratch_make();
+	for (int d = 0; d < 20; d++) {
+		char rel[64], val[16];
+
+		snprintf(rel, sizeof(rel), "sys/d%d/v", d);
+		snprintf(val, sizeof(val), "%d\n", d);
+		put(rel, val);
+	}
+	assert_int_equal(rd_sysroot_init(&sr, scratch), 0);
+	rd_sysroot_forget();
+	before = open_fds();
+	/* Twenty directories, twice round: more than the cache holds. */
+	for (int round = 0; round < 2; round++) {
+		for (int d = 0; d < 20; d++) {
+			assert_int_equal(rd_sys_read_u64(&sr, &v, "/sys/d%d/v", d), 0);
+			assert_int_equal(v, (uint64_t)d);
+		}
+	}
+	/* The formats: %s, %u, %d, %%, and one the fast path leaves to vsnprintf. */
+	assert_int_equal(rd_sys_read_u64(&sr, &v, "/%s/d%u/%s", "sys", 7u, "v"), 0);
+	assert_int_equal(v, 7);
+	assert_int_equal(rd_sys_read_u64(&sr, &v, "/sys/d%02d/v", 7), -ENOENT);
+	assert_int_equal(rd_sys_read_u64(&sr, &v, "/sys/d%.1s/v", "19"), 0);
+	assert_int_equal(v, 1);
+	assert_int_equal(rd_sys_read_u64(&sr, &v, "/sys/d%d/v", -1), -ENOENT);
+	put("sys/d-1/v", "41\n");
+	put("sys/100%/v", "42\n");
+	assert_int_equal(rd_sys_read_u64(&sr, &v, "/sys/d%d/v", -1), 0);
+	assert_int_equal(v, 41);
+	assert_int_equal(rd_sys_read_u64(&sr, &v, "/sys/100%%/v"), 0);
+	assert_int_equal(v, 42);
+	/* Removed and made again (a device unplugged and back): the new file. */
+	assert_int_equal(rd_sys_read_u64(&sr, &v, "/sys/d3/v"), 0);
+	snprintf(p, sizeof(p), "%s/sys/d3/v", scratch);
+	assert_int_equal(unlink(p), 0);
+	snprintf(p, sizeof(p), "%s/sys/d3", scratch);
+	assert_int_equal(rmdir(p), 0);
+	assert_int_equal(rd_sys_read_u64(&sr, &v, "/sys/d3/v"), -ENOENT);
+	put("sys/d3/v", "33\n");
+	assert_int_equal(rd_sys_read_u64(&sr, &v, "/sys/d3/v"), 0);
+	assert_int_equal(v, 33);
+	/* Moved aside and replaced (a device renamed): forget, then the new one. */
+	assert_int_equal(rd_sys_read_u64(&sr, &v, "/sys/d4/v"), 0);
+	snprintf(p, sizeof(p), "%s/sys/d4", scratch);
+	snprintf(q, sizeof(q), "%s/sys/d4.old", scratch);
+	assert_int_equal(rename(p, q), 0);
+	put("sys/d4/v", "44\n");
+	rd_sysroot_forget();
+	assert_int_equal(rd_sys_read_u64(&sr, &v, "/sys/d4/v"), 0);
+	assert_int_equal(v, 44);
+	/* A string longer than the path buffer is refused, not cut. */
+	{
+		static char longname[RD_PATH_MAX + 16];
+		char buf[32];
+
+		memset(longname, 'a', sizeof(longname) - 1);
+		assert_int_equal(rd_sys_read_str(&sr, buf, sizeof(buf), "/sys/%s", longname),
+				 -ENAMETOOLONG);
+	}
+	/* A thread's descriptors close with it; forget closes this thread's. */
+	assert_int_equal(pthread_create(&th, NULL, read_in_thread, &sr), 0);
+	assert_int_equal(pthread_join(th, &res), 0);
+	assert_null(res);
+	rd_sysroot_forget();
+	assert_int_equal(open_fds(), before);
+	scratch_remove();
+}
+
+static void test_numbered_sort(void **state)
+{
+	struct rd_strlist l = { 0 };
+	char name[24];
+
+	(void)state;
+	/* 0..299 added in a scrambled order come back in numeric order. */
+	for (unsigned int i = 0; i < 300; i++) {
+		snprintf(name, sizeof(name), "%u", (i * 7919u) % 300u);
+		assert_int_equal(rd_strlist_add(&l, name), 0);
+	}
+	rd_strlist_sort_natural(&l);
+	for (unsigned int i = 0; i < 300; i++) {
+		snprintf(name, sizeof(name), "%u", i);
+		assert_string_equal(l.v[i], name);
+	}
+	rd_strlist_free(&l);
+	/* 19 and 20 digits: the big one is past the fast path and still sorts. */
+	assert_int_equal(rd_strlist_add(&l, "99999999999999999999"), 0);
+	assert_int_equal(rd_strlist_add(&l, "9999999999999999999"), 0);
+	assert_int_equal(rd_strlist_add(&l, "5"), 0);
+	rd_strlist_sort_natural(&l);
+	assert_string_equal(l.v[0], "5");
+	assert_string_equal(l.v[1], "9999999999999999999");
+	assert_string_equal(l.v[2], "99999999999999999999");
+	rd_strlist_free(&l);
+}
+
 static void test_sysroot_init(void **state)
 {
 	struct rd_sysroot sr;
@@ -177,6 +317,8 @@ int main(void)
 		cmocka_unit_test(test_parse_enum),
 		cmocka_unit_test(test_natural_order),
 		cmocka_unit_test(test_rooted_reads),
+		cmocka_unit_test(test_dircache),
+		cmocka_unit_test(test_numbered_sort),
 		cmocka_unit_test(test_sysroot_init),
 	};
 
