@@ -319,7 +319,33 @@ static void print_port_detail(struct rd_out *o, const struct rd_sysroot *sr, con
 	rd_out_section_end(o);
 }
 
-static void print_detail(struct rd_out *o, const struct rd_cli *cli, const struct rd_device *d)
+/*
+ * The RDMA stack (a node fact, shown with each device so that one device's
+ * document carries it to rdma-fleet) and the driver module's own version.
+ */
+static void print_stack(struct rd_out *o, const struct rd_cli *cli, const struct rd_device *d,
+			const struct rd_stack *st)
+{
+	char ver[64];
+
+	if (d->driver[0] && rd_driver_version(&cli->sr, d->driver, ver, sizeof(ver)) == 0 && ver[0])
+		rd_out_str(o, RD_ANY, "driver_version", NULL, ver);
+	rd_out_str(o, RD_JSON, "stack", NULL, rd_stack_name(st));
+	rd_out_str(o, RD_JSON, "stack_kernel", NULL, rd_stack_kind_name(st->kernel));
+	rd_out_str(o, RD_JSON, "stack_user", NULL, rd_stack_kind_name(st->user));
+	rd_out_str(o, RD_JSON, "libibverbs_pkg", NULL, st->verbs_pkg[0] ? st->verbs_pkg : NULL);
+	rd_out_str(o, RD_JSON, "libibverbs_lib", NULL, st->verbs_lib[0] ? st->verbs_lib : NULL);
+	rd_out_str(o, RD_JSON, "ofed", NULL, st->ofed[0] ? st->ofed : NULL);
+	if (rd_stack_name(st)) {
+		char desc[320];
+
+		rd_stack_describe(st, desc, sizeof(desc));
+		rd_out_str(o, RD_TEXT, "stack", NULL, desc);
+	}
+}
+
+static void print_detail(struct rd_out *o, const struct rd_cli *cli, const struct rd_device *d,
+			 const struct rd_stack *st)
 {
 	char buf[64], nbuf[32];
 
@@ -344,6 +370,7 @@ static void print_detail(struct rd_out *o, const struct rd_cli *cli, const struc
 		   !(d->known & RD_DEV_NODE_DESC) ? NULL : d->node_desc[0] ? d->node_desc : "(none)");
 	rd_out_str(o, RD_ANY, "pci", NULL, d->pci[0] ? d->pci : NULL);
 	rd_out_str(o, RD_ANY, "driver", NULL, d->driver[0] ? d->driver : NULL);
+	print_stack(o, cli, d, st);
 	rd_out_str(o, RD_ANY, "parent", NULL, d->parent[0] ? d->parent : NULL);
 	if (d->pf_pci[0])
 		rd_out_str(o, RD_ANY, "pf_pci", "sriov_pf", d->pf_pci);
@@ -439,13 +466,16 @@ int main(int argc, char **argv)
 		}
 		rd_out_list_end(o);
 	} else if (verbose) {
+		struct rd_stack st;
+
+		rd_stack_read(&cli.sr, &st);
 		rd_out_list_begin(o, NULL);
 		for (unsigned int i = 0, shown = 0; i < list.n; i++) {
 			if (cli.port && !rd_device_port(&list.v[i], cli.port))
 				continue;
 			if (shown++)
 				rd_out_line(o, "%s", "");
-			print_detail(o, &cli, &list.v[i]);
+			print_detail(o, &cli, &list.v[i], &st);
 		}
 		rd_out_list_end(o);
 	} else {

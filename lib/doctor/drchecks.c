@@ -221,6 +221,35 @@ static void ck_sys_modules(struct rd_dr_ctx *c, struct rd_device *d, struct rd_d
 	}
 }
 
+/* Which RDMA stack, and do its kernel and user-space halves match (model/stack.h). */
+static void ck_sys_stack(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_port *dp)
+{
+	struct rd_stack st;
+	const char *name;
+	char desc[320];
+
+	(void)d;
+	(void)dp;
+	rd_stack_read(c->sr, &st);
+	name = rd_stack_name(&st);
+	if (!name) {
+		rd_dr_emit(c, RD_DR_SKIP, NULL,
+			   "no /sys/module to read, no libibverbs package or library found");
+		return;
+	}
+	rd_stack_describe(&st, desc, sizeof(desc));
+	if (strcmp(name, "mixed") == 0)
+		rd_dr_emit(c, RD_DR_WARN,
+			   st.kernel == RD_STACK_OFED ?
+			   "reinstall MLNX_OFED's user space (mlnxofedinstall, or its libibverbs/rdma-core packages), "
+			   "or remove MLNX_OFED (ofed_uninstall.sh) so that the kernel's own modules load" :
+			   "load MLNX_OFED's kernel modules (/etc/init.d/openibd restart; their DKMS build "
+			   "for this kernel), or remove MLNX_OFED's user space for the distribution's rdma-core",
+			   "%s", desc);
+	else
+		rd_dr_emit(c, RD_DR_PASS, NULL, "%s", desc);
+}
+
 static void ck_ns_mode(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_port *dp)
 {
 	bool exclusive = false;
@@ -1288,6 +1317,9 @@ static const struct rd_dr_check checks[] = {
 	  "ulimit -l unlimited; /etc/security/limits.d: '* - memlock unlimited'; systemd: LimitMEMLOCK=infinity", false },
 	{ "sys.modules", RD_DR_NODE, "/sys/module",
 	  "ib_core, ib_uverbs and rdma_ucm loaded", ck_sys_modules, "modprobe -a ib_uverbs rdma_ucm", false },
+	{ "sys.stack", RD_DR_NODE, "/sys/module/mlx_compat, dpkg status, /usr/bin/ofed_info, libibverbs.so.1",
+	  "the RDMA stack (inbox or MLNX_OFED) is one: kernel modules and user space match", ck_sys_stack,
+	  "install one stack whole (the distribution's rdma-core, or MLNX_OFED)", false },
 	{ "ns.mode", RD_DR_NODE, "RDMA netlink SYS_GET (ib_core netns_mode under --sysroot)",
 	  "RDMA subsystem network-namespace mode (shared or exclusive)", ck_ns_mode,
 	  "rdma system show", false },

@@ -12,6 +12,7 @@
 #include "hcamodel.h"
 #include "netdev.h"
 #include "nldev.h"
+#include "stack.h"
 #include "verbs.h"
 
 #endif

@@ -43,11 +43,17 @@ orig_mtu=$(cat "/sys/class/net/$NET/mtu")
 ip link set "$NET" mtu 4200
 # ---- healthy: exit 0; every port check PASSes; what rxe lacks is a SKIP with the reason
 doc "healthy: exit 0, verdict line" 0 "^(PASS|WARN): [0-9]+ checks on 1 device, 1 port: " --interval 0
-for id in dev.present dev.rdma_cm sys.modules ns.mode dev.provider dev.uverbs dev.driver \
+for id in dev.present dev.rdma_cm sys.modules sys.stack ns.mode dev.provider dev.uverbs dev.driver \
 	port.state port.rate roce.netdev roce.gid roce.mtu roce.ipv6 roce.gid_table roce.cm_mode \
 	roce.subnet ns.gid; do
 	doc "healthy: $id PASS" 0 "^$id +[^ ]+ +PASS " -v --interval 0 --only "$id"
 done
+# The stack: Debian's kernel modules (no mlx_compat) and rdma-core's user space.
+doc "healthy: sys.stack PASS inbox, both halves" 0 \
+	"^sys\.stack +node +PASS +inbox \(libibverbs1? [0-9][^;]*; the kernel's own modules\)" \
+	-v --interval 0 --only sys.stack
+vm_check_eq "devinfo -v -j: the stack is inbox, kernel and user space" "inbox inbox inbox" \
+	"$("$RD_ROOT/build/rdma-devinfo" -v -j -d "$DEV" | jq -r '.[0] | "\(.stack) \(.stack_kernel) \(.stack_user)"' 2>&1)"
 doc "healthy: the GID is rxe0's IPv4 one" 0 "^roce\.gid +$DEV/1 +PASS +index [0-9]+: RoCE v2, $VM_IP on $NET" -v --interval 0 --only roce.gid
 doc "healthy: MTU 4200 gives 4096" 0 "^roce\.mtu +$DEV/1 +PASS +$NET MTU 4200 gives active_mtu 4096" -v --interval 0 --only roce.mtu
 doc "rxe: pci.link SKIP (soft device)" 0 "^pci\.link +$DEV +SKIP +$DEV is not on PCI" --interval 0

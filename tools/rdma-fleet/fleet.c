@@ -385,7 +385,8 @@ static bool devinfo_match(json_object *doc)
 
 static int devinfo_read(struct reader_ctx *c, json_object *doc)
 {
-	static const char *const dev_keys[] = { "fw_ver", "hca_type", "board_id", "transport", NULL };
+	static const char *const dev_keys[] = { "fw_ver", "hca_type", "board_id", "transport",
+						 "driver_version", "stack", "libibverbs_pkg", NULL };
 	static const char *const port_keys[] = { "state", "phys_state", "link_layer", "rate",
 						  "netdev_mtu", NULL };
 	static const char *const verbs_keys[] = { "active_mtu", NULL };
