@@ -736,9 +736,7 @@ static void ck_roce_netdev(struct rd_dr_ctx *c, struct rd_device *d, struct rd_d
 		rd_dr_emit(c, RD_DR_SKIP, NULL, "%s is not in this network namespace", dp->netdev);
 		return;
 	}
-	/* "up" with carrier 0 is a link the driver brought up with no peer: not up. */
-	if ((strcmp(dp->nd.operstate, "up") == 0 && dp->nd.carrier != 0) ||
-	    (strcmp(dp->nd.operstate, "unknown") == 0 && dp->nd.carrier == 1)) {
+	if (rd_netdev_state_up(dp->nd.operstate, dp->nd.carrier)) {
 		if (dp->nd.speed_mbps > 0)
 			rd_dr_emit(c, RD_DR_PASS, NULL, "%s up, carrier, %lld Mb/s", dp->netdev,
 				   (long long)dp->nd.speed_mbps);
@@ -758,9 +756,7 @@ static bool netdev_down(const struct rd_dr_port *dp)
 {
 	if (!dp->has_nd || !dp->nd.present)
 		return false;
-	if (strcmp(dp->nd.operstate, "up") == 0)
-		return dp->nd.carrier == 0;
-	return !(strcmp(dp->nd.operstate, "unknown") == 0 && dp->nd.carrier == 1);
+	return !rd_netdev_state_up(dp->nd.operstate, dp->nd.carrier);
 }
 
 static void ck_roce_gid(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_port *dp)
@@ -777,7 +773,11 @@ static void ck_roce_gid(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_p
 	}
 	/* A netdev that is down comes first: an address added to it gives no usable GID. */
 	if ((!dp->best || rd_gid_is_link_local(dp->best->raw)) && netdev_down(dp)) {
-		rd_dr_emit(c, RD_DR_FAIL, "ip link set dev {netdev} up (then, if it has no address: "
+		/* Up without carrier: no command brings it up; the cable or the peer does. */
+		bool no_peer = strcmp(dp->nd.operstate, "up") == 0 && dp->nd.carrier == 0;
+
+		rd_dr_emit(c, RD_DR_FAIL, no_peer ? "ethtool {netdev}; check the cable and the switch port" :
+			   "ip link set dev {netdev} up (then, if it has no address: "
 			   "ip addr add ADDR/PREFIX dev {netdev})", "no usable GID: %s is down (operstate "
 			   "%s, carrier %s)", dp->netdev, dp->nd.operstate[0] ? dp->nd.operstate : "unknown",
 			   dp->nd.carrier == 1 ? "on" : dp->nd.carrier == 0 ? "off" : "unknown");

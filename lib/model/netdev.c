@@ -161,6 +161,14 @@ void rd_vlan_map_free(struct rd_vlan_map *map)
 	memset(&map->index, 0, sizeof(map->index));
 }
 
+bool rd_netdev_state_up(const char *operstate, int carrier)
+{
+	/* "up" with carrier 0: the driver brought the link up, no peer answers. */
+	if (strcmp(operstate, "up") == 0)
+		return carrier != 0;
+	return strcmp(operstate, "unknown") == 0 && carrier == 1;
+}
+
 bool rd_netdev_is_up(const struct rd_sysroot *sr, const char *ifname)
 {
 	char state[32];
@@ -170,12 +178,10 @@ bool rd_netdev_is_up(const struct rd_sysroot *sr, const char *ifname)
 		return false;
 	if (rd_sys_read_str(sr, state, sizeof(state), "/sys/class/net/%s/operstate", ifname))
 		return true;
-	if (strcmp(state, "up") == 0)
-		return true;
-	if (strcmp(state, "unknown") == 0)
-		return rd_sys_read_u64(sr, &carrier, "/sys/class/net/%s/carrier", ifname) == 0 &&
-		       carrier == 1;
-	return false;
+	/* sysfs fails the carrier read (EINVAL) on a netdev that is down: unknown */
+	return rd_netdev_state_up(state,
+				  rd_sys_read_u64(sr, &carrier, "/sys/class/net/%s/carrier", ifname) ? -1 :
+				  carrier == 1 ? 1 : 0);
 }
 
 static bool valid_ifname(const char *s)
@@ -303,10 +309,7 @@ const char *rd_netdev_updown(const struct rd_netdev_info *nd)
 {
 	if (!nd->present)
 		return "NA";
-	if (strcmp(nd->operstate, "up") == 0 ||
-	    (strcmp(nd->operstate, "unknown") == 0 && nd->carrier == 1))
-		return "Up";
-	return "Down";
+	return rd_netdev_state_up(nd->operstate, nd->carrier) ? "Up" : "Down";
 }
 
 const char *rd_map_via_name(enum rd_map_via v)

@@ -55,8 +55,14 @@ const char *rd_vlan_map_lower(const struct rd_vlan_map *map, const char *ifname)
 void rd_vlan_map_free(struct rd_vlan_map *map);
 
 /*
- * Is the netdev up?  operstate "up", or "unknown" with carrier 1 (drivers
- * that do not report operstate).  A netdev we cannot see (another network
+ * The one rule for "this netdev carries traffic", used by every tool (the GID
+ * choice of rdma-gids --best, rdma-doctor's roce.netdev and roce.gid):
+ * operstate "up" unless carrier is 0 (brought up, no peer), or "unknown" with
+ * carrier 1 (drivers that do not report operstate).  carrier: 1, 0, -1 unknown.
+ */
+bool rd_netdev_state_up(const char *operstate, int carrier);
+/*
+ * The same, read from sysfs.  A netdev we cannot see (another network
  * namespace) counts as up: we cannot know, so it does not disqualify.
  */
 bool rd_netdev_is_up(const struct rd_sysroot *sr, const char *ifname);

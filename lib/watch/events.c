@@ -272,8 +272,7 @@ bool rd_ev_link_up(const struct rd_ev_link *l)
 {
 	if (!l->known)
 		return false;
-	return strcmp(l->operstate, "up") == 0 ||
-	       (strcmp(l->operstate, "unknown") == 0 && l->carrier == 1);
+	return rd_netdev_state_up(l->operstate, l->carrier);
 }
 
 const char *rd_ev_link_why_down(const struct rd_ev_link *l, char *buf, size_t len)

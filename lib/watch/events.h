@@ -129,7 +129,7 @@ struct rd_ev_link {
 	int admin_up;		/* IFF_UP: 1, 0, -1 unknown */
 	unsigned int mtu, old_mtu;	/* old_mtu: LINK_MTU */
 };
-/* operstate "up", or "unknown" with carrier: what counts as up everywhere here. */
+/* Up by model/netdev's one rule (rd_netdev_state_up), as everywhere in the kit. */
 bool rd_ev_link_up(const struct rd_ev_link *l);
 /* Why a link is not up: "administratively down", "no carrier", "operstate dormant". */
 const char *rd_ev_link_why_down(const struct rd_ev_link *l, char *buf, size_t len);
