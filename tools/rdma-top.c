@@ -320,6 +320,7 @@ static int sample_loop(struct rd_cli *cli, struct rd_portwatch *pw, double inter
 		if (count && sample >= count)
 			break;
 		/* With -i 0 only look for a signal; otherwise sleep until the tick. */
+		rd_sysroot_forget();	/* no directory kept open while waiting */
 		do {
 			if (rd_ticker_wait(&t, interval > 0 ? -1 : 0, &ev, &signo))
 				ev = RD_EV_SIGNAL;

@@ -122,6 +122,12 @@ int rd_watch_next(struct rd_watch *w, struct rd_event *ev, int timeout_ms)
 
 			wait = left > 0 ? (int)left : 0;
 		}
+		/*
+		 * Nothing is kept open while waiting (a fd count is the same at
+		 * every idle moment), and what the kernel reports next may have
+		 * moved a directory: read afresh after it.
+		 */
+		rd_sysroot_forget();
 		n = epoll_wait(w->epfd, evs, (int)RD_ARRAY_SIZE(evs), wait);
 		if (n < 0) {
 			if (errno == EINTR)
@@ -130,8 +136,6 @@ int rd_watch_next(struct rd_watch *w, struct rd_event *ev, int timeout_ms)
 		}
 		if (n == 0)
 			return RD_WATCH_TIMEOUT;
-		/* What the kernel reports may have moved a directory: read afresh. */
-		rd_sysroot_forget();
 		for (int i = 0; i < n; i++) {
 			struct rd_ev_input *src = evs[i].data.ptr;
 
