@@ -21,12 +21,9 @@ enum {
 	OPT_COMPAT,
 };
 
+/* The model's filters, and what only this tool's options add. */
 struct gid_filter {
-	const char *netdev;
-	bool v4_only, v6_only;
-	enum rd_gid_ver ver;	/* UNKNOWN = any */
-	bool have_ip;
-	uint8_t ip[16];		/* as a GID: IPv4 mapped */
+	struct rd_gid_filter m;
 	const char *ip_arg;
 	bool all;
 	int vlan;		/* --vlan for --best; -1 none */
@@ -59,26 +56,6 @@ static void usage(const char *prog)
 	       "Exit status: 0 ok, 1 failure (a filter matched nothing; with --best: no port\n"
 	       "has a usable index), 2 usage error.\n",
 	       prog);
-}
-
-static bool gid_matches(const struct rd_gid *g, const struct gid_filter *f)
-{
-	if (f->netdev && strcmp(g->ndev, f->netdev) != 0)
-		return false;
-	if (f->v4_only && !rd_gid_is_v4mapped(g->raw))
-		return false;
-	if (f->v6_only && rd_gid_is_v4mapped(g->raw))
-		return false;
-	if (f->ver != RD_GID_VER_UNKNOWN && g->ver != f->ver)
-		return false;
-	if (f->have_ip && memcmp(g->raw, f->ip, 16) != 0)
-		return false;
-	return true;
-}
-
-static bool filter_active(const struct gid_filter *f)
-{
-	return f->netdev || f->v4_only || f->v6_only || f->ver != RD_GID_VER_UNKNOWN || f->have_ip;
 }
 
 static const struct rd_col gid_cols[] = {
@@ -157,42 +134,6 @@ static void print_compat_row(FILE *fp, const struct rd_device *d, const struct r
 	free(ndev);
 }
 
-/*
- * --compat lists in show_gids' order: it walks `ls` of the device, port and
- * gids directories, so names and numbers sort as text (mlx5_10 before
- * mlx5_2, GID 10 before GID 2), not in the natural order of the table.
- */
-static int text_order_u(unsigned int a, unsigned int b)
-{
-	char sa[16], sb[16];
-
-	snprintf(sa, sizeof(sa), "%u", a);
-	snprintf(sb, sizeof(sb), "%u", b);
-	return strcmp(sa, sb);
-}
-
-static int compat_dev_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct rd_device *)a)->name, ((const struct rd_device *)b)->name);
-}
-
-static int compat_port_cmp(const void *a, const void *b)
-{
-	return text_order_u(((const struct rd_port *)a)->num, ((const struct rd_port *)b)->num);
-}
-
-static int compat_gid_cmp(const void *a, const void *b)
-{
-	return text_order_u(((const struct rd_gid *)a)->index, ((const struct rd_gid *)b)->index);
-}
-
-static bool compat_skipped(const struct rd_gid *g)
-{
-	static const uint8_t ll_zero[16] = { 0xfe, 0x80 };
-
-	return rd_gid_is_zero(g->raw) || memcmp(g->raw, ll_zero, 16) == 0;
-}
-
 /* Remember the first netdev of each kind whose VLAN is shown as "?" (for one warning). */
 static void note_vlan_unknown(const struct rd_gid *g, char names[2][64], bool *seen)
 {
@@ -205,108 +146,29 @@ static void note_vlan_unknown(const struct rd_gid *g, char names[2][64], bool *s
 		rd_strlcpy(names[k], g->ndev, 64);
 }
 
-/* One port's --best answer, kept until every port is known (the NCCL note needs them all). */
-struct best_res {
-	const struct rd_device *d;
-	const struct rd_port *p;
-	bool ok;
-	struct rd_gid g;
-	char text[192];		/* reason when ok, why not otherwise */
-};
-
-/* The widest prefix all addresses of a family share, at most /24 (IPv4) or /64 (IPv6). */
-static void addr_range(const struct best_res *r, size_t n, int family, char *buf, size_t len)
-{
-	const int off = family == AF_INET ? 12 : 0, bits = family == AF_INET ? 32 : 128;
-	const int cap = family == AF_INET ? 24 : 64;
-	const uint8_t *first = NULL;
-	uint8_t net[16] = { 0 };
-	int plen = cap;
-	char a[48];
-
-	for (size_t i = 0; i < n; i++) {
-		const uint8_t *g = r[i].g.raw + off;
-
-		if (!r[i].ok || (rd_gid_is_v4mapped(r[i].g.raw) ? AF_INET : AF_INET6) != family)
-			continue;
-		if (!first) {
-			first = g;
-			continue;
-		}
-		for (int b = 0; b < plen; b++) {
-			if (((first[b / 8] ^ g[b / 8]) >> (7 - b % 8)) & 1) {
-				plen = b;
-				break;
-			}
-		}
-	}
-	if (!first) {
-		buf[0] = '\0';
-		return;
-	}
-	for (int b = 0; b < plen && b < bits; b++)
-		net[b / 8] |= (uint8_t)(first[b / 8] & (0x80 >> (b % 8)));
-	inet_ntop(family, net, a, sizeof(a));
-	snprintf(buf, len, "%s/%d", a, plen);
-}
-
 /*
- * When the chosen index is not the same on every port, one NCCL_IB_GID_INDEX
- * cannot be right for all of them.  NCCL then selects by itself, per port,
- * with NCCL_IB_ADDR_FAMILY, NCCL_IB_ADDR_RANGE and NCCL_IB_ROCE_VERSION_NUM;
- * a port without a GID of that family keeps index 0, so the families are
- * given apart when both occur.
+ * The chosen index differs between ports (model/gidpolicy.c): the note after
+ * the per-port lines, with each family's ports and NCCL's settings for them.
  */
-static void nccl_note(struct rd_out *o, bool json, const struct best_res *r, size_t n,
-		      bool *differs, char env[2][160])
+static void nccl_note(struct rd_out *o, const struct rd_gid_choice *c, size_t n,
+		      const struct rd_gid_nccl *adv)
 {
-	unsigned int first = 0, nok = 0, fam_n[2] = { 0 };
-	bool v1[2] = { false, false };
-	char range[64];
-
-	*differs = false;
-	env[0][0] = env[1][0] = '\0';
-	for (size_t i = 0; i < n; i++) {
-		if (!r[i].ok || (r[i].g.ver != RD_GID_VER_V1 && r[i].g.ver != RD_GID_VER_V2))
-			continue;
-		int fi = rd_gid_is_v4mapped(r[i].g.raw) ? 0 : 1;
-
-		fam_n[fi]++;
-		if (r[i].g.ver == RD_GID_VER_V1)
-			v1[fi] = true;
-		if (nok++ == 0)
-			first = r[i].g.index;
-		else if (r[i].g.index != first)
-			*differs = true;
-	}
-	if (!*differs)
-		return;
-	for (int fi = 0; fi < 2; fi++) {
-		if (!fam_n[fi])
-			continue;
-		addr_range(r, n, fi ? AF_INET6 : AF_INET, range, sizeof(range));
-		snprintf(env[fi], 160, "NCCL_IB_ADDR_FAMILY=%s NCCL_IB_ADDR_RANGE=%s NCCL_IB_ROCE_VERSION_NUM=%d",
-			 fi ? "AF_INET6" : "AF_INET", range, v1[fi] ? 1 : 2);
-	}
-	if (json)
-		return;
 	rd_out_line(o, "note: the best GID index differs between ports: leave NCCL_IB_GID_INDEX unset and let NCCL select by family:");
 	for (int fi = 0; fi < 2; fi++) {
 		char who[256] = "";
 		size_t w = 0;
 
-		if (!env[fi][0])
+		if (!adv->env[fi][0])
 			continue;
 		for (size_t i = 0; i < n && w < sizeof(who); i++) {
-			if (!r[i].ok || (rd_gid_is_v4mapped(r[i].g.raw) ? 0 : 1) != fi ||
-			    (r[i].g.ver != RD_GID_VER_V1 && r[i].g.ver != RD_GID_VER_V2))
+			if (!rd_gid_nccl_counts(&c[i]) || rd_gid_family_index(&c[i].g) != fi)
 				continue;
 			w += (size_t)snprintf(who + w, sizeof(who) - w, "%s%s/%u", w ? " " : "",
-					      r[i].d->name, r[i].p->num);
+					      c[i].d->name, c[i].p->num);
 		}
-		rd_out_line(o, "  %s (%s): %s", fi ? "IPv6" : "IPv4", who, env[fi]);
+		rd_out_line(o, "  %s (%s): %s", fi ? "IPv6" : "IPv4", who, adv->env[fi]);
 	}
-	if (env[0][0] && env[1][0])
+	if (adv->env[0][0] && adv->env[1][0])
 		rd_out_line(o, "  no one setting fits both families (NCCL keeps index 0 on a port without a GID of its family): run each group with its own, e.g. NCCL_IB_HCA naming its devices");
 }
 
@@ -329,7 +191,7 @@ int main(int argc, char **argv)
 	struct rd_gid_live *live = NULL;
 	bool best = false, compat = false;
 	unsigned int found = 0, best_found = 0, best_ports = 0;
-	struct best_res *res = NULL;
+	struct rd_gid_choice *res = NULL;
 	size_t nres = 0, capres = 0;
 	char vlan_unknown[2][64] = { "", "" };	/* netdevs shown with VLAN "?": tagged, unsure */
 	bool vlan_unknown_seen = false;
@@ -349,23 +211,23 @@ int main(int argc, char **argv)
 			f.all = true;
 			break;
 		case 'n':
-			f.netdev = optarg;
+			f.m.netdev = optarg;
 			break;
 		case '4':
-			f.v4_only = true;
+			f.m.v4_only = true;
 			break;
 		case '6':
-			f.v6_only = true;
+			f.m.v6_only = true;
 			break;
 		case OPT_VER:
 			if (strcasecmp(optarg, "v1") == 0)
-				f.ver = RD_GID_VER_V1;
+				f.m.ver = RD_GID_VER_V1;
 			else if (strcasecmp(optarg, "v2") == 0)
-				f.ver = RD_GID_VER_V2;
+				f.m.ver = RD_GID_VER_V2;
 			else if (strcasecmp(optarg, "IB") == 0)
-				f.ver = RD_GID_VER_IB;
+				f.m.ver = RD_GID_VER_IB;
 			else if (strcasecmp(optarg, "iWARP") == 0)
-				f.ver = RD_GID_VER_IWARP;
+				f.m.ver = RD_GID_VER_IWARP;
 			else {
 				ret = rd_cli_usage_error(&cli, "invalid --ver '%s' (v1, v2, IB or iWARP)", optarg);
 				goto out;
@@ -375,15 +237,15 @@ int main(int argc, char **argv)
 			struct in_addr a4;
 
 			f.ip_arg = optarg;
-			memset(f.ip, 0, sizeof(f.ip));
+			memset(f.m.ip, 0, sizeof(f.m.ip));
 			if (inet_pton(AF_INET, optarg, &a4) == 1) {
-				f.ip[10] = f.ip[11] = 0xff;
-				memcpy(f.ip + 12, &a4, 4);
-			} else if (inet_pton(AF_INET6, optarg, f.ip) != 1) {
+				f.m.ip[10] = f.m.ip[11] = 0xff;
+				memcpy(f.m.ip + 12, &a4, 4);
+			} else if (inet_pton(AF_INET6, optarg, f.m.ip) != 1) {
 				ret = rd_cli_usage_error(&cli, "invalid --ip '%s' (an IPv4 or IPv6 address)", optarg);
 				goto out;
 			}
-			f.have_ip = true;
+			f.m.have_ip = true;
 			break;
 		}
 		case OPT_BEST:
@@ -414,7 +276,7 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (f.v4_only && f.v6_only) {
+	if (f.m.v4_only && f.m.v6_only) {
 		ret = rd_cli_usage_error(&cli, "-4 and -6 do not go together");
 		goto out;
 	}
@@ -450,15 +312,11 @@ int main(int argc, char **argv)
 			live = rd_gid_live_open(&cli.sr);
 	}
 	/* -n naming a VLAN netdev chooses that VLAN: the netdev filter decides, not tagging. */
-	if (best && f.netdev && f.vlan < 0)
+	if (best && f.m.netdev && f.vlan < 0)
 		f.vlan = RD_GID_VLAN_ANY;
 
 	if (compat) {
-		qsort(list.v, list.n, sizeof(*list.v), compat_dev_cmp);
-		for (unsigned int i = 0; i < list.n; i++)
-			if (list.v[i].nports)	/* a device without ports has no array */
-				qsort(list.v[i].ports, list.v[i].nports, sizeof(*list.v[i].ports),
-				      compat_port_cmp);
+		rd_gid_compat_sort_devices(&list);
 		printf("DEV\tPORT\tINDEX\tGID\t\t\t\t\tIPv4  \t\tVER\tDEV\n");
 		printf("---\t----\t-----\t---\t\t\t\t\t------------  \t---\t---\n");
 	} else {
@@ -486,17 +344,14 @@ int main(int argc, char **argv)
 			if (rd_gid_port_table(live, &cli.sr, d, p, f.all && !best && !compat, &vlans,
 					      &t, &cli.warnings))
 				continue;	/* warned; the other ports go on */
-			if (compat && t.n)
-				qsort(t.v, t.n, sizeof(*t.v), compat_gid_cmp);
+			if (compat)
+				rd_gid_compat_sort_table(&t);
 			if (best) {
-				struct rd_gid_netns uc;
-				struct rd_gid_table sel = { 0 };
-				char why[160];
-				const struct rd_gid *g;
+				struct rd_gid_choice *r;
 
 				if (nres == capres) {
 					size_t nc = capres ? capres * 2 : 16;
-					struct best_res *nr = realloc(res, nc * sizeof(*nr));
+					struct rd_gid_choice *nr = realloc(res, nc * sizeof(*nr));
 
 					if (!nr) {
 						rd_gid_table_free(&t);
@@ -507,45 +362,34 @@ int main(int argc, char **argv)
 					res = nr;
 					capres = nc;
 				}
-				struct best_res *r = &res[nres++];
-
-				memset(r, 0, sizeof(*r));
-				r->d = d;
-				r->p = p;
-				rd_gid_netns_init(&uc, &cli.sr);
+				r = &res[nres++];
 				/* --best honours the listing filters: -n, -4, -6, --ver. */
-				sel.v = calloc(t.n ? t.n : 1, sizeof(*sel.v));
-				for (size_t k = 0; sel.v && k < t.n; k++)
-					if (gid_matches(&t.v[k], &f))
-						sel.v[sel.n++] = t.v[k];
-				g = rd_gid_best(&sel, p, f.vlan, rd_gid_netdev_usable, &uc, r->text,
-						sizeof(r->text), why, sizeof(why));
-				if (!g && sel.n == 0 && t.n > 0 && filter_active(&f))
-					snprintf(why, sizeof(why), "no GID matches the filters");
-				else if (!g)
-					(void)rd_gid_netns_why(&uc, why, sizeof(why));
-				best_ports++;
-				if (g) {
-					r->ok = true;
-					r->g = *g;
-					best_found++;
-					note_vlan_unknown(g, vlan_unknown, &vlan_unknown_seen);
-				} else {
-					rd_strlcpy(r->text, why, sizeof(r->text));
-					for (size_t k = 0; k < sel.n; k++)
-						note_vlan_unknown(&sel.v[k], vlan_unknown, &vlan_unknown_seen);
+				if (rd_gid_choose(&cli.sr, d, p, &t, &f.m, f.vlan, r)) {
+					rd_gid_table_free(&t);
+					rd_cli_error(&cli, "out of memory");
+					ret = RD_EXIT_FAIL;
+					goto out;
 				}
-				free(sel.v);
+				best_ports++;
+				if (r->ok) {
+					best_found++;
+					note_vlan_unknown(&r->g, vlan_unknown, &vlan_unknown_seen);
+				} else {
+					for (size_t k = 0; k < t.n; k++)
+						if (rd_gid_filter_match(&t.v[k], &f.m))
+							note_vlan_unknown(&t.v[k], vlan_unknown,
+									  &vlan_unknown_seen);
+				}
 				rd_gid_table_free(&t);
 				continue;
 			}
 			for (size_t k = 0; k < t.n; k++) {
 				const struct rd_gid *g = &t.v[k];
 
-				if (!gid_matches(g, &f))
+				if (!rd_gid_filter_match(g, &f.m))
 					continue;
 				if (compat) {
-					if (compat_skipped(g))
+					if (rd_gid_compat_skipped(g))
 						continue;
 					print_compat_row(stdout, d, p, g);
 					found++;
@@ -568,7 +412,7 @@ int main(int argc, char **argv)
 			rd_write_error(errno);
 			ret = RD_EXIT_FAIL;
 		}
-		if (!found && filter_active(&f)) {
+		if (!found && rd_gid_filter_active(&f.m)) {
 			rd_cli_flush_warnings(&cli);
 			rd_cli_error(&cli, "no GID matches the filters");
 			ret = RD_EXIT_FAIL;
@@ -576,21 +420,20 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (best) {
-		char env[2][160];
-		bool differs;
+		struct rd_gid_nccl adv;
 
-		nccl_note(o, true, res, nres, &differs, env);	/* compute only */
+		rd_gid_nccl_advice(res, nres, &adv);
 		for (size_t i = 0; i < nres; i++) {
-			const struct best_res *r = &res[i];
+			const struct rd_gid_choice *r = &res[i];
 
 			rd_out_section_begin(o, NULL, NULL);
 			if (r->ok) {
 				print_gid_fields(o, RD_JSON, r->d, r->p, &r->g);
 				rd_out_str(o, RD_JSON, "reason", NULL, r->text);
-				if (differs && (r->g.ver == RD_GID_VER_V1 || r->g.ver == RD_GID_VER_V2)) {
+				if (adv.differs && rd_gid_nccl_counts(r)) {
 					rd_out_bool(o, RD_JSON, "index_differs", NULL, true);
 					rd_out_str(o, RD_JSON, "nccl_env", NULL,
-						   env[rd_gid_is_v4mapped(r->g.raw) ? 0 : 1]);
+						   adv.env[rd_gid_family_index(&r->g)]);
 				}
 				rd_out_line(o, "%s %u %u (%s)", r->d->name, r->p->num, r->g.index, r->text);
 			} else {
@@ -602,8 +445,8 @@ int main(int argc, char **argv)
 			rd_out_section_end(o);
 		}
 		rd_out_list_end(o);
-		if (differs && !cli.json)	/* after the per-port lines */
-			nccl_note(o, false, res, nres, &differs, env);
+		if (adv.differs && !cli.json)	/* after the per-port lines */
+			nccl_note(o, res, nres, &adv);
 	} else {
 		rd_out_table_end(o);
 	}
@@ -616,16 +459,16 @@ int main(int argc, char **argv)
 	ret = RD_EXIT_OK;
 	if (best && best_found == 0) {
 		ret = RD_EXIT_FAIL;
-	} else if (!best && found == 0 && filter_active(&f)) {
+	} else if (!best && found == 0 && rd_gid_filter_active(&f.m)) {
 		ret = RD_EXIT_FAIL;
 		(void)rd_out_finish(o);	/* a write error is reported at exit */
 		o = NULL;
 		rd_cli_flush_warnings(&cli);
-		if (f.have_ip)
+		if (f.m.have_ip)
 			rd_cli_error(&cli, "no GID carries %s (is it an address of an RDMA netdev? see rdma-devmap)",
 				     f.ip_arg);
-		else if (f.netdev)
-			rd_cli_error(&cli, "no GID on netdev %s", f.netdev);
+		else if (f.m.netdev)
+			rd_cli_error(&cli, "no GID on netdev %s", f.m.netdev);
 		else
 			rd_cli_error(&cli, "no GID matches the filters");
 	}

@@ -9,6 +9,7 @@
 #include "device.h"
 #include "gid.h"
 #include "gidlive.h"
+#include "gidpolicy.h"
 #include "hcamodel.h"
 #include "netdev.h"
 #include "nldev.h"

@@ -7,6 +7,7 @@
 
 #include "model/gid.h"
 #include "model/gidlive.h"
+#include "model/gidpolicy.h"
 #include "base/parse.h"
 #include "model/netdev.h"
 
@@ -348,6 +349,52 @@ static void test_format_parse_vs_libc(void **state)
 	assert_int_equal(rd_parse_gid("fe80:0000:0000:0000:0202:c9ff:fe00-0001", g), -EINVAL);
 }
 
+/* model/gidpolicy: NCCL's settings when the index differs; show_gids' text order. */
+static void test_policy(void **state)
+{
+	struct rd_device d = { .name = "mlx5_0" };
+	struct rd_port p = { .num = 1 };
+	struct rd_gid_choice c[3] = { 0 };
+	struct rd_gid_nccl adv;
+	struct rd_gid_table t = { 0 };
+	struct rd_gid v[3] = { { .index = 10 }, { .index = 2 }, { .index = 1 } };
+
+	(void)state;
+	for (int i = 0; i < 3; i++) {
+		c[i].d = &d;
+		c[i].p = &p;
+		c[i].ok = true;
+		c[i].g.ver = RD_GID_VER_V2;
+	}
+	gid_from("0000:0000:0000:0000:0000:ffff:0a00:0105", c[0].g.raw);
+	c[0].g.index = 3;
+	gid_from("0000:0000:0000:0000:0000:ffff:0a00:0207", c[1].g.raw);
+	c[1].g.index = 3;
+	gid_from("fe80:0000:0000:0000:0202:c9ff:fe00:0001", c[2].g.raw);
+	c[2].g.index = 3;
+	rd_gid_nccl_advice(c, 3, &adv);
+	assert_false(adv.differs);	/* one index everywhere: NCCL_IB_GID_INDEX=3 fits */
+	c[1].g.index = 5;
+	c[2].g.ver = RD_GID_VER_V1;
+	rd_gid_nccl_advice(c, 3, &adv);
+	assert_true(adv.differs);
+	assert_string_equal(adv.env[0], "NCCL_IB_ADDR_FAMILY=AF_INET NCCL_IB_ADDR_RANGE=10.0.0.0/22 "
+					"NCCL_IB_ROCE_VERSION_NUM=2");
+	assert_string_equal(adv.env[1], "NCCL_IB_ADDR_FAMILY=AF_INET6 NCCL_IB_ADDR_RANGE=fe80::/64 "
+					"NCCL_IB_ROCE_VERSION_NUM=1");
+	c[2].ok = false;	/* a port without a choice takes no part */
+	rd_gid_nccl_advice(c, 3, &adv);
+	assert_string_equal(adv.env[1], "");
+	/* --compat: GID 10 before 2 before... as ls sorts names: 1, 10, 2 */
+	t.v = v;
+	t.n = 3;
+	rd_gid_compat_sort_table(&t);
+	assert_int_equal(v[0].index, 1);
+	assert_int_equal(v[1].index, 10);
+	assert_int_equal(v[2].index, 2);
+	assert_true(rd_gid_compat_skipped(&v[0]));	/* the zero GID */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -357,6 +404,7 @@ int main(void)
 		cmocka_unit_test(test_best_rank_vlan),
 		cmocka_unit_test(test_table_read),
 		cmocka_unit_test(test_format_parse_vs_libc),
+		cmocka_unit_test(test_policy),
 	};
 
 	return cmocka_run_group_tests_name("gid", tests, NULL, NULL);
