@@ -106,21 +106,6 @@ int rd_vlan_map_read(const struct rd_sysroot *sr, struct rd_vlan_map *map)
 	return ret;
 }
 
-void rd_vlan_map_index(struct rd_vlan_map *map)
-{
-	rd_strmap_free(&map->index);
-	memset(&map->index, 0, sizeof(map->index));
-	for (size_t i = 0; i < map->names.n; i++) {
-		size_t at = i;
-
-		if (rd_strmap_sget_or_add(&map->index, map->names.v[i], &at) < 0) {
-			rd_strmap_free(&map->index);
-			memset(&map->index, 0, sizeof(map->index));
-			return;
-		}
-	}
-}
-
 /* Position of ifname in the map, or -1 (the first, if a name is there twice). */
 static ssize_t vlan_map_find(const struct rd_vlan_map *map, const char *ifname)
 {

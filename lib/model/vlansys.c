@@ -6,6 +6,8 @@
  * lower_<dev> adjacency link in /sys/class/net/IF/ and "DEVTYPE=vlan" in its
  * uevent (net/8021q/vlan_dev.c sets the device type "vlan").  A netdev with no
  * lower_ link is not stacked on anything, so it is not a VLAN.
+ * Also the name index of a VLAN map, which both readers (this one and
+ * netdev.c's of /proc/net/vlan/config) build when they are done.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -68,6 +70,21 @@ static int vlan_state(const struct rd_sysroot *sr, const char *ifname)
 		rd_strlcpy(name, lower, sizeof(name));
 	}
 	return RD_VLAN_CANNOT_TELL;
+}
+
+void rd_vlan_map_index(struct rd_vlan_map *map)
+{
+	rd_strmap_free(&map->index);
+	memset(&map->index, 0, sizeof(map->index));
+	for (size_t i = 0; i < map->names.n; i++) {
+		size_t at = i;
+
+		if (rd_strmap_sget_or_add(&map->index, map->names.v[i], &at) < 0) {
+			rd_strmap_free(&map->index);
+			memset(&map->index, 0, sizeof(map->index));
+			return;
+		}
+	}
 }
 
 int rd_vlan_map_from_sysfs(const struct rd_sysroot *sr, struct rd_vlan_map *map)

@@ -82,11 +82,6 @@ int rd_st_target_access(unsigned int deny)
 	return a;
 }
 
-size_t rd_st_target_len(size_t slot_size)
-{
-	return 2 * slot_size + 64;
-}
-
 void rd_st_target_init(struct rd_rc *rc, struct rd_st_target *t)
 {
 	memset(t, 0, sizeof(*t));

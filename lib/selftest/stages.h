@@ -71,7 +71,10 @@ struct rd_st_target {
 	uint32_t len;
 };
 #define RD_ST_READ_SEQ 0x52454144u
-size_t rd_st_target_len(size_t slot_size);
+static inline size_t rd_st_target_len(size_t slot_size)
+{
+	return 2 * slot_size + 64;
+}
 /* Fill the read area, zero the rest, and describe it for the peer. */
 void rd_st_target_init(struct rd_rc *rc, struct rd_st_target *t);
 

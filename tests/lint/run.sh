@@ -122,6 +122,30 @@ else
 	missing python3
 fi
 
+# The same rule for calls (tests/lint/calls.py): no two files of lib/ that call
+# each other, directly or round a circle.  On the objects the analyzer build just
+# made from scratch (no stale object of a removed file).
+if command -v python3 > /dev/null && command -v nm > /dev/null && [ -d build/analyzer/obj/lib ]; then
+	t0=$SECONDS
+	python3 tests/lint/calls.py build/analyzer/obj > "$work/calls.full.log" 2>&1
+	grep -v '^calls: ' "$work/calls.full.log" > "$work/calls.log"
+	grep -q '^calls: ' "$work/calls.full.log" || cat "$work/calls.full.log" >> "$work/calls.log"
+	# It must be able to fail: two units that call each other are a circle.
+	bad=$(mktemp -d)
+	mkdir -p "$bad/lib/x"
+	printf 'int b(int);\nint a(int n) { return n ? b(n - 1) : 0; }\n' > "$bad/a.c"
+	printf 'int a(int);\nint b(int n) { return n ? a(n - 1) : 1; }\n' > "$bad/b.c"
+	if ! { ${CC:-cc} -c -o "$bad/lib/x/a.o" "$bad/a.c" && ${CC:-cc} -c -o "$bad/lib/x/b.o" "$bad/b.c"; } ||
+		python3 tests/lint/calls.py "$bad" > "$work/calls.neg.log" 2>&1 ||
+		! grep -q '^circle: lib/x/a.c <-> lib/x/b.c' "$work/calls.neg.log"; then
+		echo "calls.py did not catch a planted circle (see $work/calls.neg.log)" >> "$work/calls.log"
+	fi
+	rm -rf "$bad"
+	verdict calls "$work/calls.log" $((SECONDS - t0))
+else
+	missing "python3, nm or the analyzer's objects"
+fi
+
 tier_secs=$(( $(date +%s) - tier_t0 ))
 echo "$pass $fail $tier_secs" > "$result"
 echo "lint: $pass passed, $fail failed (${tier_secs} s)"
