@@ -9,6 +9,8 @@
 #include <arpa/inet.h>
 #include <endian.h>
 #include <errno.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +80,107 @@ static bool is_multicast(const struct sockaddr_storage *ss)
 }
 
 /*
+ * Without --bind and without a route for the group, the source is the
+ * host's one address on an RDMA netdev, if it has exactly one of the group's
+ * family (IPv6: global ones): rdma_bind_addr() to an address succeeds only
+ * where an RDMA device serves its netdev, so the kernel says which they are.
+ * Returns how many there are; the first in *src (its netdev in ifname), and
+ * all of them, "ADDR (IF)" comma-separated, in list.
+ */
+static unsigned int rdma_sources(int family, struct sockaddr_storage *src, char *ifname,
+				 size_t iflen, char *list, size_t list_len)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct ifaddrs *ifs = NULL;
+	unsigned int n = 0;
+	size_t used = 0;
+
+	list[0] = '\0';
+	if (!ch)
+		return 0;
+	if (getifaddrs(&ifs)) {
+		rdma_destroy_event_channel(ch);
+		return 0;
+	}
+	for (struct ifaddrs *a = ifs; a; a = a->ifa_next) {
+		struct rdma_cm_id *id = NULL;
+		char addr[64] = "";
+		bool rdma;
+
+		if (!a->ifa_addr || a->ifa_addr->sa_family != family || (a->ifa_flags & IFF_LOOPBACK))
+			continue;
+		if (family == AF_INET6 &&
+		    IN6_IS_ADDR_LINKLOCAL(&((const struct sockaddr_in6 *)a->ifa_addr)->sin6_addr))
+			continue;
+		if (rdma_create_id(ch, &id, NULL, RDMA_PS_UDP))
+			continue;
+		rdma = rdma_bind_addr(id, a->ifa_addr) == 0 && id->verbs;
+		rdma_destroy_id(id);
+		if (!rdma)
+			continue;
+		if (n++ == 0) {
+			memcpy(src, a->ifa_addr, family == AF_INET ? sizeof(struct sockaddr_in) :
+								     sizeof(struct sockaddr_in6));
+			rd_strlcpy(ifname, a->ifa_name, iflen);
+		}
+		rd_cm_addr_str(a->ifa_addr, addr, sizeof(addr));
+		if (used < list_len) {
+			int w = snprintf(list + used, list_len - used, "%s%s (%s)", used ? ", " : "", addr,
+					 a->ifa_name);
+
+			used += w > 0 ? (size_t)w : 0;
+		}
+	}
+	freeifaddrs(ifs);
+	rdma_destroy_event_channel(ch);
+	return n;
+}
+
+/* rdma_resolve_addr of the group from src (NULL: as routed); why says what failed. */
+static int mc_resolve(const struct rd_st_config *cfg, struct mc *m, struct sockaddr *src,
+		      uint64_t t0, struct rdma_cm_event **ev, char *why, size_t why_len)
+{
+	int ret;
+
+	*ev = NULL;
+	if (!m->ch) {
+		m->ch = rdma_create_event_channel();
+		if (!m->ch || rd_cm_nonblock(m->ch)) {
+			ret = errno ? -errno : -EIO;
+			snprintf(why, why_len, "rdma_cm: %s (is rdma_ucm loaded, /dev/infiniband/rdma_cm there?)",
+				 strerror(-ret));
+			return ret;
+		}
+	}
+	if (m->id)
+		rdma_destroy_id(m->id);
+	m->id = NULL;
+	if (rdma_create_id(m->ch, &m->id, NULL, RDMA_PS_UDP)) {
+		ret = errno ? -errno : -EIO;
+		snprintf(why, why_len, "rdma_cm: %s (is rdma_ucm loaded, /dev/infiniband/rdma_cm there?)",
+			 strerror(-ret));
+		return ret;
+	}
+	/* An error at once (no route, no device) or as an event (or none in time). */
+	if (rdma_resolve_addr(m->id, src, (struct sockaddr *)&m->group, cfg->timeout_ms)) {
+		ret = errno ? -errno : -EIO;
+		snprintf(why, why_len, "rdma_resolve_addr: %s", strerror(-ret));
+		return ret;
+	}
+	if ((ret = rd_cm_next_event(m->ch, t0 + MS(cfg->timeout_ms) + MS(1000), ev))) {
+		snprintf(why, why_len, "no answer from rdma_cm: %s", strerror(-ret));
+		return ret;
+	}
+	snprintf(why, why_len, "%s (status %d)", rd_cm_ev_name((*ev)->event), (*ev)->status);
+	if ((*ev)->event != RDMA_CM_EVENT_ADDR_RESOLVED) {
+		rdma_ack_cm_event(*ev);
+		*ev = NULL;
+		return -EHOSTUNREACH;
+	}
+	return 0;
+}
+
+/*
  * The address stage (resolve the group from --bind's interface), the UD QP
  * on the device rdma_cm chose (receives posted for a receiver), the join
  * stage.  True when joined, with the address handle to the group in m->rc.
@@ -92,7 +195,7 @@ static bool mc_join(const struct rd_st_config *cfg, const struct rd_st_hooks *h,
 	struct rdma_cm_event *ev = NULL;
 	struct rd_st_error perr;
 	unsigned int nrecv, nsend;
-	char local[64] = "", why[96];
+	char local[64] = "", why[160], picked[96] = "";
 	union ibv_gid mgid;
 	size_t slot;
 	uint64_t t0 = rd_now_ns();
@@ -110,33 +213,39 @@ static bool mc_join(const struct rd_st_config *cfg, const struct rd_st_hooks *h,
 				"--bind %s is not an IP address of this host", cfg->bind);
 		return false;
 	}
-	m->ch = rdma_create_event_channel();
-	if (!m->ch || rd_cm_nonblock(m->ch) ||
-	    rdma_create_id(m->ch, &m->id, NULL, RDMA_PS_UDP)) {
-		rd_st_stage_add(run, h, "address", false, 0, NULL,
-				"rdma_cm: %s (is rdma_ucm loaded, /dev/infiniband/rdma_cm there?)",
-				strerror(errno));
+	ret = mc_resolve(cfg, m, cfg->bind ? (struct sockaddr *)&src : NULL, t0, &ev, why, sizeof(why));
+	if (ret && !cfg->bind && m->id) {
+		/* No route for the group: the host's one RDMA address, when it has one. */
+		char ifname[IF_NAMESIZE] = "", list[512];
+		unsigned int n = rdma_sources(m->group.ss_family, &src, ifname, sizeof(ifname), list,
+					      sizeof(list));
+
+		if (n == 1) {
+			char addr[64] = "";
+
+			rd_cm_addr_str((struct sockaddr *)&src, addr, sizeof(addr));
+			snprintf(picked, sizeof(picked), " (no --bind: %s on %s, the only RDMA address)",
+				 addr, ifname);
+			ret = mc_resolve(cfg, m, (struct sockaddr *)&src, rd_now_ns(), &ev, why,
+					 sizeof(why));
+		} else if (n > 1) {
+			rd_st_stage_add(run, h, "address", false, ms_since(t0), NULL,
+					"%s: no route for %s and %u RDMA addresses to send from: give "
+					"--bind one of %s", why, cfg->mcast, n, list);
+			return false;
+		}
+	}
+	if (!m->id) {	/* rdma_cm itself is not there */
+		rd_st_stage_add(run, h, "address", false, ms_since(t0), NULL, "%s", why);
 		return false;
 	}
-	/* An error at once (no route, no device) or as an event (or none in time). */
-	if (rdma_resolve_addr(m->id, cfg->bind ? (struct sockaddr *)&src : NULL,
-			      (struct sockaddr *)&m->group, cfg->timeout_ms)) {
-		ret = errno ? -errno : -EIO;
-		snprintf(why, sizeof(why), "rdma_resolve_addr: %s", strerror(-ret));
-	} else if ((ret = rd_cm_next_event(m->ch, t0 + MS(cfg->timeout_ms) + MS(1000), &ev))) {
-		snprintf(why, sizeof(why), "no answer from rdma_cm: %s", strerror(-ret));
-	} else {
-		snprintf(why, sizeof(why), "%s (status %d)", rd_cm_ev_name(ev->event), ev->status);
-	}
-	if (ret || !ev || ev->event != RDMA_CM_EVENT_ADDR_RESOLVED) {
+	if (ret) {
 		rd_st_stage_add(run, h, "address", false, ms_since(t0), NULL,
 				"%s: no RDMA device reaches %s%s%s: give --bind the address of an "
 				"RDMA netdev (rdma-devmap), or route the group to one (ip route add "
 				"%s dev NETDEV)", why, cfg->mcast,
 				cfg->bind ? " from " : "", cfg->bind ? cfg->bind : "",
 				m->group.ss_family == AF_INET ? "224.0.0.0/4" : "ff00::/8");
-		if (ev)
-			rdma_ack_cm_event(ev);
 		return false;
 	}
 	rdma_ack_cm_event(ev);
@@ -145,8 +254,8 @@ static bool mc_join(const struct rd_st_config *cfg, const struct rd_st_hooks *h,
 	run->port = m->id->port_num;
 	rd_cm_addr_str(rdma_get_local_addr(m->id), local, sizeof(local));
 	rd_strlcpy(run->addr, local, sizeof(run->addr));
-	rd_st_stage_add(run, h, "address", true, ms_since(t0), NULL, "%s port %u, %s -> %s", run->dev,
-			run->port, local[0] ? local : "?", cfg->mcast);
+	rd_st_stage_add(run, h, "address", true, ms_since(t0), NULL, "%s port %u, %s -> %s%s", run->dev,
+			run->port, local[0] ? local : "?", cfg->mcast, picked);
 
 	t0 = rd_now_ns();
 	rd_st_slots(&prm, &nrecv, &nsend, &slot);

@@ -122,10 +122,11 @@ int rd_stmcast_main(struct rd_cli *cli, const struct rd_st_config *cfg, bool ser
 		rd_st_mcast_send(cfg, &h, run);
 	status = run->ok ? RD_EXIT_OK : RD_EXIT_FAIL;
 	if (pr.lines) {
-		/* Stopped by a signal, or it could not join: the failed stage says why. */
-		if (run->failed && !cli->json)
-			rd_st_print_stage(stdout, &run->stages[run->nstages - 1], pr.color);
-		else if (run->failed)
+		/*
+		 * Stopped by a signal, or it could not join: the failed stage says
+		 * why (in text, print_stage showed it as it came: not again).
+		 */
+		if (run->failed && cli->json)
 			rd_cli_error(cli, "%s: %s", run->fail_stage, run->stages[run->nstages - 1].detail);
 		print_log(&pr, "stopped");
 		free(run);

@@ -1,0 +1,56 @@
+#!/bin/bash
+# VM scenario: rdma-selftest --mcast without --bind (issue #32).  With no route
+# for the group, the one address of the host's one RDMA netdev is the source,
+# and the address stage says so; with two RDMA netdevs carrying addresses it
+# fails naming both, for --bind; a receiver that cannot join prints its FAIL
+# line once.  A sender needs no receiver (it cannot see them): it passes alone.
+# shellcheck source=tests/vm/lib.sh
+. "$RD_ROOT/tests/vm/lib.sh"
+set -u
+
+S=$RD_ROOT/build/rdma-selftest
+DEV=${VM_RDMA_DEV:-rxe0}
+NET=${VM_NETDEV:-eth0}
+G=239.1.1.9
+
+# No route for the group: take a default route (and a multicast one) away for a while.
+saved_default=$(ip route show default | head -1)
+[ -n "$saved_default" ] && ip route del default
+ip route del 224.0.0.0/4 2>/dev/null
+vm_check "no route for $G (the case without --bind is about)" sh -c "! ip route get $G > /dev/null 2>&1"
+
+out=$(timeout 60 "$S" --mcast "$G" -n 20 --timeout 10 2>&1); rc=$?
+echo "$out" > /tmp/mc-nobind.txt
+vm_check_eq "no --bind, one RDMA netdev: exit 0" 0 "$rc"
+vm_check_output "no --bind: the address stage names the one RDMA address it took" \
+	"PASS  address .*$DEV port 1, $VM_IP -> $G \(no --bind: $VM_IP on $NET, the only RDMA address\)\$" cat /tmp/mc-nobind.txt
+vm_check_output "no --bind: joined and sent" "PASS  send .*20 datagrams of" cat /tmp/mc-nobind.txt
+out=$(timeout 60 "$S" --mcast "$G" -n 5 --timeout 10 -j); rc=$?
+vm_check_eq "no --bind -j: exit 0, pass, the address stage says which source" "0 pass true" \
+	"$rc $(jq -r --arg w "(no --bind: $VM_IP on $NET" '"\(.result) \(.stages[0].detail | contains($w))"' <<<"$out" 2>&1)"
+
+# Two RDMA netdevs with addresses: no guess; the message lists both for --bind.
+modprobe dummy 2>/dev/null
+ip link add dummc type dummy
+ip link set dummc up
+ip addr add 10.77.0.1/24 dev dummc
+rdma link add rxe8 type rxe netdev dummc
+two() { "$RD_ROOT/build/rdma-devinfo" -l 2>/dev/null | grep -q rxe8; }
+vm_retry 20 two
+out=$(timeout 60 "$S" --mcast "$G" -n 5 --timeout 10 2>&1); rc=$?
+echo "$out" > /tmp/mc-two.txt
+vm_check_eq "no --bind, two RDMA addresses: exit 1" 1 "$rc"
+vm_check_output "two RDMA addresses: FAIL at address naming both for --bind" \
+	"FAIL  address .*no route for $G and 2 RDMA addresses to send from: give --bind one of ($VM_IP \($NET\), 10\.77\.0\.1 \(dummc\)|10\.77\.0\.1 \(dummc\), $VM_IP \($NET\))" cat /tmp/mc-two.txt
+out=$(timeout 60 "$S" --mcast "$G" --bind 10.77.0.1 -n 5 --timeout 10 2>&1); rc=$?
+vm_check_eq "--bind picks one of the two: exit 0" 0 "$rc"
+rdma link del rxe8
+ip link del dummc
+
+# A receiver that cannot join (--bind an address of no interface here) says so once.
+out=$(timeout 60 "$S" --mcast "$G" --server --bind 10.99.99.99 --timeout 5 2>&1); rc=$?
+echo "$out" > /tmp/mc-recv-fail.txt
+vm_check_eq "receiver that cannot join: exit 1" 1 "$rc"
+vm_check_eq "receiver that cannot join: one FAIL address line" 1 "$(grep -c 'FAIL  address' /tmp/mc-recv-fail.txt)"
+
+[ -n "$saved_default" ] && ip route add $saved_default
