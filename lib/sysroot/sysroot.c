@@ -152,6 +152,15 @@ struct dircache {
 	} e[DIRCACHE];
 	unsigned long tick;
 	size_t last;	/* the entry used last: a reader's next file is often beside its last */
+	/*
+	 * Directories missed lately (a hash of each path): a directory is
+	 * opened for the cache only when it is asked for again while still
+	 * here.  A reader that goes round more directories than the cache
+	 * holds (rdma-top's 32 ports, each refresh) then opens its files by
+	 * path, one call each, instead of a directory and a file every time.
+	 */
+	uint64_t seen[DIRCACHE * 2];
+	size_t seen_next;
 	bool registered;
 };
 
@@ -220,6 +229,21 @@ static int dircache_get(const char *path, const char **name, bool *cached)
 		/* The slot to fill: the first empty one, else the least recently used. */
 		if (dc->e[slot].path && (!dc->e[i].path || dc->e[i].used < dc->e[slot].used))
 			slot = i;
+	}
+	{
+		uint64_t hv = 1469598103934665603ull;	/* FNV-1a of the directory's path */
+		bool again = false;
+
+		for (size_t i = 0; i < len; i++)
+			hv = (hv ^ (unsigned char)path[i]) * 1099511628211ull;
+		hv |= 1;	/* 0 marks an empty place */
+		for (size_t i = 0; i < RD_ARRAY_SIZE(dc->seen) && !again; i++)
+			again = dc->seen[i] == hv;
+		if (!again) {
+			dc->seen[dc->seen_next] = hv;
+			dc->seen_next = (dc->seen_next + 1) % RD_ARRAY_SIZE(dc->seen);
+			return -1;	/* the first time: by path */
+		}
 	}
 	if (!dc->registered) {
 		if (pthread_once(&dircache_once, dircache_setup) != 0)

@@ -229,7 +229,8 @@ static void test_dircache(void **state)
 	assert_int_equal(rd_sys_read_u64(&sr, &v, "/sys/100%%/v"), 0);
 	assert_int_equal(v, 42);
 	/* Removed and made again (a device unplugged and back): the new file. */
-	assert_int_equal(rd_sys_read_u64(&sr, &v, "/sys/d3/v"), 0);
+	for (int i = 0; i < 3; i++)	/* asked for again: now through a cached descriptor */
+		assert_int_equal(rd_sys_read_u64(&sr, &v, "/sys/d3/v"), 0);
 	snprintf(p, sizeof(p), "%s/sys/d3/v", scratch);
 	assert_int_equal(unlink(p), 0);
 	snprintf(p, sizeof(p), "%s/sys/d3", scratch);
@@ -239,7 +240,8 @@ static void test_dircache(void **state)
 	assert_int_equal(rd_sys_read_u64(&sr, &v, "/sys/d3/v"), 0);
 	assert_int_equal(v, 33);
 	/* Moved aside and replaced (a device renamed): forget, then the new one. */
-	assert_int_equal(rd_sys_read_u64(&sr, &v, "/sys/d4/v"), 0);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(rd_sys_read_u64(&sr, &v, "/sys/d4/v"), 0);
 	snprintf(p, sizeof(p), "%s/sys/d4", scratch);
 	snprintf(q, sizeof(q), "%s/sys/d4.old", scratch);
 	assert_int_equal(rename(p, q), 0);
