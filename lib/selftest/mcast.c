@@ -195,7 +195,7 @@ static bool mc_join(const struct rd_st_config *cfg, const struct rd_st_hooks *h,
 	struct rdma_cm_event *ev = NULL;
 	struct rd_st_error perr;
 	unsigned int nrecv, nsend;
-	char local[64] = "", why[160], picked[96] = "";
+	char local[64] = "", why[160], picked[160] = "";
 	union ibv_gid mgid;
 	size_t slot;
 	uint64_t t0 = rd_now_ns();
