@@ -21,7 +21,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *s = malloc(size + 1), name[64], lower[64];
-	uint8_t gid[16];
 	uint64_t v;
 	struct rd_rate rate;
 	int vid;
@@ -35,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	{
 		/* rd_parse_gid trims white space, then reads; inet_pton is the oracle */
 		const char *b = s, *e = s + strlen(s);
-		uint8_t want[16];
+		uint8_t gid[16];
 		char t[64];
 		int ours;
 
@@ -45,6 +44,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			e--;
 		ours = rd_parse_gid(s, gid);
 		if (e > b && (size_t)(e - b) < sizeof(t)) {
+			uint8_t want[16];
+
 			memcpy(t, b, (size_t)(e - b));
 			t[e - b] = '\0';
 			if ((inet_pton(AF_INET6, t, want) == 1) != (ours == 0) ||
