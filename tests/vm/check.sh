@@ -50,7 +50,7 @@ for f in tests/vm/f-*.sh; do [ -e "$f" ] && FLEET+=("$f"); done
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 case $parts in *" single "*)
-tests/vm/run.sh --name single --timeout 1800 "${SINGLE[@]}" > "$tmp" 2>&1
+tests/vm/run.sh --name single --timeout 2400 "${SINGLE[@]}" > "$tmp" 2>&1
 cat "$tmp"; count "$tmp" ;;
 esac
 case $parts in *" pair "*)
