@@ -118,7 +118,7 @@ uninstall:
 # ---- dependencies (Debian) ----
 DEB_BUILD_DEPS := build-essential pkg-config clang libclang-rt-14-dev libibverbs-dev librdmacm-dev libnl-3-dev \
 	libnl-route-3-dev libncurses-dev libjson-c-dev libibnetdisc-dev libibmad-dev libibumad-dev
-DEB_TEST_DEPS := libcmocka-dev mandoc groff-base cppcheck clang-tidy bash-completion zsh jq tmux strace util-linux qemu-system-x86 busybox-static cpio kmod rdma-core \
+DEB_TEST_DEPS := libcmocka-dev mandoc groff-base cppcheck clang-tidy bash-completion zsh jq gojq tmux strace util-linux qemu-system-x86 busybox-static cpio kmod rdma-core \
 	ibverbs-providers ibverbs-utils rdmacm-utils perftest iproute2 xz-utils zstd valgrind \
 	dpkg-dev debhelper devscripts lintian python3-prometheus-client prometheus \
 	vde2 slurm-wlm munge pdsh clustershell openssh-server openssh-client \
