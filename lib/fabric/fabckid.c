@@ -108,8 +108,10 @@ void rd_fck_sm(struct ctx *c)
 			"and is %s", m->priority, best->lid, best->priority, rd_fab_sm_state_name(best->state));
 		if (x)
 			rd_strlcpy(x->object, l, sizeof(x->object));
-		rd_fck_fix(x, "an SM with a higher priority should take over at its next sweep: if it "
-			"does not, check that it runs with the same SM key (opensm -p, sm_priority)");
+		rd_fck_fix(x, "the master should hand over to the higher priority at its next sweep; "
+			"when it does not, it ignores other SMs (OpenSM: ignore_other_sm, -d0) or their "
+			"SM keys differ (sm_key): mend its configuration and restart it, and the "
+			"higher-priority SM takes over");
 	}
 	if (m)
 		rd_fck_pass(c, "one master (LID %u, priority %u), %u SM%s answered", m->lid, m->priority,
