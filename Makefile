@@ -179,8 +179,10 @@ check-deb:
 
 # The fabric tier: rdma-fabric on simulated InfiniBand fabrics (ibsim + a real
 # OpenSM, infiniband-diags as the oracle; tests/fabric/README.md).  No VM.
+# With SAN=1 BUILD=build/san, rdma-fabric's ASan+UBSan build (run.sh puts
+# ASan's runtime before umad2sim in the preload list).
 check-fabric: all
-	@tests/fabric/run.sh $(BUILD) $(RESULTS)/fabric
+	@tests/fabric/run.sh $(BUILD) $(RESULTS)/fabric$(if $(SAN),-san)
 
 # The fleet scenarios alone: one boot of 3 VMs (FLEET_NODES=N for more).
 check-fleet: all vm-prepare
@@ -266,6 +268,7 @@ check:
 	echo "== fuzzing (15 s a target)"; $(TT) fuzz $(MAKE) --no-print-directory -j$(NPROC) check-fuzz || true; \
 	echo "== Debian package (build, lintian)"; $(TT) deb $(MAKE) --no-print-directory check-deb || true; \
 	echo "== fabric tier (ibsim + OpenSM)"; $(TT) fabric $(MAKE) --no-print-directory check-fabric || true; \
+	echo "== fabric tier, sanitizer build"; $(TT) fabric-san $(MAKE) --no-print-directory SAN=1 BUILD=build/san check-fabric || true; \
 	echo "== VM tier, one VM (waiting for it)"; wait $$vmpid; cat $(BUILD)/vm-single.log
 	@echo "== VM tier, two VMs"; $(TT) vm-pair tests/vm/check.sh $(BUILD) $(RESULTS)/vm-pair pair || true
 	@echo "== VM tier, the fleet"; $(TT) vm-fleet tests/vm/check.sh $(BUILD) $(RESULTS)/vm-fleet fleet || true
