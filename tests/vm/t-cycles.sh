@@ -33,6 +33,8 @@ trap cleanup EXIT
 count() { jq -c "select($1)" "$J" 2>/dev/null | wc -l; }
 count_is() { [ "$(count "$1")" -ge "$2" ]; }
 top_row() { jq -e "select($1)" "$TOP" 2>/dev/null | grep -q .; }
+# top_row_after N FILTER: a row after the file's first N lines matches.
+top_row_after() { tail -n "+$(($1 + 1))" "$TOP" | jq -e "select($2)" 2>/dev/null | grep -q .; }
 
 modprobe veth
 ip link add cyA type veth peer name cyB
@@ -93,8 +95,8 @@ vm_retry 20 grep -q ACTIVE /sys/class/infiniband/rxe1/ports/1/state
 
 n=$(wc -l <"$TOP")
 vm_check "rdma-top: rows for the re-added rxe1" \
-	vm_retry 20 top_row "input_line_number > $n and .dev == \"rxe1\" and .interval and (.gone | not)"
-vm_check "rdma-top: still samples $DEV" vm_retry 20 top_row "input_line_number > $n and .dev == \"$DEV\""
+	vm_retry 20 top_row_after "$n" ".dev == \"rxe1\" and .interval and (.gone | not)"
+vm_check "rdma-top: still samples $DEV" vm_retry 20 top_row_after "$n" ".dev == \"$DEV\""
 gone=$(jq -s 'map(select(.dev == "rxe1" and .gone)) | length' "$TOP")
 vm_log "rdma-top: rxe1 reported gone $gone times in $CYCLES cycles"
 vm_check "rdma-top: rxe1 reported gone (at most once per cycle)" test "$gone" -ge 1 -a "$gone" -le "$CYCLES"

@@ -38,10 +38,10 @@ stop_top() {
 	return $rc
 }
 # lines FILE JQ: until a line of FILE satisfies JQ (20 s)
-until_line() {
+until_line() { # FILE FILTER [AFTER]: a line after the first AFTER lines matches
 	local end=$((SECONDS + 20))
 	while [ $SECONDS -lt $end ]; do
-		jq -e "select($2)" "$1" 2> /dev/null | grep -q . && return 0
+		tail -n "+$((${3:-0} + 1))" "$1" | jq -e "select($2)" 2> /dev/null | grep -q . && return 0
 		vm_sleep 0.3
 	done
 	return 1
@@ -150,11 +150,11 @@ vm_check_eq "rxe1 sampled through netlink on veth0" "netlink veth0" \
 rdma link delete rxe1
 vm_check "rxe1 deleted: reported gone" until_line "$W/hotplug.json" '.dev == "rxe1" and .gone'
 n=$(wc -l < "$W/hotplug.json")
-vm_check "rxe0 still sampled after the delete" until_line "$W/hotplug.json" "input_line_number > $n and .dev == \"$DEV\""
+vm_check "rxe0 still sampled after the delete" until_line "$W/hotplug.json" ".dev == \"$DEV\"" "$n"
 rdma link add rxe1 type rxe netdev veth0
-vm_check "re-created rxe1 comes back" until_line "$W/hotplug.json" "input_line_number > $n and .dev == \"rxe1\" and (.gone | not)"
+vm_check "re-created rxe1 comes back" until_line "$W/hotplug.json" ".dev == \"rxe1\" and (.gone | not)" "$n"
 rdma link delete rxe1
-vm_check "deleted again: gone again" until_line "$W/hotplug.json" "input_line_number > $n and .dev == \"rxe1\" and .gone"
+vm_check "deleted again: gone again" until_line "$W/hotplug.json" ".dev == \"rxe1\" and .gone" "$n"
 kill -0 "$toppid" 2> /dev/null
 vm_check_eq "still running after two deletes" 0 "$?"
 stop_top
