@@ -7,7 +7,10 @@
  * fab->slow and the sweep goes on.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,23 +119,82 @@ static int choose_port(const struct rd_fab_sweep_opts *o, char *ca_out, int *por
 	return 0;
 }
 
-/* Opening the umad port is where permission fails: say it in those words. */
+/* One line of a sysfs attribute, its newline dropped; false if unreadable. */
+static bool read_attr(const char *dir, const char *name, char *buf, size_t len)
+{
+	char path[PATH_MAX];
+	FILE *f;
+	bool ok;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path))
+		return false;
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	ok = fgets(buf, (int)len, f) != NULL;
+	fclose(f);
+	if (ok)
+		buf[strcspn(buf, "\n")] = '\0';
+	return ok;
+}
+
+/*
+ * The device node of CA's PORT: the umadN of /sys/class/infiniband_mad
+ * whose ibdev and port name them (what libibumad opens).  -ENOENT if none.
+ */
+static int umad_node(const char *ca, int port, char *path, size_t len)
+{
+	static const char cls[] = "/sys/class/infiniband_mad";
+	DIR *d = opendir(cls);
+	struct dirent *e;
+	int ret = -ENOENT;
+
+	if (!d)
+		return -errno;
+	while (ret == -ENOENT && (e = readdir(d)) != NULL) {
+		char dir[PATH_MAX], ibdev[UMAD_CA_NAME_LEN + 2], num[16];
+
+		if (strncmp(e->d_name, "umad", 4) != 0 ||
+		    (size_t)snprintf(dir, sizeof(dir), "%s/%s", cls, e->d_name) >= sizeof(dir))
+			continue;
+		if (read_attr(dir, "ibdev", ibdev, sizeof(ibdev)) && strcmp(ibdev, ca) == 0 &&
+		    read_attr(dir, "port", num, sizeof(num)) && atoi(num) == port &&
+		    (size_t)snprintf(path, len, "/dev/infiniband/%s", e->d_name) < len)
+			ret = 0;
+	}
+	closedir(d);
+	return ret;
+}
+
+/*
+ * Opening the umad port is where permission fails: say it in those words.
+ * libibumad's umad_open_port answers -EIO whatever open(2) said, so on a
+ * failure the port's device node is opened here again for the reason.
+ */
 static int check_access(const char *ca, int port, char *why, size_t why_len)
 {
-	int fd = umad_open_port(ca, port);
+	char node[PATH_MAX] = "its umad device";
+	int fd = umad_open_port(ca, port), err = -fd;
 
-	if (fd < 0) {
-		if (fd == -EACCES || fd == -EPERM)
-			snprintf(why, why_len, "%s port %d: no permission to open its "
-				 "/dev/infiniband/umad device (run as root, or in the group "
-				 "that owns it, usually rdma)", ca, port);
-		else
-			snprintf(why, why_len, "%s port %d: cannot open its umad device: %s "
-				 "(is ib_umad loaded?)", ca, port, strerror(-fd));
-		return fd;
+	if (fd >= 0) {
+		umad_close_port(fd);
+		return 0;
 	}
-	umad_close_port(fd);
-	return 0;
+	if (umad_node(ca, port, node, sizeof(node)) == 0) {
+		int again = open(node, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+
+		if (again >= 0)
+			close(again);	/* it opens now: keep libibumad's word */
+		else
+			err = errno;
+	}
+	if (err == EACCES || err == EPERM)
+		snprintf(why, why_len, "%s port %d: no permission to open %s (run as root, or in "
+			 "the group that owns it, usually rdma)", ca, port, node);
+	else
+		snprintf(why, why_len, "%s port %d: cannot open %s: %s (is ib_umad loaded?)", ca,
+			 port, node, strerror(err));
+	return -err;
 }
 
 /*

@@ -25,3 +25,34 @@ vm_check_exit "... -d mlx5_9: names the device that is there" 1 "mlx5_9: no such
 vm_check_exit "... as nobody: the same words, not a permission error" 1 "^rdma-fabric: $eth\$" \
 	setpriv --reuid 65534 --regid 65534 --clear-groups "$F"
 vm_check "rdma-fabric scenarios: no kernel warnings" vm_dmesg_clean
+
+# The permission path.  Only an InfiniBand port gets as far as opening its
+# umad device, and soft-RoCE has none; so the port's link_layer file is
+# covered (a bind mount, this VM's own view) with "InfiniBand": libibumad
+# then takes rxe0 port 1 for an IB port, and the open of the real
+# /dev/infiniband/umad0 (the kernel's ib_umad, mode 0600 root with no udev)
+# is refused to an unprivileged user.  (libibumad answers -EIO for any
+# failed open: rdma-fabric opens the node again for the reason.)  A user in
+# the device's group gets past it (and then finds no subnet on a port that
+# is not IB, which is not checked here).
+LL=/sys/class/infiniband/$DEV/ports/1/link_layer
+UM=/dev/infiniband/umad0
+vm_check_eq "$UM: root's alone (0600 root)" "600 0" "$(stat -c '%a %u' "$UM")"
+echo InfiniBand > /tmp/ll-ib
+if vm_check "link_layer covered with InfiniBand (bind mount)" mount --bind /tmp/ll-ib "$LL"; then
+	perm="^rdma-fabric: $DEV port 1: no permission to open $UM \\(run as root, or in the group that owns it, usually rdma\\)\$"
+	vm_check_exit "as nobody: exit 1, no permission on the umad device, run as root or in the rdma group" 1 "$perm" \
+		setpriv --reuid 65534 --regid 65534 --clear-groups "$F"
+	vm_check_exit "... -j: the same words, stdout empty" 1 "$perm" \
+		setpriv --reuid 65534 --regid 65534 --clear-groups "$F" -j
+	vm_check_eq "... -j: nothing on stdout" "" \
+		"$(setpriv --reuid 65534 --regid 65534 --clear-groups "$F" -j 2> /dev/null)"
+	chgrp 65534 "$UM" && chmod 0660 "$UM"
+	out=$(timeout 60 setpriv --reuid 65534 --regid 65534 --clear-groups "$F" --timeout 50 --retries 0 2>&1)
+	vm_check_eq "in the umad device's group (0660): past the permission check" "" \
+		"$(grep -i 'no permission' <<<"$out")"
+	chmod 0600 "$UM"; chgrp 0 "$UM"
+	umount "$LL"
+fi
+vm_check_eq "link_layer as found" Ethernet "$(cat "$LL")"
+vm_check "rdma-fabric permission scenarios: no kernel warnings" vm_dmesg_clean
