@@ -132,7 +132,7 @@ static bool read_attr(const char *dir, const char *name, char *buf, size_t len)
 	if (!f)
 		return false;
 	ok = fgets(buf, (int)len, f) != NULL;
-	fclose(f);
+	(void)fclose(f);	/* read-only: nothing to lose */
 	if (ok)
 		buf[strcspn(buf, "\n")] = '\0';
 	return ok;
@@ -153,12 +153,14 @@ static int umad_node(const char *ca, int port, char *path, size_t len)
 		return -errno;
 	while (ret == -ENOENT && (e = readdir(d)) != NULL) {
 		char dir[PATH_MAX], ibdev[UMAD_CA_NAME_LEN + 2], num[16];
+		uint64_t n;
 
 		if (strncmp(e->d_name, "umad", 4) != 0 ||
 		    (size_t)snprintf(dir, sizeof(dir), "%s/%s", cls, e->d_name) >= sizeof(dir))
 			continue;
 		if (read_attr(dir, "ibdev", ibdev, sizeof(ibdev)) && strcmp(ibdev, ca) == 0 &&
-		    read_attr(dir, "port", num, sizeof(num)) && atoi(num) == port &&
+		    read_attr(dir, "port", num, sizeof(num)) && rd_parse_u64(num, &n) == 0 &&
+		    n == (uint64_t)port &&
 		    (size_t)snprintf(path, len, "/dev/infiniband/%s", e->d_name) < len)
 			ret = 0;
 	}
