@@ -43,16 +43,18 @@ vm_check_output "healthy, pdsh rdma-devinfo -v -j | rdma-fleet: pass" "^result: 
 	"$F" -w "$HL" /tmp/ff-pdsh-ok.txt
 timeout 600 pdsh -R ssh -t 120 -w "$HL" "$B/rdma-gids" --best -j >/tmp/ff-gids-ok.txt 2>/tmp/ff-gids-ok.err
 # shellcheck disable=SC2016 # jq variables
+"$F" -j -w "$HL" /tmp/ff-gids-ok.txt > /tmp/ff-gids-ok.json
 vm_check "healthy, pdsh rdma-gids --best -j | rdma-fleet -j: every node, no outlier" \
 	jq -e --argjson n "$N" '.result == "pass" and (.hosts | length) == $n and ([.facts[] | select(.fact == "gid_index")][0].agree == $n)' \
-	<<<"$("$F" -j -w "$HL" /tmp/ff-gids-ok.txt)"
+	/tmp/ff-gids-ok.json
 
 # rdma-doctor on every node: the same verdict everywhere
 timeout 600 pdsh -R ssh -t 120 -w "$HL" "$B/rdma-doctor" -j --interval 0 >/tmp/ff-doctor-ok.txt 2>/tmp/ff-doctor-ok.err
 # shellcheck disable=SC2016 # jq variables
+"$F" -j -w "$HL" /tmp/ff-doctor-ok.txt > /tmp/ff-doctor-ok.json
 vm_check "healthy, pdsh rdma-doctor -j | rdma-fleet -j: every node, roce.gid passes on all, no problem" \
 	jq -e --argjson n "$N" '(.hosts | length) == $n and (.problems | length) == 0 and ([.facts[] | select(.fact == "roce.gid")][0] | .majority == "pass" and .agree == $n)' \
-	<<<"$("$F" -j -w "$HL" /tmp/ff-doctor-ok.txt)"
+	/tmp/ff-doctor-ok.json
 
 # --- the last VM made bad for real
 vm_signal ff-make-bad

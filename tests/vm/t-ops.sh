@@ -228,8 +228,9 @@ vm_wait_listen 18702 30
 out=$(timeout 120 "$S" "$VM_IP" -P 18702 --verbs --timeout 10 --op read --latency-only -n 40000 --pings 40000 -j); rc=$?
 wait "$srv"
 vm_check_eq "keep-alive: 40000 verified READs and 40000 timed, --verbs, server --timeout 1: exit 0" 0 "$rc"
+echo "$out" > /tmp/ka-read.json
 vm_check "keep-alive: both READ stages outlasted the server's --timeout" \
-	jq -e '[.stages[] | select(.stage == "read" or .stage == "read-lat") | .result == "pass" and .ms > 1000] | length == 2 and all' <<<"$out"
+	jq -e '[.stages[] | select(.stage == "read" or .stage == "read-lat") | .result == "pass" and .ms > 1000] | length == 2 and all' /tmp/ka-read.json
 vm_check_output "keep-alive (--verbs): the server's session ended done" "verbs client [^ ]+: done, [0-9]+ messages" cat /tmp/ka-srv2.log
 out=$(timeout 120 "$S" --timeout 2 --op read --bandwidth-only -D 3 -j); rc=$?
 # On failure the actual value names the failed stages and why.
