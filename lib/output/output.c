@@ -294,11 +294,55 @@ static void jpad(struct rd_out *o, size_t n)
  * (\b \f \n \r \t, others \u00xx); bytes that are not UTF-8 become U+FFFD,
  * since JSON text is UTF-8 only.
  */
+/*
+ * Whether a JSON string carries all of s's len bytes as they are (printable
+ * ASCII but '"' and '\\'), eight at a time: a word qualifies when no byte is
+ * below 0x20, at or above 0x80, '"' or '\\'.  A borrow from a byte that
+ * fails can make a later one look failed too: that only sends the string
+ * to the exact byte loop.  No read goes past s + len.
+ */
+static bool jsafe_word(uint64_t w)
+{
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+
+	return !(((w - ones * 0x20) | ((w ^ (ones * '"')) - ones) | ((w ^ (ones * '\\')) - ones) | w) &
+		 highs);
+}
+
+static bool jsafe_all(const unsigned char *s, size_t len)
+{
+	uint64_t w = 0x6161616161616161ull;	/* "aaaaaaaa": short strings padded safe */
+	size_t i;
+
+	if (len < 8) {
+		memcpy(&w, s, len);
+		return jsafe_word(w);
+	}
+	for (i = 0; i + 8 <= len; i += 8) {
+		memcpy(&w, s + i, 8);
+		if (!jsafe_word(w))
+			return false;
+	}
+	memcpy(&w, s + len - 8, 8);	/* the last bytes, overlapping the word before */
+	return jsafe_word(w);
+}
+
 static void jstr(struct rd_out *o, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *p = (const unsigned char *)s, *run = p;
+	size_t len = strlen(s);
 
+	/* Most keys and values need no escape: one copy between their quotes. */
+	if (len + 2 <= JBUF_SIZE - o->jlen && jsafe_all(p, len)) {
+		char *d = o->jbuf + o->jlen;
+
+		d[0] = '"';
+		memcpy(d + 1, p, len);
+		d[len + 1] = '"';
+		o->jlen += len + 2;
+		return;
+	}
 	jc(o, '"');
 	while (*p) {
 		unsigned char c = *p;

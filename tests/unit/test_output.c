@@ -313,6 +313,60 @@ static void test_matches_jsonc(void **state)
 	}
 }
 
+/*
+ * Strings are checked eight bytes at a time for what needs escaping: every
+ * length up to 40, one byte of each kind at every place (first and last
+ * byte of a word, across the overlapping last word), against json-c; a
+ * byte that is not UTF-8 against its U+FFFD.
+ */
+static void test_escape_positions(void **state)
+{
+	static const char *const specials[] = { "\"", "\\", "\x01", "\x1f", "\n", "\x7f",
+						 " ", "~", "\xc3\xa9", "\xe2\x82\xac", "\x80" };
+
+	(void)state;
+	for (size_t len = 0; len <= 40; len++) {
+		for (size_t pos = 0; pos <= len; pos++) {
+			for (size_t k = 0; k < sizeof(specials) / sizeof(specials[0]); k++) {
+				char text[64], want[128], *buf = NULL;
+				size_t blen = 0, sl = strlen(specials[k]);
+				FILE *f = open_memstream(&buf, &blen);
+				struct rd_out *o = rd_out_new(f, true, false);
+
+				memset(text, 'x', len);
+				text[len] = '\0';
+				if (pos < len) {	/* pos == len: no special byte at all */
+					memcpy(text + pos, specials[k], sl);
+					memset(text + pos + sl, 'x', len - pos - 1);
+					text[len + sl - 1] = '\0';
+				}
+				rd_out_set_stream(o, true);
+				rd_out_list_begin(o, NULL);
+				rd_out_str(o, RD_ANY, NULL, NULL, text);
+				rd_out_list_end(o);
+				assert_int_equal(rd_out_finish(o), 0);
+				fclose(f);
+				if (strcmp(specials[k], "\x80") == 0 && pos < len) {
+					snprintf(want, sizeof(want), "[\"%.*s\xef\xbf\xbd%s\"]\n", (int)pos,
+						 text, text + pos + 1);
+				} else {
+					json_object *js = json_object_new_array();
+
+					json_object_array_add(js, json_object_new_string(text));
+					snprintf(want, sizeof(want), "%s\n",
+						 json_object_to_json_string_ext(js, JSON_C_TO_STRING_PLAIN |
+										    JSON_C_TO_STRING_NOSLASHESCAPE));
+					json_object_put(js);
+				}
+				if (strcmp(buf, want) != 0)
+					fail_msg("length %zu, special %zu at %zu: got %s want %s", len, k,
+						 pos, buf, want);
+				free(buf);
+			}
+		}
+	}
+}
+
 /* Bytes that are not UTF-8 become U+FFFD; containers left open are closed. */
 static void test_json_edges(void **state)
 {
@@ -358,6 +412,7 @@ int main(void)
 		cmocka_unit_test(test_sections),
 		cmocka_unit_test(test_stream),
 		cmocka_unit_test(test_matches_jsonc),
+		cmocka_unit_test(test_escape_positions),
 		cmocka_unit_test(test_json_edges),
 		cmocka_unit_test(test_color_mode),
 	};
