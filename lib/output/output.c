@@ -290,11 +290,6 @@ static void jpad(struct rd_out *o, size_t n)
 #define JLIT(o, s) jw(o, s, sizeof(s) - 1)
 
 /*
- * A JSON string: '"', '\\' and control characters escaped as json-c does
- * (\b \f \n \r \t, others \u00xx); bytes that are not UTF-8 become U+FFFD,
- * since JSON text is UTF-8 only.
- */
-/*
  * Whether a JSON string carries all of s's len bytes as they are (printable
  * ASCII but '"' and '\\'), eight at a time: a word qualifies when no byte is
  * below 0x20, at or above 0x80, '"' or '\\'.  A borrow from a byte that
@@ -327,6 +322,11 @@ static bool jsafe_all(const unsigned char *s, size_t len)
 	return jsafe_word(w);
 }
 
+/*
+ * A JSON string: '"', '\\' and control characters escaped as json-c does
+ * (\b \f \n \r \t, others \u00xx); bytes that are not UTF-8 become U+FFFD,
+ * since JSON text is UTF-8 only.
+ */
 static void jstr(struct rd_out *o, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
