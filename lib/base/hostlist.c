@@ -331,10 +331,11 @@ int rd_hostlist_expand(const char *expr, struct rd_strlist *out, struct rd_hostl
 		err->msg[0] = '\0';
 	}
 	rc = hl_expand_into(expr, &tmp, err);
-	for (size_t i = 0; !rc && i < tmp.n; i++)
-		rc = rd_strlist_add(out, tmp.v[i]);
-	rd_strlist_free(&tmp);
-	return rc;
+	if (rc) {
+		rd_strlist_free(&tmp);
+		return rc;
+	}
+	return rd_strlist_move(out, &tmp);
 }
 
 int rd_hostfile_read(const char *path, int timeout_ms, struct rd_strlist *out,
@@ -367,9 +368,10 @@ int rd_hostfile_read(const char *path, int timeout_ms, struct rd_strlist *out,
 		rc = 0;
 	}
 	rd_infile_close(&f);
-	for (size_t i = 0; !rc && i < tmp.n; i++)
-		rc = rd_strlist_add(out, tmp.v[i]);
-	rd_strlist_free(&tmp);
+	if (rc)
+		rd_strlist_free(&tmp);
+	else
+		rc = rd_strlist_move(out, &tmp);
 	if (rc && err)
 		*err = e;
 	return rc;
@@ -479,7 +481,9 @@ char *rd_hostlist_compress(const struct rd_strlist *names)
 		if (d < len && len - d <= HL_MAX_DIGITS) {
 			v[i].has_num = true;
 			v[i].plen = d;
-			v[i].num = strtoull(s + d, NULL, 10);
+			v[i].num = 0;	/* at most HL_MAX_DIGITS digits: no overflow */
+			for (size_t k = d; k < len; k++)
+				v[i].num = v[i].num * 10 + (uint64_t)(s[k] - '0');
 			v[i].len = (int)(len - d);
 		}
 		/* The group: the prefix of a numbered name, else the whole name;

@@ -30,6 +30,34 @@ int rd_strlist_add(struct rd_strlist *l, const char *s)
 	return 0;
 }
 
+int rd_strlist_move(struct rd_strlist *l, struct rd_strlist *from)
+{
+	if (!l->v) {
+		*l = *from;
+	} else if (from->n) {
+		if (l->n + from->n + 1 > l->cap) {
+			size_t cap = l->n + from->n + 1;
+			char **v = realloc(l->v, cap * sizeof(*v));
+
+			if (!v) {
+				rd_strlist_free(from);
+				return -ENOMEM;
+			}
+			l->v = v;
+			l->cap = cap;
+		}
+		memcpy(l->v + l->n, from->v, from->n * sizeof(*from->v));
+		l->n += from->n;
+		l->v[l->n] = NULL;
+		free(from->v);
+	} else {
+		free(from->v);
+	}
+	from->v = NULL;
+	from->n = from->cap = 0;
+	return 0;
+}
+
 bool rd_strlist_has(const struct rd_strlist *l, const char *s)
 {
 	for (size_t i = 0; i < l->n; i++)

@@ -19,6 +19,11 @@ struct rd_strlist {
 int rd_strlist_add(struct rd_strlist *l, const char *s);
 /* Add unless an equal string is already present. */
 int rd_strlist_add_unique(struct rd_strlist *l, const char *s);
+/*
+ * Move every string of from to the end of l, which owns them after (no
+ * copy); from is left empty.  -ENOMEM: l is as it was, from's strings freed.
+ */
+int rd_strlist_move(struct rd_strlist *l, struct rd_strlist *from);
 bool rd_strlist_has(const struct rd_strlist *l, const char *s);
 void rd_strlist_free(struct rd_strlist *l);
 /* Join with sep into a new string (never NULL on success; "" for an empty list). */

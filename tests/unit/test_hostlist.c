@@ -186,6 +186,39 @@ static void test_compress(void **state)
 	compresses_to("n[0-2]", "n[0-2]");
 	compresses_to("n[000-002]", "n[000-002]");
 	compresses_to("", "");
+	/* the longest number a name may end in (18 digits); with 19 it is a plain name */
+	compresses_to("n[999999999999999998-999999999999999999]",
+		      "n[999999999999999998-999999999999999999]");
+	compresses_to("n1234567890123456789,n1234567890123456788",
+		      "n1234567890123456789,n1234567890123456788");
+}
+
+/* Expanding into a list that has names appends; a failure leaves it as it was. */
+static void test_expand_appends(void **state)
+{
+	struct rd_strlist l = { 0 }, f = { 0 };
+	char *got;
+
+	(void)state;
+	assert_int_equal(rd_strlist_add(&l, "keep"), 0);
+	assert_int_equal(rd_hostlist_expand("a[1-3]", &l, NULL), 0);
+	assert_int_equal(rd_hostlist_expand("", &l, NULL), 0);
+	assert_int_equal(rd_hostlist_expand("b", &l, NULL), 0);
+	got = rd_strlist_join(&l, " ");
+	assert_string_equal(got, "keep a1 a2 a3 b");
+	assert_null(l.v[l.n]);
+	free(got);
+	assert_int_equal(rd_hostlist_expand("c,d[", &l, NULL), -EINVAL);
+	assert_int_equal(l.n, 5);
+	/* rd_strlist_move: into an empty list, and from an empty one */
+	assert_int_equal(rd_strlist_move(&f, &l), 0);
+	assert_int_equal(f.n, 5);
+	assert_int_equal(l.n, 0);
+	assert_null(l.v);
+	assert_int_equal(rd_strlist_move(&f, &l), 0);
+	assert_int_equal(f.n, 5);
+	assert_string_equal(f.v[4], "b");
+	rd_strlist_free(&f);
 }
 
 int main(void)
@@ -196,6 +229,7 @@ int main(void)
 		cmocka_unit_test(test_too_big),
 		cmocka_unit_test(test_hostfile),
 		cmocka_unit_test(test_compress),
+		cmocka_unit_test(test_expand_appends),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -182,17 +182,22 @@ static int problem_vadd(struct rd_fleet *f, struct host *h, const char *src, siz
 {
 	struct rd_fleet_problem *p;
 	char buf[512];
+	const char *what = fmt;
 
 	if (grow(&f->problems, &f->pcap, f->nproblems, sizeof(*f->problems)))
 		return -ENOMEM;
 	h->problem = true;
-	(void)vsnprintf(buf, sizeof(buf), fmt, ap);
+	/* A text with nothing to format (a million silent hosts) skips printf. */
+	if (strchr(fmt, '%')) {
+		(void)vsnprintf(buf, sizeof(buf), fmt, ap);
+		what = buf;
+	}
 	p = &f->problems[f->nproblems];
 	p->host = h->name;
 	p->hostno = (size_t)(h - f->hosts);
 	p->source = src ? text_intern(f, src) : NULL;
 	p->line = line;
-	p->what = text_intern(f, buf);
+	p->what = text_intern(f, what);
 	if (!p->what || (src && !p->source))
 		return -ENOMEM;
 	f->nproblems++;
