@@ -108,17 +108,15 @@ one() {
 	t0=$(date +%s)
 	# timeout signals the scenario's whole process group (its ibsim and
 	# OpenSM too); a subshell, so that the shell's "Killed" goes to the output.
+	local -a env=(RD_ROOT="$RD_ROOT" FABRIC_BUILD="$build_abs" FABRIC_DIR="$dir")
 	if [ -n "$san_bin" ]; then
 		mkdir -p "$dir/san"
-		(RD_ROOT=$RD_ROOT FABRIC_BUILD=$san_bin FABRIC_DIR=$dir \
-			ASAN_OPTIONS="detect_leaks=1:fast_unwind_on_malloc=0:abort_on_error=0:exitcode=99:log_path=$dir/san/asan:suppressions=$RD_ROOT/tests/fabric/asan.supp" \
-			LSAN_OPTIONS="suppressions=$RD_ROOT/tests/fabric/lsan.supp:print_suppressions=0" \
-			UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:exitcode=98:log_path=$dir/san/ubsan" \
-			timeout -k 10 "${FABRIC_TIMEOUT:-600}" bash "$s" < /dev/null) > "$dir/output" 2>&1
-	else
-		(RD_ROOT=$RD_ROOT FABRIC_BUILD=$build_abs FABRIC_DIR=$dir \
-			timeout -k 10 "${FABRIC_TIMEOUT:-600}" bash "$s" < /dev/null) > "$dir/output" 2>&1
+		env=(RD_ROOT="$RD_ROOT" FABRIC_BUILD="$san_bin" FABRIC_DIR="$dir"
+			ASAN_OPTIONS="detect_leaks=1:fast_unwind_on_malloc=0:abort_on_error=0:exitcode=99:log_path=$dir/san/asan:suppressions=$RD_ROOT/tests/fabric/asan.supp"
+			LSAN_OPTIONS="suppressions=$RD_ROOT/tests/fabric/lsan.supp:print_suppressions=0"
+			UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:exitcode=98:log_path=$dir/san/ubsan")
 	fi
+	(env "${env[@]}" timeout -k 10 "${FABRIC_TIMEOUT:-600}" bash "$s" < /dev/null) > "$dir/output" 2>&1
 	rc=$?
 	ok=$(grep -c '^ok - ' "$dir/output")
 	bad=$(grep -c '^FAIL - ' "$dir/output")

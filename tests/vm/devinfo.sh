@@ -86,8 +86,8 @@ vm_check_eq "-p 7 message" "rdma-devinfo: $DEV: no port 7 (ports: 1)" "$out"
 # it 0666; we make it 0600 for the test): verbs are refused, sysfs facts remain.
 perm=$(stat -c %a "/dev/infiniband/$uv")
 chmod 600 "/dev/infiniband/$uv"
-out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$T" -j -v -d "$DEV" 2>&1); rc=$?
-setpriv --reuid=65534 --regid=65534 --clear-groups "$T" -v -d "$DEV" > /tmp/unpriv.txt 2>&1
+out=$(vm_as_nobody "$T" -j -v -d "$DEV" 2>&1); rc=$?
+vm_as_nobody "$T" -v -d "$DEV" > /tmp/unpriv.txt 2>&1
 chmod "$perm" "/dev/infiniband/$uv"
 vm_check_eq "unprivileged -v exits 0" 0 "$rc"
 echo "$out" > /tmp/unpriv.json

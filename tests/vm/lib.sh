@@ -255,6 +255,10 @@ vm_gid_index() {
     return 1
 }
 
+# vm_as_nobody CMD [ARG...] -- CMD as user and group nobody (65534), no
+# supplementary groups: what an unprivileged user may do.
+vm_as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+
 # vm_ping HOST [COUNT=3] -- ICMP echo; uses ping(8) if the host has it,
 # else busybox's (the host's busybox-static is in the chroot too).
 vm_ping() {

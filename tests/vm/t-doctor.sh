@@ -187,7 +187,7 @@ last
 vm_check_output "ulimit -l unlimited: sys.memlock PASS" "^sys\.memlock +node +PASS +RLIMIT_MEMLOCK unlimited" cat /tmp/doctor.last
 
 # ---- unprivileged: runs, no crash, still a verdict (what needs root is a SKIP with the reason)
-_vm_capture setpriv --reuid 65534 --regid 65534 --clear-groups "$D" -j --interval 0
+_vm_capture vm_as_nobody "$D" -j --interval 0
 vm_check_eq "as nobody: exit 0 or 1 with a JSON verdict" "ok" \
 	"$( { [ "$_vm_rc" -le 1 ] && jq -e '.verdict' "$_vm_out" >/dev/null; } && echo ok || echo "rc $_vm_rc")"
 

@@ -23,7 +23,7 @@ vm_check_eq "... -j: stdout is empty" "" "$("$F" -j 2> /dev/null)"
 vm_check_exit "... --nhc: one ERROR line naming the port" 1 "^ERROR: rdma-fabric: .*$DEV port 1 is Ethernet" "$F" --nhc
 vm_check_exit "... -d mlx5_9: names the device that is there" 1 "mlx5_9: no such device \\(known: $DEV\\)" "$F" -d mlx5_9
 vm_check_exit "... as nobody: the same words, not a permission error" 1 "^rdma-fabric: $eth\$" \
-	setpriv --reuid 65534 --regid 65534 --clear-groups "$F"
+	vm_as_nobody "$F"
 vm_check "rdma-fabric scenarios: no kernel warnings" vm_dmesg_clean
 
 # The permission path.  Only an InfiniBand port gets as far as opening its
@@ -42,13 +42,13 @@ echo InfiniBand > /tmp/ll-ib
 if vm_check "link_layer covered with InfiniBand (bind mount)" mount --bind /tmp/ll-ib "$LL"; then
 	perm="^rdma-fabric: $DEV port 1: no permission to open $UM \\(run as root, or in the group that owns it, usually rdma\\)\$"
 	vm_check_exit "as nobody: exit 1, no permission on the umad device, run as root or in the rdma group" 1 "$perm" \
-		setpriv --reuid 65534 --regid 65534 --clear-groups "$F"
+		vm_as_nobody "$F"
 	vm_check_exit "... -j: the same words, stdout empty" 1 "$perm" \
-		setpriv --reuid 65534 --regid 65534 --clear-groups "$F" -j
+		vm_as_nobody "$F" -j
 	vm_check_eq "... -j: nothing on stdout" "" \
-		"$(setpriv --reuid 65534 --regid 65534 --clear-groups "$F" -j 2> /dev/null)"
+		"$(vm_as_nobody "$F" -j 2> /dev/null)"
 	chgrp 65534 "$UM" && chmod 0660 "$UM"
-	out=$(timeout 60 setpriv --reuid 65534 --regid 65534 --clear-groups "$F" --timeout 50 --retries 0 2>&1)
+	out=$(vm_as_nobody timeout 60 "$F" --timeout 50 --retries 0 2>&1)
 	vm_check_eq "in the umad device's group (0660): past the permission check" "" \
 		"$(grep -i 'no permission' <<<"$out")"
 	chmod 0600 "$UM"; chgrp 0 "$UM"
