@@ -80,6 +80,8 @@ static void json_sum(struct rd_out *o, const struct rd_sum_val *s, const char *t
 
 static void json_counters(struct rd_out *o, const struct rd_watch_port *p, enum rd_ctr_src src)
 {
+	static const struct rd_name k_value = RD_NAME_PLAIN("value"),
+				    k_delta = RD_NAME_PLAIN("delta"), k_rate = RD_NAME_PLAIN("rate");
 	bool any = false;
 
 	for (size_t i = 0; i < p->ctrs.n; i++)
@@ -92,17 +94,17 @@ static void json_counters(struct rd_out *o, const struct rd_watch_port *p, enum 
 
 		if (c->src != src)
 			continue;
-		rd_out_section_begin(o, c->name, NULL);
+		rd_out_section_begin_name(o, &c->key);
 		if (c->err) {
 			rd_out_str(o, RD_JSON, "error", NULL, rd_read_strerror(c->err));
 		} else {
-			rd_out_u64(o, RD_JSON, "value", NULL, c->value);
+			rd_out_u64_name(o, RD_JSON, &k_value, c->value);
 		}
 		switch (c->kind) {
 		case RD_DELTA_OK:
 		case RD_DELTA_WRAP:
-			rd_out_u64(o, RD_JSON, "delta", NULL, c->delta);
-			rd_out_double(o, RD_JSON, "rate", NULL, round_to(c->rate, 1e-3), NULL);
+			rd_out_u64_name(o, RD_JSON, &k_delta, c->delta);
+			rd_out_double_name(o, RD_JSON, &k_rate, round_to(c->rate, 1e-3), NULL);
 			if (c->kind == RD_DELTA_WRAP)
 				rd_out_bool(o, RD_JSON, "wrapped", NULL, true);
 			break;

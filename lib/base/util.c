@@ -255,6 +255,17 @@ void rd_strlcpy(char *dst, const char *src, size_t len)
 	dst[n] = '\0';
 }
 
+void rd_name_set(struct rd_name *n, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	n->s = s;
+	while (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\')
+		p++;
+	n->plain = *p == '\0';
+	n->len = n->plain ? (size_t)(p - (const unsigned char *)s) : strlen(s);
+}
+
 static int first_write_errno;
 
 int rd_write_error(int err)

@@ -60,6 +60,20 @@ int rd_vsnprintf(char *buf, size_t len, const char *fmt, va_list ap)
 
 /* Copy with truncation, always NUL-terminated. */
 void rd_strlcpy(char *dst, const char *src, size_t len);
+
+/*
+ * A name measured once, for loops that print the same names many times
+ * (rdma-top's counters, every refresh): its length, and whether it is plain
+ * (printable ASCII without '"' or '\\'), which lets a writer copy it as it
+ * is.  s is borrowed.  RD_NAME_PLAIN is for string literals that are plain.
+ */
+struct rd_name {
+	const char *s;
+	size_t len;
+	bool plain;
+};
+#define RD_NAME_PLAIN(lit) { (lit), sizeof(lit) - 1, true }
+void rd_name_set(struct rd_name *n, const char *s);
 /*
  * A timestamp as logs print it: "2026-11-25T19:43:13.003" in local time, or
  * with utc "...Z".  buf holds 40 bytes.

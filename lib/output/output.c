@@ -268,6 +268,14 @@ static void jw(struct rd_out *o, const void *s, size_t n)
 	o->jlen += n;
 }
 
+/* Room for n more bytes (n < JBUF_SIZE) at the buffer's end, flushing first if short. */
+static char *jroom(struct rd_out *o, size_t n)
+{
+	if (n > JBUF_SIZE - o->jlen)
+		jflush(o);
+	return o->jbuf + o->jlen;
+}
+
 static void jc(struct rd_out *o, char c)
 {
 	if (o->jlen == JBUF_SIZE)
@@ -320,6 +328,31 @@ static bool jsafe_all(const unsigned char *s, size_t len)
 	}
 	memcpy(&w, s + len - 8, 8);	/* the last bytes, overlapping the word before */
 	return jsafe_word(w);
+}
+
+/*
+ * Copy len bytes of s to d, eight at a time, checking them as jsafe_all does
+ * on the way: whether they were all safe.  d has room for len bytes.
+ */
+static bool jcopy_safe(char *d, const unsigned char *s, size_t len)
+{
+	uint64_t w = 0x6161616161616161ull;
+	bool safe = true;
+	size_t i;
+
+	if (len < 8) {
+		memcpy(&w, s, len);
+		memcpy(d, &w, len);
+		return jsafe_word(w);
+	}
+	for (i = 0; i + 8 <= len; i += 8) {
+		memcpy(&w, s + i, 8);
+		memcpy(d + i, &w, 8);
+		safe &= jsafe_word(w);
+	}
+	memcpy(&w, s + len - 8, 8);
+	memcpy(d + len - 8, &w, 8);
+	return safe && jsafe_word(w);
 }
 
 /*
@@ -411,6 +444,28 @@ static void jbegin(struct rd_out *o, const char *key)
 
 	if (o->depth == 0)
 		return;
+	/* A member of a JSON line whose key needs no escape: `,"key":` in one piece. */
+	if (!pretty && !o->jst[o->depth - 1].array) {
+		const char *k = key ? key : "value";
+		size_t len = strlen(k);
+
+		if (len < JBUF_SIZE - 4) {
+			char *d = jroom(o, len + 4), *start = d;
+
+			if (o->jst[o->depth - 1].had)
+				*d++ = ',';
+			*d++ = '"';
+			/* Nothing counts as written until the key is found safe. */
+			if (jcopy_safe(d, (const unsigned char *)k, len)) {
+				d += len;
+				*d++ = '"';
+				*d++ = ':';
+				o->jlen += (size_t)(d - start);
+				o->jst[o->depth - 1].had = true;
+				return;
+			}
+		}
+	}
 	if (o->jst[o->depth - 1].had) {
 		jc(o, ',');
 		if (pretty)
@@ -428,6 +483,27 @@ static void jbegin(struct rd_out *o, const char *key)
 	}
 }
 
+/* jbegin with a measured key: a plain one in a JSON line is copied as it is. */
+static void jbegin_name(struct rd_out *o, const struct rd_name *key)
+{
+	if (o->stream && o->depth && !o->jst[o->depth - 1].array && key->plain &&
+	    key->len < JBUF_SIZE - 4) {
+		char *d = jroom(o, key->len + 4), *start = d;
+
+		if (o->jst[o->depth - 1].had)
+			*d++ = ',';
+		*d++ = '"';
+		memcpy(d, key->s, key->len);
+		d += key->len;
+		*d++ = '"';
+		*d++ = ':';
+		o->jlen += (size_t)(d - start);
+		o->jst[o->depth - 1].had = true;
+		return;
+	}
+	jbegin(o, key->s);
+}
+
 /* After a value: one that ends a top-level document ends its line. */
 static void jend(struct rd_out *o)
 {
@@ -439,17 +515,23 @@ static void jend(struct rd_out *o)
 		o->io_error = rd_write_error(errno);
 }
 
-static int json_push(struct rd_out *o, const char *key, bool array)
+/* Open a container whose key (if any) is written. */
+static void json_open(struct rd_out *o, bool array)
 {
-	if (o->depth >= MAX_DEPTH)
-		return -E2BIG;
-	jbegin(o, key);
 	jc(o, array ? '[' : '{');
 	if (!o->stream)
 		jc(o, '\n');
 	o->jst[o->depth].array = array;
 	o->jst[o->depth].had = false;
 	o->depth++;
+}
+
+static int json_push(struct rd_out *o, const char *key, bool array)
+{
+	if (o->depth >= MAX_DEPTH)
+		return -E2BIG;
+	jbegin(o, key);
+	json_open(o, array);
 	return 0;
 }
 
@@ -467,17 +549,37 @@ static void json_pop(struct rd_out *o)
 	jend(o);
 }
 
-/* A number's digits without printf. */
+/* How many decimal digits v has. */
+static size_t ndigits(uint64_t v)
+{
+	size_t n = 1;
+
+	for (; v >= 10000; v /= 10000)
+		n += 4;
+	return n + (v >= 10) + (v >= 100) + (v >= 1000);
+}
+
+/* A number's digits without printf, two at a time, straight into the buffer. */
 static void ju64(struct rd_out *o, uint64_t v)
 {
-	char buf[20];
-	size_t i = sizeof(buf);
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+				    "25262728293031323334353637383940414243444546474849"
+				    "50515253545556575859606162636465666768697071727374"
+				    "75767778798081828384858687888990919293949596979899";
+	size_t n = ndigits(v);
+	char *e = jroom(o, n) + n;
 
-	do {
-		buf[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	jw(o, buf + i, sizeof(buf) - i);
+	for (; v >= 100; v /= 100) {
+		e -= 2;
+		memcpy(e, pairs + 2 * (v % 100), 2);
+	}
+	if (v >= 10) {
+		e -= 2;
+		memcpy(e, pairs + 2 * v, 2);
+	} else {
+		*--e = (char)('0' + v);
+	}
+	o->jlen += n;
 }
 
 /*
@@ -485,10 +587,65 @@ static void ju64(struct rd_out *o, uint64_t v)
  * number is null.  Whole numbers below 1e10, which "%.10g" prints as plain
  * digits (most rates of idle counters are 0), skip printf.
  */
+/*
+ * v as "%.10g" prints it when v is a short decimal (rates rounded to 1e-3,
+ * intervals to 1e-6): 1e-4 <= |v| < 1e9, so printf would not choose an
+ * exponent, and |v| * 10^places within a relative 1e-12 of an integer m below
+ * 1e10 for some places <= 6.  Then m / 10^places has at most ten significant
+ * digits and v is nearer to it than half a unit of the tenth (5e-11
+ * relative), so its digits, trailing zeros dropped, are printf's.  0 when v
+ * is not such a number (printf it is).
+ */
+static size_t jdecimal(char out[32], double v)
+{
+	static const uint64_t pow10[] = { 1, 10, 100, 1000, 10000, 100000, 1000000 };
+	double a = fabs(v), x = a;
+	char *p = out;
+
+	if (!(a >= 1e-4 && a < 1e9))
+		return 0;
+	for (size_t places = 1; places < RD_ARRAY_SIZE(pow10); places++) {
+		uint64_t m, ip, frac;
+		char digits[24];
+		size_t n = 0;
+
+		x *= 10;
+		if (x >= 1e10)
+			return 0;
+		m = (uint64_t)(x + 0.5);
+		if (fabs(x - (double)m) > x * 1e-12)
+			continue;
+		ip = m / pow10[places];
+		frac = m % pow10[places];
+		if (v < 0)
+			*p++ = '-';
+		do {
+			digits[n++] = (char)('0' + ip % 10);
+			ip /= 10;
+		} while (ip);
+		while (n)
+			*p++ = digits[--n];
+		if (frac) {
+			size_t keep = places;
+
+			while (frac % 10 == 0) {
+				frac /= 10;
+				keep--;
+			}
+			*p++ = '.';
+			for (size_t i = keep; i-- > 0; frac /= 10)
+				p[i] = (char)('0' + frac % 10);
+			p += keep;
+		}
+		return (size_t)(p - out);
+	}
+	return 0;
+}
+
 static void jdouble(struct rd_out *o, double v)
 {
 	char num[32];
-	int n;
+	size_t n;
 
 	if (!isfinite(v)) {
 		JLIT(o, "null");
@@ -500,8 +657,10 @@ static void jdouble(struct rd_out *o, double v)
 		ju64(o, (uint64_t)(v < 0 ? -(int64_t)v : (int64_t)v));
 		return;
 	}
-	n = snprintf(num, sizeof(num), "%.10g", v);
-	jw(o, num, (size_t)n);
+	n = jdecimal(num, v);
+	if (!n)
+		n = (size_t)snprintf(num, sizeof(num), "%.10g", v);
+	jw(o, num, n);
 }
 
 static void json_str(struct rd_out *o, const char *key, const char *val)
@@ -727,6 +886,17 @@ int rd_out_section_begin(struct rd_out *o, const char *key, const char *heading_
 	return 0;
 }
 
+int rd_out_section_begin_name(struct rd_out *o, const struct rd_name *key)
+{
+	if (!o->json)
+		return rd_out_section_begin(o, key->s, NULL);
+	if (o->depth >= MAX_DEPTH)
+		return -E2BIG;
+	jbegin_name(o, key);
+	json_open(o, false);
+	return 0;
+}
+
 int rd_out_section_end(struct rd_out *o)
 {
 	if (o->json) {
@@ -889,6 +1059,29 @@ void rd_out_double(struct rd_out *o, int kind, const char *key, const char *labe
 
 		snprintf(buf, sizeof(buf), textfmt ? textfmt : "%g", val);
 		text_field(o, key, label ? label : key, RD_C_NONE, buf);
+	}
+}
+
+void rd_out_u64_name(struct rd_out *o, int kind, const struct rd_name *key, uint64_t val)
+{
+	if (!o->json) {
+		rd_out_u64(o, kind, key->s, NULL, val);
+	} else if (kind & RD_JSON) {
+		jbegin_name(o, key);
+		ju64(o, val);
+		jend(o);
+	}
+}
+
+void rd_out_double_name(struct rd_out *o, int kind, const struct rd_name *key, double val,
+			const char *textfmt)
+{
+	if (!o->json) {
+		rd_out_double(o, kind, key->s, NULL, val, textfmt);
+	} else if (kind & RD_JSON) {
+		jbegin_name(o, key);
+		jdouble(o, val);
+		jend(o);
 	}
 }
 

@@ -74,6 +74,15 @@ void rd_out_u64_fmt(struct rd_out *o, int kind, const char *key, const char *lab
 void rd_out_double(struct rd_out *o, int kind, const char *key, const char *label, double val,
 		   const char *textfmt);
 void rd_out_bool(struct rd_out *o, int kind, const char *key, const char *label, bool val);
+/*
+ * The same with a key measured once (rd_name_set): for loops that write the
+ * same keys thousands of times, where a plain key is copied without being
+ * looked at again.  Text: the key is the label; a section has no heading.
+ */
+int rd_out_section_begin_name(struct rd_out *o, const struct rd_name *key);
+void rd_out_u64_name(struct rd_out *o, int kind, const struct rd_name *key, uint64_t val);
+void rd_out_double_name(struct rd_out *o, int kind, const struct rd_name *key, double val,
+			const char *textfmt);
 /* JSON array of strings; text joined with sep ("-" in tables when empty). */
 void rd_out_strlist(struct rd_out *o, int kind, const char *key, const char *label,
 		    const struct rd_strlist *l, const char *sep);

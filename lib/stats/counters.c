@@ -363,6 +363,7 @@ int rd_port_ctrs_add(struct rd_port_ctrs *pc, enum rd_ctr_src src, const char *n
 	if (!c->name)
 		return -ENOMEM;
 	RD_GCC_LEAK_FP_END
+	rd_name_set(&c->key, c->name);
 	c->src = src;
 	c->fd = fd;
 	rd_ctr_classify(src, name, &c->info);

@@ -106,6 +106,7 @@ enum rd_delta_kind rd_ctr_update(const struct rd_ctr_info *info, struct rd_ctr_s
 /* One counter of a port. */
 struct rd_counter {
 	char *name;
+	struct rd_name key;		/* name, measured once for printing */
 	enum rd_ctr_src src;
 	struct rd_ctr_info info;
 	int fd;				/* sysfs file kept open; -1 when fed by netlink */

@@ -387,6 +387,144 @@ static void test_json_edges(void **state)
 	free(buf);
 }
 
+/* One double in a JSON line, as the writer prints it: {"v":...}. */
+static void double_json(double v, char *out, size_t len)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+	struct rd_out *o = rd_out_new(f, true, false);
+
+	rd_out_set_stream(o, true);
+	rd_out_section_begin(o, NULL, NULL);
+	rd_out_double(o, RD_JSON, "v", NULL, v, NULL);
+	rd_out_section_end(o);
+	assert_int_equal(rd_out_finish(o), 0);
+	fclose(f);
+	snprintf(out, len, "%s", buf);
+	free(buf);
+}
+
+static void check_double(double v)
+{
+	char got[64], want[64], num[32];
+
+	double_json(v, got, sizeof(got));
+	snprintf(num, sizeof(num), "%.10g", v);
+	snprintf(want, sizeof(want), "{\"v\":%s}\n", isfinite(v) ? num : "null");
+	if (strcmp(got, want) != 0)
+		fail_msg("%.17g: wrote %s, printf %s", v, got, want);
+}
+
+/*
+ * Doubles are written as "%.10g" prints them, also where the writer skips
+ * printf (whole numbers; short decimals: rates rounded to 1e-3, intervals
+ * to 1e-6): decimals of every length around each limit, as rdma-top makes
+ * them, negative, near powers of ten, and random bit patterns.
+ */
+static void test_double_digits(void **state)
+{
+	static const double edges[] = { 1e-4, 9.9999e-5, 1e-4 - 1e-17, 0.1, 0.3, 1.0 / 3, 2.5,
+					 999999999.5, 1e9, 1e9 - 0.001, 999999999.999, 9999999.999,
+					 1e10 - 1, 1e10, 1e10 + 0.5, 123456.7890123, 1e-6, 5e-6,
+					 0.000123456, 2.0000000000001, 1.9999999999999, -0.0, 0.0,
+					 1e15, 1e300, 5e-324, INFINITY, NAN };
+	static const double units[] = { 1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7 };
+	uint64_t r = 0x5eed;
+
+	(void)state;
+	for (size_t i = 0; i < RD_ARRAY_SIZE(edges); i++) {
+		check_double(edges[i]);
+		check_double(-edges[i]);
+	}
+	for (size_t u = 0; u < RD_ARRAY_SIZE(units); u++) {
+		for (int i = 0; i < 20000; i++) {
+			/* k of 1 to 11 digits, rounded as rdma-top's round_to does */
+			uint64_t k = rng_next(&r) % (uint64_t)pow(10, 1 + rng_next(&r) % 11);
+			double v = round((double)k * units[u] / units[u]) * units[u];
+
+			check_double(v);
+			check_double(-v);
+			check_double(v * (1 + 1e-11));
+			check_double(nextafter(v, 0));
+		}
+	}
+	for (int i = 0; i < 100000; i++) {
+		uint64_t bits = rng_next(&r);
+		double v;
+
+		memcpy(&v, &bits, sizeof(v));
+		check_double(v);
+		check_double(ldexp((double)(bits >> 11), -(int)(bits % 60)));
+	}
+}
+
+/* What one set of calls writes, with keys as strings or measured once. */
+static char *render_keys(bool json, bool stream, const char *const *keys, size_t n, bool named)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct rd_out *o = rd_out_new(f, json, false);
+
+	rd_out_set_stream(o, stream);
+	rd_out_section_begin(o, NULL, "top");
+	for (size_t i = 0; i < n; i++) {
+		struct rd_name k;
+
+		rd_name_set(&k, keys[i]);
+		if (named) {
+			rd_out_section_begin_name(o, &k);
+			rd_out_u64_name(o, RD_ANY, &k, 1000000 + i);
+			rd_out_double_name(o, RD_ANY, &k, 0.5 + (double)i, "%.1f");
+			rd_out_u64_name(o, RD_TEXT, &k, i);
+			rd_out_double_name(o, RD_JSON, &k, 1.0 / 3, NULL);
+		} else {
+			rd_out_section_begin(o, keys[i], NULL);
+			rd_out_u64(o, RD_ANY, keys[i], NULL, 1000000 + i);
+			rd_out_double(o, RD_ANY, keys[i], NULL, 0.5 + (double)i, "%.1f");
+			rd_out_u64(o, RD_TEXT, keys[i], NULL, i);
+			rd_out_double(o, RD_JSON, keys[i], NULL, 1.0 / 3, NULL);
+		}
+		rd_out_section_end(o);
+	}
+	rd_out_section_end(o);
+	assert_int_equal(rd_out_finish(o), 0);
+	fclose(f);
+	return buf;
+}
+
+/*
+ * Keys measured once (rd_name_set) write what the same keys as strings
+ * write, in text, a document and JSON lines: plain keys, keys to escape,
+ * empty and long ones; and rd_name_set tells plain from not.
+ */
+static void test_named_keys(void **state)
+{
+	static const char *const keys[] = { "port_rcv_data", "", "v", "quote\"d", "back\\slash",
+					    "tab\there", "\xc3\xa9t\xc3\xa9", "\x7f",
+					    "a_counter_name_longer_than_thirty_two_bytes" };
+	struct rd_name k;
+
+	(void)state;
+	for (int mode = 0; mode < 3; mode++) {
+		char *a = render_keys(mode > 0, mode == 2, keys, RD_ARRAY_SIZE(keys), false);
+		char *b = render_keys(mode > 0, mode == 2, keys, RD_ARRAY_SIZE(keys), true);
+
+		assert_string_equal(b, a);
+		free(a);
+		free(b);
+	}
+	rd_name_set(&k, "port_xmit_wait");
+	assert_true(k.plain);
+	assert_int_equal(k.len, 14);
+	for (size_t i = 3; i < RD_ARRAY_SIZE(keys) - 1; i++) {
+		rd_name_set(&k, keys[i]);
+		assert_false(k.plain);
+		assert_int_equal(k.len, strlen(keys[i]));
+	}
+}
+
 static void test_color_mode(void **state)
 {
 	bool c;
@@ -414,6 +552,8 @@ int main(void)
 		cmocka_unit_test(test_matches_jsonc),
 		cmocka_unit_test(test_escape_positions),
 		cmocka_unit_test(test_json_edges),
+		cmocka_unit_test(test_double_digits),
+		cmocka_unit_test(test_named_keys),
 		cmocka_unit_test(test_color_mode),
 	};
 
