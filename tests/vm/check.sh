@@ -47,19 +47,24 @@ count() { # file: add the run's closing "N passed, N failed"
 FLEET=()
 for f in tests/vm/f-*.sh; do [ -e "$f" ] && FLEET+=("$f"); done
 
+# A wedged VM is one that stops writing: --stall ends its run after 10 minutes
+# of silence, --script-timeout a scenario that takes 20 minutes (the longest
+# take about 4 beside the host tiers); --timeout is the last resort, set for
+# a host where other work takes half the CPU and the tier runs twice as long.
+LIMITS=(--stall 600 --script-timeout 1200)
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 case $parts in *" single "*)
-tests/vm/run.sh --name single --timeout 2400 "${SINGLE[@]}" > "$tmp" 2>&1
+tests/vm/run.sh --name single "${LIMITS[@]}" --timeout 7200 "${SINGLE[@]}" > "$tmp" 2>&1
 cat "$tmp"; count "$tmp" ;;
 esac
 case $parts in *" pair "*)
-tests/vm/run.sh --pair --name pair --timeout 1500 "${PAIR[@]}" > "$tmp" 2>&1
+tests/vm/run.sh --pair --name pair "${LIMITS[@]}" --timeout 4800 "${PAIR[@]}" > "$tmp" 2>&1
 cat "$tmp"; count "$tmp" ;;
 esac
 case $parts in *" fleet "*)
 if [ ${#FLEET[@]} -gt 0 ]; then
-	tests/vm/run.sh --nodes "${FLEET_NODES:-3}" --name fleet --timeout 1500 "${FLEET[@]}" > "$tmp" 2>&1
+	tests/vm/run.sh --nodes "${FLEET_NODES:-3}" --name fleet "${LIMITS[@]}" --timeout 4800 "${FLEET[@]}" > "$tmp" 2>&1
 	cat "$tmp"; count "$tmp"
 fi ;;
 esac

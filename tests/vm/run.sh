@@ -9,6 +9,10 @@
 #   --timeout SEC         hard limit for the whole run (default 300); qemu is
 #                         killed after it and the run fails
 #   --script-timeout SEC  limit per script inside the VM (default: --timeout)
+#   --stall SEC           kill the run when no VM has written to its
+#                         transcript or console for SEC seconds (default 0:
+#                         only --timeout), so a wedged VM fails soon while a
+#                         slow but working one (a busy host) runs to the end
 #   --log DIR             where console logs and transcripts go
 #                         (default $RD_VM_DIR/logs)
 #   --name LABEL          log file prefix (default: first script's basename)
@@ -38,7 +42,7 @@ HERE=$(cd "$(dirname "$0")" && pwd -P)
 RD_ROOT=$(cd "$HERE/../.." && pwd -P)
 VMDIR=${RD_VM_DIR:-$RD_ROOT/build/vm}
 
-pair=0 nodes=0 timeout=300 script_timeout="" logdir="" label="" shell=0 mem=1024
+pair=0 nodes=0 timeout=300 script_timeout="" stall=0 logdir="" label="" shell=0 mem=1024
 verbose=0 show=0
 scripts=()
 while [ $# -gt 0 ]; do
@@ -47,6 +51,7 @@ while [ $# -gt 0 ]; do
         --nodes) nodes=${2:?--nodes needs N}; shift ;;
         --timeout) timeout=${2:?--timeout needs SEC}; shift ;;
         --script-timeout) script_timeout=${2:?--script-timeout needs SEC}; shift ;;
+        --stall) stall=${2:?--stall needs SEC}; shift ;;
         --log) logdir=${2:?--log needs DIR}; shift ;;
         --name) label=${2:?--name needs LABEL}; shift ;;
         --shell) shell=1 ;;
@@ -63,6 +68,7 @@ done
 case $timeout in ''|*[!0-9]*) die "--timeout wants seconds" ;; esac
 : "${script_timeout:=$timeout}"
 case $script_timeout in ''|*[!0-9]*) die "--script-timeout wants seconds" ;; esac
+case $stall in ''|*[!0-9]*) die "--stall wants seconds" ;; esac
 
 case $nodes in ''|*[!0-9]*) die "--nodes wants a number of VMs" ;; esac
 if [ "$nodes" != 0 ]; then
@@ -330,6 +336,8 @@ kill_reason="killed after the ${timeout}s timeout"
 if [ $shell = 0 ]; then
     info "running ${#abs[@]} script(s) in ${#roles[@]} VM(s); logs in $logdir/$label.*"
     deadline=$(( $(date +%s) + timeout ))
+    # Progress: the bytes of the transcripts and consoles, looked at every 5 s.
+    written=-1 last_progress=$(date +%s) polls=0
     while :; do
         alive=0
         for r in "${roles[@]}"; do
@@ -353,6 +361,15 @@ if [ $shell = 0 ]; then
             fi
         done
         [ $alive = 1 ] || break
+        if [ "$stall" != 0 ] && [ $((polls++ % 10)) = 0 ]; then
+            now=$(du -cb "$scratch"/out-*.log "$logdir/$label".*.console.log 2>/dev/null | tail -n 1)
+            if [ "$now" != "$written" ]; then
+                written=$now last_progress=$(date +%s)
+            elif [ $(( $(date +%s) - last_progress )) -ge "$stall" ]; then
+                kill_reason="killed after ${stall}s without output from any VM"
+                deadline=0
+            fi
+        fi
         if [ "$(date +%s)" -ge "$deadline" ]; then
             for r in "${roles[@]}"; do
                 if [ -z "${end_of[$r]:-}" ]; then
