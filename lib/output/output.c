@@ -298,11 +298,10 @@ static void jpad(struct rd_out *o, size_t n)
 #define JLIT(o, s) jw(o, s, sizeof(s) - 1)
 
 /*
- * Whether a JSON string carries all of s's len bytes as they are (printable
- * ASCII but '"' and '\\'), eight at a time: a word qualifies when no byte is
- * below 0x20, at or above 0x80, '"' or '\\'.  A borrow from a byte that
- * fails can make a later one look failed too: that only sends the string
- * to the exact byte loop.  No read goes past s + len.
+ * Whether all eight bytes of w may stand in a JSON string as they are
+ * (printable ASCII but '"' and '\\'): none below 0x20, at or above 0x80, '"'
+ * or '\\'.  A borrow from a byte that fails can make a later one look failed
+ * too: that only sends the string to the exact byte loop.
  */
 static bool jsafe_word(uint64_t w)
 {
@@ -312,27 +311,10 @@ static bool jsafe_word(uint64_t w)
 		 highs);
 }
 
-static bool jsafe_all(const unsigned char *s, size_t len)
-{
-	uint64_t w = 0x6161616161616161ull;	/* "aaaaaaaa": short strings padded safe */
-	size_t i;
-
-	if (len < 8) {
-		memcpy(&w, s, len);
-		return jsafe_word(w);
-	}
-	for (i = 0; i + 8 <= len; i += 8) {
-		memcpy(&w, s + i, 8);
-		if (!jsafe_word(w))
-			return false;
-	}
-	memcpy(&w, s + len - 8, 8);	/* the last bytes, overlapping the word before */
-	return jsafe_word(w);
-}
-
 /*
- * Copy len bytes of s to d, eight at a time, checking them as jsafe_all does
- * on the way: whether they were all safe.  d has room for len bytes.
+ * Copy len bytes of s to d, eight at a time, and say whether every one of
+ * them may stand in a JSON string as it is (jsafe_word); short strings are
+ * padded safe.  d has room for len bytes; nothing past s + len is read.
  */
 static bool jcopy_safe(char *d, const unsigned char *s, size_t len)
 {
@@ -366,15 +348,16 @@ static void jstr(struct rd_out *o, const char *s)
 	const unsigned char *p = (const unsigned char *)s, *run = p;
 	size_t len = strlen(s);
 
-	/* Most keys and values need no escape: one copy between their quotes. */
-	if (len + 2 <= JBUF_SIZE - o->jlen && jsafe_all(p, len)) {
-		char *d = o->jbuf + o->jlen;
+	/* Most keys and values need no escape: copied between their quotes as checked. */
+	if (len + 2 < JBUF_SIZE) {
+		char *d = jroom(o, len + 2);
 
 		d[0] = '"';
-		memcpy(d + 1, p, len);
-		d[len + 1] = '"';
-		o->jlen += len + 2;
-		return;
+		if (jcopy_safe(d + 1, p, len)) {
+			d[len + 1] = '"';
+			o->jlen += len + 2;
+			return;
+		}
 	}
 	jc(o, '"');
 	while (*p) {
@@ -583,11 +566,6 @@ static void ju64(struct rd_out *o, uint64_t v)
 }
 
 /*
- * Ten significant digits ("%.10g": 130.4, not 130.40000000000001); not a
- * number is null.  Whole numbers below 1e10, which "%.10g" prints as plain
- * digits (most rates of idle counters are 0), skip printf.
- */
-/*
  * v as "%.10g" prints it when v is a short decimal (rates rounded to 1e-3,
  * intervals to 1e-6): 1e-4 <= |v| < 1e9, so printf would not choose an
  * exponent, and |v| * 10^places within a relative 1e-12 of an integer m below
@@ -642,6 +620,12 @@ static size_t jdecimal(char out[32], double v)
 	return 0;
 }
 
+/*
+ * Ten significant digits ("%.10g": 130.4, not 130.40000000000001); not a
+ * number is null.  Whole numbers below 1e10, which "%.10g" prints as plain
+ * digits (most rates of idle counters are 0), skip printf, and so do short
+ * decimals (jdecimal).
+ */
 static void jdouble(struct rd_out *o, double v)
 {
 	char num[32];
