@@ -362,12 +362,12 @@ int rd_port_ctrs_add(struct rd_port_ctrs *pc, enum rd_ctr_src src, const char *n
 	RD_GCC_LEAK_FP_BEGIN	/* stored in pc->v just above */
 	if (!c->name)
 		return -ENOMEM;
-	RD_GCC_LEAK_FP_END
 	rd_name_set(&c->key, c->name);
 	c->src = src;
 	c->fd = fd;
 	rd_ctr_classify(src, name, &c->info);
 	return (int)pc->n++;
+	RD_GCC_LEAK_FP_END
 }
 
 void rd_port_ctrs_index(struct rd_port_ctrs *pc)
