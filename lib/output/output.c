@@ -417,6 +417,33 @@ static void jstr(struct rd_out *o, const char *s)
 }
 
 /*
+ * `,"key":` of a member of a JSON line in one piece, for a key that needs no
+ * escape: known to be plain, or found so as it is copied (nothing counts as
+ * written until it is).  Whether it was written.
+ */
+static bool jline_key(struct rd_out *o, const char *k, size_t len, bool plain)
+{
+	char *d, *start;
+
+	if (len >= JBUF_SIZE - 4)
+		return false;
+	d = start = jroom(o, len + 4);
+	if (o->jst[o->depth - 1].had)
+		*d++ = ',';
+	*d++ = '"';
+	if (plain)
+		memcpy(d, k, len);
+	else if (!jcopy_safe(d, (const unsigned char *)k, len))
+		return false;
+	d += len;
+	*d++ = '"';
+	*d++ = ':';
+	o->jlen += (size_t)(d - start);
+	o->jst[o->depth - 1].had = true;
+	return true;
+}
+
+/*
  * Start a value in the open container: the comma after the previous member,
  * the newline and indent of a document, the key in an object (NULL names it
  * "value").  A value at top level starts a document of its own.
@@ -427,27 +454,11 @@ static void jbegin(struct rd_out *o, const char *key)
 
 	if (o->depth == 0)
 		return;
-	/* A member of a JSON line whose key needs no escape: `,"key":` in one piece. */
 	if (!pretty && !o->jst[o->depth - 1].array) {
 		const char *k = key ? key : "value";
-		size_t len = strlen(k);
 
-		if (len < JBUF_SIZE - 4) {
-			char *d = jroom(o, len + 4), *start = d;
-
-			if (o->jst[o->depth - 1].had)
-				*d++ = ',';
-			*d++ = '"';
-			/* Nothing counts as written until the key is found safe. */
-			if (jcopy_safe(d, (const unsigned char *)k, len)) {
-				d += len;
-				*d++ = '"';
-				*d++ = ':';
-				o->jlen += (size_t)(d - start);
-				o->jst[o->depth - 1].had = true;
-				return;
-			}
-		}
+		if (jline_key(o, k, strlen(k), false))
+			return;
 	}
 	if (o->jst[o->depth - 1].had) {
 		jc(o, ',');
@@ -470,20 +481,8 @@ static void jbegin(struct rd_out *o, const char *key)
 static void jbegin_name(struct rd_out *o, const struct rd_name *key)
 {
 	if (o->stream && o->depth && !o->jst[o->depth - 1].array && key->plain &&
-	    key->len < JBUF_SIZE - 4) {
-		char *d = jroom(o, key->len + 4), *start = d;
-
-		if (o->jst[o->depth - 1].had)
-			*d++ = ',';
-		*d++ = '"';
-		memcpy(d, key->s, key->len);
-		d += key->len;
-		*d++ = '"';
-		*d++ = ':';
-		o->jlen += (size_t)(d - start);
-		o->jst[o->depth - 1].had = true;
+	    jline_key(o, key->s, key->len, true))
 		return;
-	}
 	jbegin(o, key->s);
 }
 
