@@ -81,7 +81,10 @@ static void json_sum(struct rd_out *o, const struct rd_sum_val *s, const char *t
 static void json_counters(struct rd_out *o, const struct rd_watch_port *p, enum rd_ctr_src src)
 {
 	static const struct rd_name k_value = RD_NAME_PLAIN("value"),
-				    k_delta = RD_NAME_PLAIN("delta"), k_rate = RD_NAME_PLAIN("rate");
+				    k_delta = RD_NAME_PLAIN("delta"), k_rate = RD_NAME_PLAIN("rate"),
+				    k_wrapped = RD_NAME_PLAIN("wrapped"),
+				    k_reset = RD_NAME_PLAIN("reset"),
+				    k_saturated = RD_NAME_PLAIN("saturated");
 	bool any = false;
 
 	for (size_t i = 0; i < p->ctrs.n; i++)
@@ -91,33 +94,38 @@ static void json_counters(struct rd_out *o, const struct rd_watch_port *p, enum 
 	rd_out_section_begin(o, rd_ctr_src_dir(src), NULL);
 	for (size_t i = 0; i < p->ctrs.n; i++) {
 		const struct rd_counter *c = &p->ctrs.v[i];
+		struct rd_out_member m[4];
+		size_t n = 0;
 
 		if (c->src != src)
 			continue;
-		rd_out_section_begin_name(o, &c->key);
 		if (c->err) {
+			rd_out_section_begin_name(o, &c->key);
 			rd_out_str(o, RD_JSON, "error", NULL, rd_read_strerror(c->err));
-		} else {
-			rd_out_u64_name(o, RD_JSON, &k_value, c->value);
+			rd_out_section_end(o);
+			continue;
 		}
+		m[n++] = (struct rd_out_member){ &k_value, RD_JSON, RD_OUT_U64, .u = c->value };
 		switch (c->kind) {
 		case RD_DELTA_OK:
 		case RD_DELTA_WRAP:
-			rd_out_u64_name(o, RD_JSON, &k_delta, c->delta);
-			rd_out_double_name(o, RD_JSON, &k_rate, round_to(c->rate, 1e-3), NULL);
+			m[n++] = (struct rd_out_member){ &k_delta, RD_JSON, RD_OUT_U64, .u = c->delta };
+			m[n++] = (struct rd_out_member){ &k_rate, RD_JSON, RD_OUT_DOUBLE,
+							 .d = round_to(c->rate, 1e-3) };
 			if (c->kind == RD_DELTA_WRAP)
-				rd_out_bool(o, RD_JSON, "wrapped", NULL, true);
+				m[n++] = (struct rd_out_member){ &k_wrapped, RD_JSON, RD_OUT_BOOL,
+								 .b = true };
 			break;
 		case RD_DELTA_RESET:
-			rd_out_bool(o, RD_JSON, "reset", NULL, true);
+			m[n++] = (struct rd_out_member){ &k_reset, RD_JSON, RD_OUT_BOOL, .b = true };
 			break;
 		case RD_DELTA_SATURATED:
-			rd_out_bool(o, RD_JSON, "saturated", NULL, true);
+			m[n++] = (struct rd_out_member){ &k_saturated, RD_JSON, RD_OUT_BOOL, .b = true };
 			break;
 		default:
 			break;
 		}
-		rd_out_section_end(o);
+		rd_out_object_name(o, &c->key, m, n);
 	}
 	rd_out_section_end(o);
 }

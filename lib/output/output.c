@@ -417,6 +417,37 @@ static void jstr(struct rd_out *o, const char *s)
 }
 
 /*
+ * Copy a key known to be plain, len bytes at d, without a call: two
+ * overlapping words, or two overlapping halves, or up to three bytes.  The end.
+ */
+static char *put_plain(char *d, const char *s, size_t len)
+{
+	if (len >= 8) {
+		for (size_t i = 0; i + 8 < len; i += 8)
+			memcpy(d + i, s + i, 8);
+		memcpy(d + len - 8, s + len - 8, 8);
+	} else if (len >= 4) {
+		memcpy(d, s, 4);
+		memcpy(d + len - 4, s + len - 4, 4);
+	} else if (len) {
+		d[0] = s[0];
+		d[len / 2] = s[len / 2];
+		d[len - 1] = s[len - 1];
+	}
+	return d + len;
+}
+
+/* A literal's bytes at d (its length known where it is inlined); the end. */
+static char *put_bytes(char *d, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		d[i] = s[i];
+	return d + n;
+}
+
+#define PUT_LIT(d, s) put_bytes(d, s, sizeof(s) - 1)
+
+/*
  * `,"key":` of a member of a JSON line in one piece, for a key that needs no
  * escape: known to be plain, or found so as it is copied (nothing counts as
  * written until it is).  Whether it was written.
@@ -432,7 +463,7 @@ static bool jline_key(struct rd_out *o, const char *k, size_t len, bool plain)
 		*d++ = ',';
 	*d++ = '"';
 	if (plain)
-		memcpy(d, k, len);
+		put_plain(d, k, len);
 	else if (!jcopy_safe(d, (const unsigned char *)k, len))
 		return false;
 	d += len;
@@ -541,15 +572,14 @@ static size_t ndigits(uint64_t v)
 	return n + (v >= 10) + (v >= 100) + (v >= 1000);
 }
 
-/* A number's digits without printf, two at a time, straight into the buffer. */
-static void ju64(struct rd_out *o, uint64_t v)
+/* A number's digits without printf, two at a time, at d (room for 20); the end. */
+static char *put_u64(char *d, uint64_t v)
 {
 	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
 				    "25262728293031323334353637383940414243444546474849"
 				    "50515253545556575859606162636465666768697071727374"
 				    "75767778798081828384858687888990919293949596979899";
-	size_t n = ndigits(v);
-	char *e = jroom(o, n) + n;
+	char *end = d + ndigits(v), *e = end;
 
 	for (; v >= 100; v /= 100) {
 		e -= 2;
@@ -561,7 +591,14 @@ static void ju64(struct rd_out *o, uint64_t v)
 	} else {
 		*--e = (char)('0' + v);
 	}
-	o->jlen += n;
+	return end;
+}
+
+static void ju64(struct rd_out *o, uint64_t v)
+{
+	char *d = jroom(o, 20);
+
+	o->jlen += (size_t)(put_u64(d, v) - d);
 }
 
 /*
@@ -620,30 +657,34 @@ static size_t jdecimal(char out[32], double v)
 }
 
 /*
- * Ten significant digits ("%.10g": 130.4, not 130.40000000000001); not a
- * number is null.  Whole numbers below 1e10, which "%.10g" prints as plain
+ * At d (room for 32), ten significant digits ("%.10g": 130.4, not
+ * 130.40000000000001), and the end; not a number is null.  Whole numbers below 1e10, which "%.10g" prints as plain
  * digits (most rates of idle counters are 0), skip printf, and so do short
  * decimals (jdecimal).
  */
-static void jdouble(struct rd_out *o, double v)
+static char *put_double(char d[32], double v)
 {
-	char num[32];
 	size_t n;
 
 	if (!isfinite(v)) {
-		JLIT(o, "null");
-		return;
+		return PUT_LIT(d, "null");
 	}
 	if (v > -1e10 && v < 1e10 && v == (double)(int64_t)v && !(v == 0 && signbit(v))) {
 		if (v < 0)
-			jc(o, '-');
-		ju64(o, (uint64_t)(v < 0 ? -(int64_t)v : (int64_t)v));
-		return;
+			*d++ = '-';
+		return put_u64(d, (uint64_t)(v < 0 ? -(int64_t)v : (int64_t)v));
 	}
-	n = jdecimal(num, v);
+	n = jdecimal(d, v);
 	if (!n)
-		n = (size_t)snprintf(num, sizeof(num), "%.10g", v);
-	jw(o, num, n);
+		n = (size_t)snprintf(d, 32, "%.10g", v);
+	return d + n;
+}
+
+static void jdouble(struct rd_out *o, double v)
+{
+	char *d = jroom(o, 32);
+
+	o->jlen += (size_t)(put_double(d, v) - d);
 }
 
 static void json_str(struct rd_out *o, const char *key, const char *val)
@@ -1066,6 +1107,80 @@ void rd_out_double_name(struct rd_out *o, int kind, const struct rd_name *key, d
 		jdouble(o, val);
 		jend(o);
 	}
+}
+
+/*
+ * In a JSON line, an object whose keys are all plain is written in one piece
+ * into the buffer (its size bounded first); anything else is the section and
+ * member calls it stands for.
+ */
+int rd_out_object_name(struct rd_out *o, const struct rd_name *key, const struct rd_out_member *m,
+		       size_t n)
+{
+	size_t room = key->len + 6;	/* ,"key":{ } */
+	bool whole = o->json && o->stream && o->depth > 0 && o->depth < MAX_DEPTH &&
+		     !o->jst[o->depth - 1].array && key->plain;
+	int err;
+
+	for (size_t i = 0; whole && i < n; i++) {
+		if (m[i].kind & RD_JSON) {
+			whole = m[i].key->plain;
+			room += m[i].key->len + 4 + 32;	/* ,"key": and a value */
+		}
+	}
+	if (whole && room < JBUF_SIZE) {
+		char *d = jroom(o, room), *start = d;
+		bool first = true;
+
+		if (o->jst[o->depth - 1].had)
+			*d++ = ',';
+		*d++ = '"';
+		d = put_plain(d, key->s, key->len);
+		d = PUT_LIT(d, "\":{");
+		for (size_t i = 0; i < n; i++) {
+			if (!(m[i].kind & RD_JSON))
+				continue;
+			if (!first)
+				*d++ = ',';
+			first = false;
+			*d++ = '"';
+			d = put_plain(d, m[i].key->s, m[i].key->len);
+			*d++ = '"';
+			*d++ = ':';
+			switch (m[i].type) {
+			case RD_OUT_U64:
+				d = put_u64(d, m[i].u);
+				break;
+			case RD_OUT_DOUBLE:
+				d = put_double(d, m[i].d);
+				break;
+			case RD_OUT_BOOL:
+				d = m[i].b ? PUT_LIT(d, "true") : PUT_LIT(d, "false");
+				break;
+			}
+		}
+		*d++ = '}';
+		o->jlen += (size_t)(d - start);
+		o->jst[o->depth - 1].had = true;
+		return 0;
+	}
+	err = rd_out_section_begin_name(o, key);
+	if (err)
+		return err;
+	for (size_t i = 0; i < n; i++) {
+		switch (m[i].type) {
+		case RD_OUT_U64:
+			rd_out_u64_name(o, m[i].kind, m[i].key, m[i].u);
+			break;
+		case RD_OUT_DOUBLE:
+			rd_out_double_name(o, m[i].kind, m[i].key, m[i].d, m[i].textfmt);
+			break;
+		case RD_OUT_BOOL:
+			rd_out_bool(o, m[i].kind, m[i].key->s, NULL, m[i].b);
+			break;
+		}
+	}
+	return rd_out_section_end(o);
 }
 
 void rd_out_bool(struct rd_out *o, int kind, const char *key, const char *label, bool val)

@@ -83,6 +83,27 @@ int rd_out_section_begin_name(struct rd_out *o, const struct rd_name *key);
 void rd_out_u64_name(struct rd_out *o, int kind, const struct rd_name *key, uint64_t val);
 void rd_out_double_name(struct rd_out *o, int kind, const struct rd_name *key, double val,
 			const char *textfmt);
+/*
+ * An object of scalar members under a measured key, as if written by
+ * rd_out_section_begin_name, a call per member and rd_out_section_end (text
+ * too): in a JSON line an object whose keys are all plain is written in one
+ * piece.  Each member has its own kind; textfmt is for doubles in text (NULL:
+ * "%g").
+ */
+enum rd_out_type { RD_OUT_U64, RD_OUT_DOUBLE, RD_OUT_BOOL };
+struct rd_out_member {
+	const struct rd_name *key;
+	int kind;
+	enum rd_out_type type;
+	union {
+		uint64_t u;
+		double d;
+		bool b;
+	};
+	const char *textfmt;
+};
+int rd_out_object_name(struct rd_out *o, const struct rd_name *key, const struct rd_out_member *m,
+		       size_t n);
 /* JSON array of strings; text joined with sep ("-" in tables when empty). */
 void rd_out_strlist(struct rd_out *o, int kind, const char *key, const char *label,
 		    const struct rd_strlist *l, const char *sep);

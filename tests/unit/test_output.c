@@ -459,8 +459,11 @@ static void test_double_digits(void **state)
 	}
 }
 
-/* What one set of calls writes, with keys as strings or measured once. */
-static char *render_keys(bool json, bool stream, const char *const *keys, size_t n, bool named)
+/*
+ * What one set of calls writes, with keys as strings (how 0), measured once
+ * (1), or the same members given to rd_out_object_name (2).
+ */
+static char *render_keys(bool json, bool stream, const char *const *keys, size_t n, int how)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -473,18 +476,47 @@ static char *render_keys(bool json, bool stream, const char *const *keys, size_t
 		struct rd_name k;
 
 		rd_name_set(&k, keys[i]);
-		if (named) {
+		if (how == 2) {
+			const struct rd_out_member m[] = {
+				{ &k, RD_ANY, RD_OUT_U64, .u = 1000000 + i },
+				{ &k, RD_ANY, RD_OUT_DOUBLE, .d = 0.5 + (double)i, .textfmt = "%.1f" },
+				{ &k, RD_TEXT, RD_OUT_U64, .u = i },
+				{ &k, RD_JSON, RD_OUT_DOUBLE, .d = 1.0 / 3 },
+				{ &k, RD_JSON, RD_OUT_BOOL, .b = i & 1 },
+				{ &k, RD_ANY, RD_OUT_U64, .u = UINT64_MAX - i },
+				{ &k, RD_JSON, RD_OUT_DOUBLE, .d = -(double)i / 8 },
+			};
+
+			assert_int_equal(rd_out_object_name(o, &k, m, i % (RD_ARRAY_SIZE(m) + 1)), 0);
+			continue;
+		}
+		if (how == 1)
 			rd_out_section_begin_name(o, &k);
-			rd_out_u64_name(o, RD_ANY, &k, 1000000 + i);
-			rd_out_double_name(o, RD_ANY, &k, 0.5 + (double)i, "%.1f");
-			rd_out_u64_name(o, RD_TEXT, &k, i);
-			rd_out_double_name(o, RD_JSON, &k, 1.0 / 3, NULL);
-		} else {
+		else
 			rd_out_section_begin(o, keys[i], NULL);
-			rd_out_u64(o, RD_ANY, keys[i], NULL, 1000000 + i);
-			rd_out_double(o, RD_ANY, keys[i], NULL, 0.5 + (double)i, "%.1f");
-			rd_out_u64(o, RD_TEXT, keys[i], NULL, i);
-			rd_out_double(o, RD_JSON, keys[i], NULL, 1.0 / 3, NULL);
+		for (size_t j = 0; j < i % 8; j++) {
+			if (how == 1 && j == 0)
+				rd_out_u64_name(o, RD_ANY, &k, 1000000 + i);
+			else if (j == 0)
+				rd_out_u64(o, RD_ANY, keys[i], NULL, 1000000 + i);
+			else if (how == 1 && j == 1)
+				rd_out_double_name(o, RD_ANY, &k, 0.5 + (double)i, "%.1f");
+			else if (j == 1)
+				rd_out_double(o, RD_ANY, keys[i], NULL, 0.5 + (double)i, "%.1f");
+			else if (how == 1 && j == 2)
+				rd_out_u64_name(o, RD_TEXT, &k, i);
+			else if (j == 2)
+				rd_out_u64(o, RD_TEXT, keys[i], NULL, i);
+			else if (how == 1 && j == 3)
+				rd_out_double_name(o, RD_JSON, &k, 1.0 / 3, NULL);
+			else if (j == 3)
+				rd_out_double(o, RD_JSON, keys[i], NULL, 1.0 / 3, NULL);
+			else if (j == 4)
+				rd_out_bool(o, RD_JSON, keys[i], NULL, i & 1);
+			else if (j == 5)
+				rd_out_u64(o, RD_ANY, keys[i], NULL, UINT64_MAX - i);
+			else
+				rd_out_double(o, RD_JSON, keys[i], NULL, -(double)i / 8, NULL);
 		}
 		rd_out_section_end(o);
 	}
@@ -495,33 +527,51 @@ static char *render_keys(bool json, bool stream, const char *const *keys, size_t
 }
 
 /*
- * Keys measured once (rd_name_set) write what the same keys as strings
- * write, in text, a document and JSON lines: plain keys, keys to escape,
- * empty and long ones; and rd_name_set tells plain from not.
+ * Keys measured once (rd_name_set), and objects written in one piece
+ * (rd_out_object_name), write what the same keys as strings write, in text,
+ * a document and JSON lines: plain keys, keys to escape, empty and long ones,
+ * keys of every length to 40 (the copy of a plain key goes by words), objects
+ * of 0 to 7 members; and enough of them that the JSON buffer (64 KiB) is
+ * flushed in the middle of objects.  rd_name_set tells plain from not.
  */
 static void test_named_keys(void **state)
 {
-	static const char *const keys[] = { "port_rcv_data", "", "v", "quote\"d", "back\\slash",
-					    "tab\there", "\xc3\xa9t\xc3\xa9", "\x7f",
-					    "a_counter_name_longer_than_thirty_two_bytes" };
+	static const char *const odd[] = { "port_rcv_data", "", "v", "quote\"d", "back\\slash",
+					   "tab\there", "\xc3\xa9t\xc3\xa9", "\x7f",
+					   "a_counter_name_longer_than_thirty_two_bytes" };
+	static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789_ABCDEFGHIJ";
+	enum { NLEN = 41, NKEYS = 2400 };
+	char lens[NLEN][NLEN + 1];
+	const char *keys[NKEYS];
 	struct rd_name k;
 
 	(void)state;
+	for (size_t l = 0; l < NLEN; l++) {
+		memcpy(lens[l], alphabet + l % 7, l);
+		lens[l][l] = '\0';
+	}
+	for (size_t i = 0; i < NKEYS; i++)
+		keys[i] = i % 5 == 4 ? odd[i / 5 % RD_ARRAY_SIZE(odd)] : lens[i % NLEN];
 	for (int mode = 0; mode < 3; mode++) {
-		char *a = render_keys(mode > 0, mode == 2, keys, RD_ARRAY_SIZE(keys), false);
-		char *b = render_keys(mode > 0, mode == 2, keys, RD_ARRAY_SIZE(keys), true);
+		char *a = render_keys(mode > 0, mode == 2, keys, NKEYS, 0);
 
-		assert_string_equal(b, a);
+		if (mode == 2)
+			assert_true(strlen(a) > 2 * 65536);
+		for (int how = 1; how <= 2; how++) {
+			char *b = render_keys(mode > 0, mode == 2, keys, NKEYS, how);
+
+			assert_string_equal(b, a);
+			free(b);
+		}
 		free(a);
-		free(b);
 	}
 	rd_name_set(&k, "port_xmit_wait");
 	assert_true(k.plain);
 	assert_int_equal(k.len, 14);
-	for (size_t i = 3; i < RD_ARRAY_SIZE(keys) - 1; i++) {
-		rd_name_set(&k, keys[i]);
+	for (size_t i = 3; i < RD_ARRAY_SIZE(odd) - 1; i++) {
+		rd_name_set(&k, odd[i]);
 		assert_false(k.plain);
-		assert_int_equal(k.len, strlen(keys[i]));
+		assert_int_equal(k.len, strlen(odd[i]));
 	}
 }
 
