@@ -5,10 +5,11 @@
 # fails naming both, for --bind; a receiver that cannot join prints its FAIL
 # line once.  The address stage is the same code for senders and receivers;
 # these run receivers (--once, a short --timeout: nothing is sent, so each ends
-# FAIL at receive after joining), because a sender alone trips a bug of this
-# kernel's rxe: its QP, attached to the group, gets its own datagrams looped
-# back with no receive posted, and destroying it then waits ~50 s and warns in
-# __rxe_cleanup (the pair tier's senders have their receivers on the peer).
+# FAIL at receive after joining), because a sender alone does not work in this
+# one VM: rxe's datagrams never leave eth0 (its tx_packets stays 0), so they
+# are never freed, the QP stops after 80 in flight, and destroying it waits
+# ~50 s and warns in __rxe_cleanup -- measured 2026-11-28, the same with a
+# send-only join (the pair tier's senders have their receivers on the peer).
 # shellcheck source=tests/vm/lib.sh
 . "$RD_ROOT/tests/vm/lib.sh"
 set -u
