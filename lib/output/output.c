@@ -658,17 +658,16 @@ static size_t jdecimal(char out[32], double v)
 
 /*
  * At d (room for 32), ten significant digits ("%.10g": 130.4, not
- * 130.40000000000001), and the end; not a number is null.  Whole numbers below 1e10, which "%.10g" prints as plain
- * digits (most rates of idle counters are 0), skip printf, and so do short
- * decimals (jdecimal).
+ * 130.40000000000001), and the end; not a number is null.  Whole numbers
+ * below 1e10, which "%.10g" prints as plain digits (most rates of idle
+ * counters are 0), skip printf, and so do short decimals (jdecimal).
  */
 static char *put_double(char d[32], double v)
 {
 	size_t n;
 
-	if (!isfinite(v)) {
+	if (!isfinite(v))
 		return PUT_LIT(d, "null");
-	}
 	if (v > -1e10 && v < 1e10 && v == (double)(int64_t)v && !(v == 0 && signbit(v))) {
 		if (v < 0)
 			*d++ = '-';
