@@ -447,6 +447,18 @@ static char *put_bytes(char *d, const char *s, size_t n)
 
 #define PUT_LIT(d, s) put_bytes(d, s, sizeof(s) - 1)
 
+/* `"key":` for a key known to be plain, after a comma when one is due; the end. */
+static char *put_member_key(char *d, bool comma, const char *k, size_t len)
+{
+	if (comma)
+		*d++ = ',';
+	*d++ = '"';
+	d = put_plain(d, k, len);
+	*d++ = '"';
+	*d++ = ':';
+	return d;
+}
+
 /*
  * `,"key":` of a member of a JSON line in one piece, for a key that needs no
  * escape: known to be plain, or found so as it is copied (nothing counts as
@@ -459,16 +471,18 @@ static bool jline_key(struct rd_out *o, const char *k, size_t len, bool plain)
 	if (len >= JBUF_SIZE - 4)
 		return false;
 	d = start = jroom(o, len + 4);
-	if (o->jst[o->depth - 1].had)
-		*d++ = ',';
-	*d++ = '"';
-	if (plain)
-		put_plain(d, k, len);
-	else if (!jcopy_safe(d, (const unsigned char *)k, len))
-		return false;
-	d += len;
-	*d++ = '"';
-	*d++ = ':';
+	if (plain) {
+		d = put_member_key(d, o->jst[o->depth - 1].had, k, len);
+	} else {
+		if (o->jst[o->depth - 1].had)
+			*d++ = ',';
+		*d++ = '"';
+		if (!jcopy_safe(d, (const unsigned char *)k, len))
+			return false;
+		d += len;
+		*d++ = '"';
+		*d++ = ':';
+	}
 	o->jlen += (size_t)(d - start);
 	o->jst[o->depth - 1].had = true;
 	return true;
@@ -1131,21 +1145,13 @@ int rd_out_object_name(struct rd_out *o, const struct rd_name *key, const struct
 		char *d = jroom(o, room), *start = d;
 		bool first = true;
 
-		if (o->jst[o->depth - 1].had)
-			*d++ = ',';
-		*d++ = '"';
-		d = put_plain(d, key->s, key->len);
-		d = PUT_LIT(d, "\":{");
+		d = put_member_key(d, o->jst[o->depth - 1].had, key->s, key->len);
+		*d++ = '{';
 		for (size_t i = 0; i < n; i++) {
 			if (!(m[i].kind & RD_JSON))
 				continue;
-			if (!first)
-				*d++ = ',';
+			d = put_member_key(d, !first, m[i].key->s, m[i].key->len);
 			first = false;
-			*d++ = '"';
-			d = put_plain(d, m[i].key->s, m[i].key->len);
-			*d++ = '"';
-			*d++ = ':';
 			switch (m[i].type) {
 			case RD_OUT_U64:
 				d = put_u64(d, m[i].u);

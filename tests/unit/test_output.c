@@ -495,28 +495,41 @@ static char *render_keys(bool json, bool stream, const char *const *keys, size_t
 		else
 			rd_out_section_begin(o, keys[i], NULL);
 		for (size_t j = 0; j < i % 8; j++) {
-			if (how == 1 && j == 0)
-				rd_out_u64_name(o, RD_ANY, &k, 1000000 + i);
-			else if (j == 0)
-				rd_out_u64(o, RD_ANY, keys[i], NULL, 1000000 + i);
-			else if (how == 1 && j == 1)
-				rd_out_double_name(o, RD_ANY, &k, 0.5 + (double)i, "%.1f");
-			else if (j == 1)
-				rd_out_double(o, RD_ANY, keys[i], NULL, 0.5 + (double)i, "%.1f");
-			else if (how == 1 && j == 2)
-				rd_out_u64_name(o, RD_TEXT, &k, i);
-			else if (j == 2)
-				rd_out_u64(o, RD_TEXT, keys[i], NULL, i);
-			else if (how == 1 && j == 3)
-				rd_out_double_name(o, RD_JSON, &k, 1.0 / 3, NULL);
-			else if (j == 3)
-				rd_out_double(o, RD_JSON, keys[i], NULL, 1.0 / 3, NULL);
-			else if (j == 4)
+			switch (j) {
+			case 0:
+				if (how == 1)
+					rd_out_u64_name(o, RD_ANY, &k, 1000000 + i);
+				else
+					rd_out_u64(o, RD_ANY, keys[i], NULL, 1000000 + i);
+				break;
+			case 1:
+				if (how == 1)
+					rd_out_double_name(o, RD_ANY, &k, 0.5 + (double)i, "%.1f");
+				else
+					rd_out_double(o, RD_ANY, keys[i], NULL, 0.5 + (double)i, "%.1f");
+				break;
+			case 2:
+				if (how == 1)
+					rd_out_u64_name(o, RD_TEXT, &k, i);
+				else
+					rd_out_u64(o, RD_TEXT, keys[i], NULL, i);
+				break;
+			case 3:
+				if (how == 1)
+					rd_out_double_name(o, RD_JSON, &k, 1.0 / 3, NULL);
+				else
+					rd_out_double(o, RD_JSON, keys[i], NULL, 1.0 / 3, NULL);
+				break;
+			case 4:
 				rd_out_bool(o, RD_JSON, keys[i], NULL, i & 1);
-			else if (j == 5)
+				break;
+			case 5:
 				rd_out_u64(o, RD_ANY, keys[i], NULL, UINT64_MAX - i);
-			else
+				break;
+			default:
 				rd_out_double(o, RD_JSON, keys[i], NULL, -(double)i / 8, NULL);
+				break;
+			}
 		}
 		rd_out_section_end(o);
 	}
