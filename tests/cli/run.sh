@@ -32,7 +32,7 @@ jobs=${CLI_JOBS:-$(nproc 2> /dev/null || echo 2)}
 one() {
 	local d=$tmp/$1 name=$2 status=$3 cmd=$4 rc ok=1 why=""
 	mkdir -p "$d"
-	bash -c "$cmd" > "$d/out" 2> "$d/err" < /dev/null
+	bash -o pipefail -c "$cmd" > "$d/out" 2> "$d/err" < /dev/null
 	rc=$?
 	if [ "${UPDATE:-}" = 1 ]; then
 		cp "$d/out" "$exp/$name.out"
