@@ -46,6 +46,8 @@ fi
 
 mkdir -p "$(dirname "$result")"
 tier_secs=$(( $(date +%s) - tier_t0 ))
-echo "$pass $fail $tier_secs" > "$result"
+. tests/tier-result.sh
+tier_result "$result" "$pass" "$fail" "$tier_secs"
+fail=$tier_failed
 echo "build: $pass passed, $fail failed (${tier_secs} s)"
 [ "$fail" -eq 0 ]

@@ -18,8 +18,9 @@ for page in "$@"; do
 done
 tier_secs=$(( $(date +%s) - tier_t0 ))
 if [ -n "$result" ]; then
-	mkdir -p "$(dirname "$result")"
-	echo "$pass $fail $tier_secs" > "$result"
+	. tests/tier-result.sh
+	tier_result "$result" "$pass" "$fail" "$tier_secs"
+	fail=$tier_failed
 fi
 echo "man: $pass passed, $fail failed (${tier_secs} s)"
 [ "$fail" -eq 0 ]

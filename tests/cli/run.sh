@@ -86,6 +86,21 @@ while IFS='|' read -r name status cmd; do
 	fi
 done < <(cat tests/cli/cases tests/cli/cases.d/*.cases 2>/dev/null)
 wait
+# A whole run also holds the case list to its expectations: two cases of one
+# name would share (and overwrite) one expected output, and an expected
+# output no case owns is a case that was lost.
+if [ -z "$pattern" ]; then
+	names=$(cat tests/cli/cases tests/cli/cases.d/*.cases 2> /dev/null |
+		awk -F'|' '{ gsub(/[[:space:]]/, "", $1) } $1 != "" && $1 !~ /^#/ { print $1 }' | sort)
+	for dup in $(uniq -d <<< "$names"); do
+		echo "FAIL: case name $dup is used twice"
+		fail=$((fail + 1))
+	done
+	for orphan in $(comm -23 <(ls "$exp" | sed -E 's/\.(out|err)$//' | sort -u) <(uniq <<< "$names")); do
+		echo "FAIL: $exp/$orphan.*: no case of that name (a lost case?)"
+		fail=$((fail + 1))
+	done
+fi
 for ((i = 1; i <= n; i++)); do
 	if [ "$(cat "$tmp/$i/res" 2> /dev/null)" = 1 ]; then
 		pass=$((pass + 1))
@@ -97,6 +112,9 @@ done
 
 mkdir -p "$(dirname "$result")"
 tier_secs=$(( $(date +%s) - tier_t0 ))
-echo "$pass $fail $tier_secs" > "$result"
+[ -z "$pattern" ] || FLOOR_EXEMPT=1
+. tests/tier-result.sh
+tier_result "$result" "$pass" "$fail" "$tier_secs"
+fail=$tier_failed
 echo "cli$(case $build in *san*) echo "(asan+ubsan)";; esac): $pass passed, $fail failed (${tier_secs} s)"
 [ "$fail" -eq 0 ]

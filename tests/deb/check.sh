@@ -15,7 +15,9 @@ bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 finish() {
 	mkdir -p "$(dirname "$result")"
 	tier_secs=$(( $(date +%s) - tier_t0 ))
-	echo "$pass $fail $tier_secs" > "$result"
+	. tests/tier-result.sh
+	tier_result "$result" "$pass" "$fail" "$tier_secs"
+	fail=$tier_failed
 	echo "deb: $pass passed, $fail failed (${tier_secs} s)"
 	[ "$fail" -eq 0 ]
 	exit

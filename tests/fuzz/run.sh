@@ -10,6 +10,10 @@ cd "$(dirname "$0")/../.." || exit 1
 build=$1 secs=$2 result=$3
 pass=0 fail=0
 mkdir -p "$build/artifacts" "$(dirname "$result")"
+for src in tests/fuzz/fuzz_*.c; do
+	[ -e "$src" ] || continue
+	[ -x "$build/$(basename "$src" .c)" ] || { echo "FAIL: fuzz: $(basename "$src" .c): not built"; fail=$((fail + 1)); }
+done
 for bin in "$build"/fuzz_*; do
 	[ -x "$bin" ] || continue
 	name=$(basename "$bin")
@@ -28,6 +32,8 @@ for bin in "$build"/fuzz_*; do
 	fi
 done
 tier_secs=$(( $(date +%s) - tier_t0 ))
-echo "$pass $fail $tier_secs" > "$result"
+. tests/tier-result.sh
+tier_result "$result" "$pass" "$fail" "$tier_secs"
+fail=$tier_failed
 echo "fuzz: $pass passed, $fail failed (${tier_secs} s)"
 [ "$fail" -eq 0 ]

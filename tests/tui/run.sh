@@ -257,6 +257,8 @@ T kill-session -t badterm
 
 mkdir -p "$(dirname "$result")"
 tier_secs=$(( $(date +%s) - tier_t0 ))
-echo "$pass $fail $tier_secs" > "$result"
+. tests/tier-result.sh
+tier_result "$result" "$pass" "$fail" "$tier_secs"
+fail=$tier_failed
 echo "tui$(case $build in *san*) echo "(asan+ubsan)";; esac): $pass passed, $fail failed (${tier_secs} s)"
 [ "$fail" -eq 0 ]

@@ -30,17 +30,17 @@ done
 # Last, what `make demo` shows (VM a) with its peer, and its checks.
 PAIR+=(tests/vm/demo.sh tests/vm/demo-peer.sh)
 
-pass=0 fail=0
-count() { # file: add the run's closing "N passed, N failed"
-	local line p f
-	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$1" | tail -1)
+pass=0 fail=0 skip=0
+count() { # file: add the run's closing "N passed, N failed, N skipped"
+	local line p f k
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$1" | tail -1)
 	if [ -z "$line" ]; then
 		fail=$((fail + 1))
 		echo "FAIL: VM run produced no result line"
 		return
 	fi
-	p=${line%% passed*} f=${line#*passed, } f=${f%% failed*}
-	pass=$((pass + p)) fail=$((fail + f))
+	p=${line%% passed*} f=${line#*passed, } f=${f%% failed*} k=${line#*failed, } k=${k%% skipped*}
+	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + k))
 }
 
 # Fleet scenarios: every VM runs each of them (tests/vm/fleet-lib.sh).
@@ -70,6 +70,8 @@ fi ;;
 esac
 
 tier_secs=$(( $(date +%s) - tier_t0 ))
-echo "$pass $fail $tier_secs" > "$result"
-echo "vm: $pass passed, $fail failed (${tier_secs} s)"
+. tests/tier-result.sh
+tier_result "$result" "$pass" "$fail" "$tier_secs" "$skip"
+fail=$tier_failed
+echo "vm: $pass passed, $fail failed, $skip skipped (${tier_secs} s)"
 [ "$fail" -eq 0 ]

@@ -31,7 +31,8 @@
 #   RD_VM_BIOS (firmware: auto = qboot.rom if installed, seabios, or a path),
 #   RD_VM_CPU (qemu's -cpu model, default max).
 #   BENCH_* and VMENV_* variables are exported to the scenario scripts.
-# Prints the PASS/FAIL/SKIP lines and, last, "N passed, N failed".
+# Prints the PASS/FAIL/SKIP lines and, last, "N passed, N failed, N skipped";
+# a scenario that recorded no check is one more failure.
 # Exit status 0 iff nothing failed and every VM finished.
 set -eu
 
@@ -405,14 +406,25 @@ for r in "${roles[@]}"; do
     tag=""
     [ $pair = 0 ] && [ "$nodes" = 0 ] || tag="[$r] "
     vm_bad=0
+    # A scenario (between its BEGIN and END markers) that records no
+    # check at all fails: a script that stopped early, or checks that
+    # never ran, must not pass as silence.
+    checks=0
     if [ -f "$out" ]; then
         while IFS= read -r line; do
             case $line in
-                "@@VM PASS: "*) passed=$((passed + 1))
+                "@@VM BEGIN "*) checks=0 ;;
+                "@@VM END "*)
+                    if [ "$checks" = 0 ]; then
+                        failed=$((failed + 1)) vm_bad=1
+                        scen=${line#@@VM END }
+                        results+=("FAIL: $tag${scen%% rc=*}: the scenario recorded no check")
+                    fi ;;
+                "@@VM PASS: "*) passed=$((passed + 1)) checks=$((checks + 1))
                     results+=("PASS: $tag${line#@@VM PASS: }") ;;
-                "@@VM SKIP: "*) skipped=$((skipped + 1))
+                "@@VM SKIP: "*) skipped=$((skipped + 1)) checks=$((checks + 1))
                     results+=("SKIP: $tag${line#@@VM SKIP: }") ;;
-                "@@VM FAIL: "*) failed=$((failed + 1)) vm_bad=1
+                "@@VM FAIL: "*) failed=$((failed + 1)) vm_bad=1 checks=$((checks + 1))
                     results+=("FAIL: $tag${line#@@VM FAIL: }")
                     grabbing=1; continue ;;
                 "    | "*) [ "${grabbing:-0}" = 0 ] || results+=("$line"); continue ;;
@@ -471,6 +483,5 @@ for l in "${results[@]}"; do
     [ $show = 1 ] && [ "${l#"$shown_pass"}" != "$l" ] && continue
     echo "$l"
 done
-[ $skipped = 0 ] || echo "($skipped skipped)"
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ $failed = 0 ]
