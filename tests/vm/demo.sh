@@ -91,7 +91,7 @@ kill -INT "$evpid"
 wait "$evpid"
 rc=$?
 evpid=""
-vm_check_eq "rdma-events: SIGINT ends it with status 0" 0 "$rc"
+vm_check_eq "rdma-events: SIGINT ends it with status 0" 0 "$rc" "$DEMO_OUT/events"
 demo_check "rdma-events: LINK_DOWN for $DEV, with the reason" "$DEV port 1 +LINK_DOWN +$NET down \(administratively down\)" events
 demo_check "rdma-events: PORT_ERR for $DEV" "$DEV port 1 +PORT_ERR " events
 demo_check "rdma-events: LINK_UP for $DEV" "$DEV port 1 +LINK_UP +$NET up" events
@@ -128,7 +128,7 @@ demo_check "rdma-top: nonzero TX and RX packets/s on $DEV during the transfer" \
 	"^$DEV +1 +$NET +ACTIVE( +[^ ]+){3} +[1-9][0-9.]*[kM]? +[1-9][0-9.]*[kM]? "
 vm_bg_wait bw >"$DEMO_OUT/bw"
 rc=$?
-vm_check_eq "the background transfer passed" "0" "$rc"
+vm_check_eq "the background transfer passed" "0" "$rc" "$DEMO_OUT/bw"
 demo_note "the transfer's result:"
 grep -E "bandwidth|^rdma-selftest:" "$DEMO_OUT/bw"
 demo_note "one scrape under node_exporter's infiniband collector names, for its textfile collector"

@@ -12,8 +12,8 @@ J=$(mktemp) IBV=$(mktemp) TXT=$(mktemp)
 
 "$T" -j -v -d "$DEV" > "$J" 2>/tmp/devinfo.err
 rc=$?
-vm_check_eq "devinfo -j -v exits 0" 0 "$rc"
-vm_check "devinfo -j -v is JSON" jq -e . "$J"
+vm_check_eq "devinfo -j -v exits 0" 0 "$rc" "$J" "/tmp/devinfo.err"
+vm_check "devinfo -j -v is JSON" vm_json "$J"
 vm_check_eq "devinfo -j -v: no warnings" "" "$(cat /tmp/devinfo.err)"
 ibv_devinfo -v -d "$DEV" > "$IBV"
 "$T" -v -d "$DEV" > "$TXT"
@@ -75,10 +75,10 @@ vm_check_eq "-l -j" "[\"$DEV\"]" "$("$T" -l -j | jq -c .)"
 
 # Bad input
 out=$("$T" -d nosuch 2>&1); rc=$?
-vm_check_eq "-d nosuch exits 1" 1 "$rc"
+vm_check_eq "-d nosuch exits 1" 1 "$rc" @out
 vm_check_eq "-d nosuch message" "rdma-devinfo: nosuch: no such device (known: $DEV)" "$out"
 out=$("$T" -d "$DEV" -p 7 2>&1); rc=$?
-vm_check_eq "-p 7 exits 1" 1 "$rc"
+vm_check_eq "-p 7 exits 1" 1 "$rc" @out
 vm_check_eq "-p 7 message" "rdma-devinfo: $DEV: no port 7 (ports: 1)" "$out"
 "$T" -p 0 >/dev/null 2>&1; vm_check_eq "-p 0 is a usage error" 2 "$?"
 
@@ -89,7 +89,7 @@ chmod 600 "/dev/infiniband/$uv"
 out=$(vm_as_nobody "$T" -j -v -d "$DEV" 2>&1); rc=$?
 vm_as_nobody "$T" -v -d "$DEV" > /tmp/unpriv.txt 2>&1
 chmod "$perm" "/dev/infiniband/$uv"
-vm_check_eq "unprivileged -v exits 0" 0 "$rc"
+vm_check_eq "unprivileged -v exits 0" 0 "$rc" @out
 echo "$out" > /tmp/unpriv.json
 vm_check_output "unprivileged: verbs_error names the device and the cause" \
 	"cannot open $uv: Permission denied" jq -r '.[0].verbs_error' /tmp/unpriv.json
@@ -100,7 +100,7 @@ vm_check_output "unprivileged text says why" "^  verbs: +cannot open $uv: Permis
 # No device at all: a clear message, exit 1; then put rxe0 back.
 rdma link delete "$DEV"
 out=$("$T" 2>&1); rc=$?
-vm_check_eq "no devices exits 1" 1 "$rc"
+vm_check_eq "no devices exits 1" 1 "$rc" @out
 vm_check_output "no devices message" "no RDMA devices found" echo "$out"
 rdma link add "$DEV" type rxe netdev "$VM_NETDEV"
 vm_retry 10 test -e "$SYS/ports/1/state"

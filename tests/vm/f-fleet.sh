@@ -61,7 +61,7 @@ vm_signal ff-make-bad
 if vm_wait ff-bad-ready 120; then
 	timeout 600 pdsh -R ssh -t 120 -w "$HL" "$B/rdma-devinfo" -v -j >/tmp/ff-pdsh-bad.txt 2>/tmp/ff-pdsh-bad.err
 	"$F" -w "$HL" /tmp/ff-pdsh-bad.txt >/tmp/ff-pdsh-bad.out 2>&1; rc=$?
-	vm_check_eq "MTU fault, pdsh | rdma-fleet: exit 1" 1 "$rc"
+	vm_check_eq "MTU fault, pdsh | rdma-fleet: exit 1" 1 "$rc" "/tmp/ff-pdsh-bad.out"
 	vm_check_output "MTU fault, pdsh | rdma-fleet: active_mtu outlier is $BAD" \
 		"^active_mtu +$VM_RDMA_DEV +1 +[0-9]+ +$((N - 1))/$N +$BAD: [0-9]+\$" cat /tmp/ff-pdsh-bad.out
 	# rdma-devinfo -v carries the netdev's MTU as well as the port's active_mtu: both differ.
@@ -74,7 +74,7 @@ if vm_wait ff-bad-ready 120; then
 	timeout 600 pdsh -R ssh -t 120 -w "$HL" "$B/rdma-doctor" -j --interval 0 --expect "$VM_SCRATCH/ff-expect" \
 		>/tmp/ff-doctor-bad.txt 2>/tmp/ff-doctor-bad.err
 	"$F" -o -w "$HL" /tmp/ff-doctor-bad.txt >/tmp/ff-doctor-bad.out 2>&1; rc=$?
-	vm_check_eq "MTU fault, pdsh rdma-doctor --expect | rdma-fleet -o: exit 1" 1 "$rc"
+	vm_check_eq "MTU fault, pdsh rdma-doctor --expect | rdma-fleet -o: exit 1" 1 "$rc" "/tmp/ff-doctor-bad.out"
 	vm_check_output "MTU fault, doctor: roce.mtu outlier is $BAD (fail)" \
 		"^roce\.mtu +$VM_RDMA_DEV +1 +(pass|warn) +$((N - 1))/$N +$BAD: fail\$" cat /tmp/ff-doctor-bad.out
 	vm_check_output "MTU fault, doctor: the problem names $BAD, the netdev MTU and the expected one" \
@@ -82,7 +82,7 @@ if vm_wait ff-bad-ready 120; then
 
 	timeout 600 srun -N "$N" -n "$N" sh -c "$B/rdma-devinfo -v -j | $B/rdma-fleet --prefix" >/tmp/ff-srun-bad.txt 2>/tmp/ff-srun-bad.err
 	"$F" -j /tmp/ff-srun-bad.txt >/tmp/ff-srun-bad.json; rc=$?
-	vm_check_eq "MTU fault, srun ... --prefix | rdma-fleet -j: exit 1" 1 "$rc"
+	vm_check_eq "MTU fault, srun ... --prefix | rdma-fleet -j: exit 1" 1 "$rc" "/tmp/ff-srun-bad.json"
 	vm_check_eq "MTU fault, srun: outlier hosts" "active_mtu [\"$BAD\"] netdev_mtu [\"$BAD\"]" \
 		"$(jq -r '[.facts[] | select(.outliers | length > 0) | "\(.fact) \(.outliers[0].hosts | tojson)"] | sort | join(" ")' /tmp/ff-srun-bad.json)"
 	vm_check_eq "MTU fault, srun: every host read" "$N" "$(jq '.hosts | length' /tmp/ff-srun-bad.json)"
@@ -93,7 +93,7 @@ if vm_wait ff-bad-ready 120; then
 
 	# a listed host that never runs anything: named, the others intact
 	"$F" -w "vm[1-$((N + 1))]" /tmp/ff-pdsh-ok.txt >/tmp/ff-missing.out 2>&1; rc=$?
-	vm_check_eq "host listed but absent: exit 1" 1 "$rc"
+	vm_check_eq "host listed but absent: exit 1" 1 "$rc" "/tmp/ff-missing.out"
 	vm_check_output "host listed but absent: named" "^vm$((N + 1)) +- +- +expected, but sent nothing" cat /tmp/ff-missing.out
 	vm_check_output "host listed but absent: the others still agree" "^rate +$VM_RDMA_DEV +1 .* $N/$N +-\$" cat /tmp/ff-missing.out
 

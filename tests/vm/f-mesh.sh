@@ -23,7 +23,7 @@ t0=$SECONDS
 timeout 900 srun -N "$N" -n "$N" "${ST[@]}" -j >/tmp/fm-srun.jsonl 2>/tmp/fm-srun.err
 rc=$?
 vm_log "srun mesh of $N hosts: $((SECONDS - t0)) s"
-vm_check_eq "srun --mesh: exit 0" 0 "$rc" || cat /tmp/fm-srun.err
+vm_check_eq "srun --mesh: exit 0" 0 "$rc" "/tmp/fm-srun.jsonl" "/tmp/fm-srun.err"
 all_pairs=$(for i in $(seq "$N"); do for j in $(seq "$N"); do [ "$i" = "$j" ] || echo "vm$i vm$j"; done; done | sort)
 vm_check_eq "srun --mesh: one JSON line per ordered pair ($((N * (N - 1))))" "$all_pairs" \
 	"$(jq -r '"\(.src) \(.dst)"' /tmp/fm-srun.jsonl 2>&1 | sort)"
@@ -34,7 +34,7 @@ vm_check_eq "srun --mesh: $((N - 1)) rounds, each host a client once a round" \
 	"$(jq -r .round /tmp/fm-srun.jsonl | sort -n | uniq -c | awk '{print $1, $2}')"
 
 "$B/rdma-fleet" -w "$HL" /tmp/fm-srun.jsonl >/tmp/fm-fleet.out 2>&1; rc=$?
-vm_check_eq "srun --mesh | rdma-fleet: exit 0" 0 "$rc"
+vm_check_eq "srun --mesh | rdma-fleet: exit 0" 0 "$rc" "/tmp/fm-fleet.out"
 vm_check_output "srun --mesh | rdma-fleet: a full PASS matrix" \
 	"^mesh: $((N * (N - 1))) pairs of $N hosts, $((N * (N - 1))) pass( \([0-9]+ with a warning\))?, 0 fail" cat /tmp/fm-fleet.out
 # (w: passed, with the counters stage's warning: rxe under TCG often retransmits)
@@ -91,7 +91,7 @@ leaves_want() {
 vm_check_eq "--pairs leaves:2: the leaves crossed, then each leaf's own pair, all pass" \
 	"$(leaves_want | sort)" "$(jq -r '"\(.src) \(.dst) \(.round) \(.result)"' /tmp/fm-leaves.jsonl 2>&1 | sort)" ||
 	sed 's/^/    | /' /tmp/fm-leaves.txt
-vm_check_eq "... every host ends with exit 0 (pdsh -S)" 0 "$rc"
+vm_check_eq "... every host ends with exit 0 (pdsh -S)" 0 "$rc" /tmp/fm-leaves.txt
 
 # ---- a host listed but never started: FAIL for its pairs within the wait, the others pass
 t0=$SECONDS

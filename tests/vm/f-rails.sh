@@ -47,7 +47,7 @@ t0=$SECONDS
 timeout 900 srun -N "$N" -n "$N" "${ST[@]}" --devices all -j >/tmp/fr-srun.jsonl 2>/tmp/fr-srun.err
 rc=$?
 vm_log "srun --mesh --devices all, $N hosts x 2 rails: $((SECONDS - t0)) s"
-vm_check_eq "srun --mesh --devices all: exit 0" 0 "$rc" || cat /tmp/fr-srun.err
+vm_check_eq "srun --mesh --devices all: exit 0" 0 "$rc" "/tmp/fr-srun.jsonl" "/tmp/fr-srun.err"
 rail_pairs=$(for i in $(seq "$N"); do for j in $(seq "$N"); do [ "$i" = "$j" ] ||
 	printf 'vm%s rxe0 vm%s rxe0\nvm%s rxe1 vm%s rxe1\n' "$i" "$j" "$i" "$j"; done; done | sort)
 vm_check_eq "... one line per ordered pair and rail, rail to the same rail ($((2 * N * (N - 1))))" \
@@ -59,7 +59,7 @@ vm_check_eq "... the rounds: each host a client of one peer a round, on both rai
 	"$(jq -r .round /tmp/fr-srun.jsonl | sort -n | uniq -c | awk '{print $1, $2}')"
 "$B/rdma-fleet" -w "$HL" /tmp/fr-srun.jsonl >/tmp/fr-fleet.out 2>&1
 rc=$?
-vm_check_eq "srun --mesh --devices all | rdma-fleet: exit 0" 0 "$rc"
+vm_check_eq "srun --mesh --devices all | rdma-fleet: exit 0" 0 "$rc" "/tmp/fr-fleet.out"
 vm_check_output "... the matrix counts the rails" \
 	"^mesh: $((2 * N * (N - 1))) pairs of $N hosts on 2 rails, $((2 * N * (N - 1))) pass( \([0-9]+ with a warning\))?, 0 fail" \
 	cat /tmp/fr-fleet.out
@@ -97,7 +97,7 @@ vm_check_eq "... every other pair passes ($((2 * N * (N - 1) - 2 * (N - 1))))" "
 vm_check "... within the waits ($took s)" test "$took" -lt 300
 "$B/rdma-fleet" -w "$HL" /tmp/fr-down.txt >/tmp/fr-down.out 2>&1
 rc=$?
-vm_check_eq "rdma-fleet: exit 1" 1 "$rc"
+vm_check_eq "rdma-fleet: exit 1" 1 "$rc" "/tmp/fr-down.out"
 vm_check_output "rdma-fleet: vm$N rxe1/1 is the rail that failed with every peer" \
 	"^  vm$N rxe1/1: $((2 * (N - 1))) of $((2 * (N - 1))) pairs failed$" cat /tmp/fr-down.out
 vm_check_eq "... and the only one" 1 "$(grep -c '^  vm[0-9]* rxe[0-9]/[0-9]*: ' /tmp/fr-down.out)"
@@ -117,7 +117,7 @@ vm_retry 30 sh -c "ssh vm2 ss -Hltn | grep -q ':18515 '" || true
 "$B/rdma-selftest" -d rxe1 --peer-dev rxe1 -n 20 --pings 10 --timeout 10 -j vm2 >/tmp/fr-pd.json 2>&1
 rc=$?
 wait "$srv"
-vm_check_eq "--peer-dev rxe1 -d rxe1 vm2: exit 0" 0 "$rc" || cat /tmp/fr-pd.json
+vm_check_eq "--peer-dev rxe1 -d rxe1 vm2: exit 0" 0 "$rc" "/tmp/fr-pd.json"
 vm_check_eq "... ours rxe1, the server's rxe1 (it said so), over the TCP exchange" "verbs rxe1 rxe1 1 pass" \
 	"$(jq -r '"\(.mode) \(.dev) \(.peer_dev) \(.peer_port) \(.result)"' /tmp/fr-pd.json 2>&1)"
 vm_check_output "... the server's log names rxe1" "verbs client .*: rxe1 port 1 GID" cat /tmp/fr-srv.txt
@@ -128,14 +128,14 @@ vm_retry 30 sh -c "ssh vm2 ss -Hltn | grep -q ':18515 '" || true
 "$B/rdma-selftest" --peer-dev mlx5_7:1 --timeout 10 vm2 >/tmp/fr-pd2.txt 2>&1
 rc=$?
 wait "$srv"
-vm_check_eq "--peer-dev mlx5_7:1 vm2: exit 1" 1 "$rc"
+vm_check_eq "--peer-dev mlx5_7:1 vm2: exit 1" 1 "$rc" "/tmp/fr-pd2.txt"
 vm_check_output "... refused before any QP moved, naming what vm2 has" \
 	"^  FAIL  exchange .*the server refused: no device mlx5_7 here \(it has rxe0, rxe1\)" cat /tmp/fr-pd2.txt
 
 # ---- --devices naming a device this host lacks
 "$B/rdma-selftest" --mesh --hosts "$HL" --devices rxe0,rxe5 >/tmp/fr-unk.txt 2>&1
 rc=$?
-vm_check_eq "--devices rxe0,rxe5: exit 1" 1 "$rc"
+vm_check_eq "--devices rxe0,rxe5: exit 1" 1 "$rc" "/tmp/fr-unk.txt"
 vm_check_output "... the error names the known devices" \
 	"^rdma-selftest: --devices: rxe5: no such device \(known: rxe0 rxe1\)$" cat /tmp/fr-unk.txt
 

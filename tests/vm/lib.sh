@@ -132,15 +132,33 @@ vm_check_exit() {
     return 1
 }
 
-# vm_check_eq NAME EXPECTED ACTUAL -- string comparison.
+# vm_json FILE -- FILE holds one JSON document, an object or an array (jq -e
+# on an empty file passes with jq 1.6: the size is checked first).
+vm_json() {
+    [ -s "$1" ] || { echo "$1: empty"; return 1; }
+    jq -e 'type == "object" or type == "array"' "$1" > /dev/null
+}
+
+# vm_check_eq NAME EXPECTED ACTUAL [SHOW...] -- string comparison.  On a
+# failure each SHOW is printed after the two values: a FILE (its last 60
+# lines), or @VAR (a variable's value): the output of the command whose
+# status or result was compared, so a failed check always shows why.
 vm_check_eq() {
-    if [ "$2" = "$3" ]; then
-        vm_pass "$1"
+    local name=$1 want=$2 got=$3 s v
+    if [ "$want" = "$got" ]; then
+        vm_pass "$name"
         return 0
     fi
-    echo "$_VM_MARK FAIL: $1"
-    echo "    | expected: '$2'"
-    echo "    | actual:   '$3'"
+    echo "$_VM_MARK FAIL: $name"
+    echo "    | expected: '$want'"
+    echo "    | actual:   '$got'"
+    shift 3
+    for s in "$@"; do
+        case $s in
+        @*) v=${s#@}; echo "    | $v:"; printf '%s\n' "${!v}" | tail -n 60 | sed 's/^/    | /' ;;
+        *) echo "    | $s:"; _vm_detail "$s" ;;
+        esac
+    done
     return 1
 }
 

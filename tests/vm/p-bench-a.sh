@@ -21,10 +21,9 @@ serve() {
 	vm_wait_listen "$port" 30 || vm_fail "$name: nothing listens on $port"
 	vm_signal "$sig"
 	vm_bg_wait "$name" > "/tmp/$name.out"
-	vm_check_eq "$name served its client and exited 0" 0 "$?"
+	vm_check_eq "$name served its client and exited 0" 0 "$?" "/tmp/$name.out"
 }
 serve floor-floor bench-ff 18540 "$READ_FLOOR" -s 18540 "$DEV" "$gid"
 serve pt-server bench-fp 18541 ib_read_lat -d "$DEV" -x "$gid" -F -s 64 -n 300 -p 18541
 serve floor-pt bench-pf 18542 "$READ_FLOOR" -s 18542 "$DEV" "$gid"
-vm_wait bench-b-done 180 || vm_fail "no end from VM b"
-vm_pass "bench servers done"
+vm_check "VM b ran its clients to the end" vm_wait bench-b-done 180

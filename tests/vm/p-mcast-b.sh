@@ -24,19 +24,19 @@ vm_bg mckey timeout 120 mckey -m 239.1.1.3 -b "$VM_IP"
 vm_sleep 8
 vm_signal mc-ready
 vm_bg_wait once > /tmp/mc-once.json; rc=$?
-vm_check_eq "--once receiver: exit 0" 0 "$rc"
+vm_check_eq "--once receiver: exit 0" 0 "$rc" "/tmp/mc-once.json"
 vm_check_eq "--once receiver: address, join and receive passed" "address:pass join:pass receive:pass pass" \
 	"$(jq -r '"\([.stages[] | "\(.stage):\(.result)"] | join(" ")) \(.result)"' /tmp/mc-once.json)"
 vm_check "--once receiver: 100 of 100 from 10.10.0.1, nothing lost, duplicated, corrupted or reordered" \
 	jq -e '.tally | .sender == "10.10.0.1" and .ended and .expected == 100 and .received == 100 and .lost == 0 and .duplicates == 0 and .corrupted == 0 and .out_of_order == 0 and .bytes == 64' /tmp/mc-once.json
 vm_check_output "--once receiver: the group's MGID" '^::ffff:239\.1\.1\.1$' jq -r .mgid /tmp/mc-once.json
 vm_bg_wait wrong > /tmp/mc-wrong.txt; rc=$?
-vm_check_eq "receiver on the wrong interface: exit 1" 1 "$rc"
+vm_check_eq "receiver on the wrong interface: exit 1" 1 "$rc" "/tmp/mc-wrong.txt"
 vm_check_output "receiver on the wrong interface: it joined (rxe1)" "PASS  join .*QPN 0x[0-9a-f]+ joined $G" cat /tmp/mc-wrong.txt
 vm_check_output "receiver on the wrong interface: the diagnosis" \
 	"FAIL  receive .*joined, but nothing arrived within 20000 ms: no sender yet, a sender on another interface or subnet" cat /tmp/mc-wrong.txt
 vm_bg_wait mckey > /tmp/mckey.txt; rc=$?
-vm_check_eq "mckey receiver (the reference) between the two VMs: exit 0" 0 "$rc"
+vm_check_eq "mckey receiver (the reference) between the two VMs: exit 0" 0 "$rc" "/tmp/mckey.txt"
 vm_wait mc-sent 300 || vm_fail "the senders never finished"
 vm_sleep 3
 vm_bg_kill text
@@ -55,11 +55,11 @@ vm_check_eq "server -j: one JSON line per sender" "100/100 400/400" \
 vm_check "server -j: each line names the group and the device; the lossy run's losses add up" \
 	jq -se 'length == 3 and all(.[]; .mode == "mcast-receive" and .group == "239.1.1.1" and .port == 1) and .[0].lost == 0 and .[1].lost == 0 and .[2].lost > 0 and .[2].received + .[2].lost == 200 and .[2].expected == 200' /tmp/mc-lines.json
 out=$(timeout 60 "$S" --mcast "$G" --server --once --bind 127.0.0.1 --timeout 5 2>&1); rc=$?
-vm_check_eq "bound to 127.0.0.1: exit 1" 1 "$rc"
+vm_check_eq "bound to 127.0.0.1: exit 1" 1 "$rc" @out
 vm_check_output "bound to 127.0.0.1: no RDMA device reaches the group, and the fix" \
 	"FAIL  address .*no RDMA device reaches $G from 127\.0\.0\.1: give --bind the address of an RDMA netdev" echo "$out"
 out=$(timeout 60 "$S" --mcast 10.1.1.1 --timeout 5 2>&1); rc=$?
-vm_check_eq "not a multicast group: a usage error" 2 "$rc"
+vm_check_eq "not a multicast group: a usage error" 2 "$rc" @out
 vm_check_output "not a multicast group: said before any stage, naming the option" \
 	"^rdma-selftest: --mcast: 10\.1\.1\.1 is not a multicast group" echo "$out"
 rdma link delete rxe1

@@ -15,7 +15,7 @@ for mode in cm verbs; do
 	for op in send write read atomic; do
 		out=$(timeout 180 "$S" "$PEER_IP" "${M[@]}" "${Q[@]}" --op "$op" 2>&1); rc=$?
 		echo "$out" > "/tmp/$mode-$op.txt"
-		vm_check_eq "$mode --op $op exits 0" 0 "$rc"
+		vm_check_eq "$mode --op $op exits 0" 0 "$rc" @out
 		vm_check_output "$mode --op $op: PASS" "^rdma-selftest: PASS(, with a warning at counters)?\$" cat "/tmp/$mode-$op.txt"
 	done
 	vm_check_output "$mode: write verified by the peer" "PASS  write +[0-9.]+ ms  20 x 64 B verified in the peer's memory by the peer" cat "/tmp/$mode-write.txt"
@@ -26,7 +26,7 @@ for mode in cm verbs; do
 
 	out=$(timeout 300 "$S" "$PEER_IP" "${M[@]}" "${Q[@]}" --op all --sizes 1,65536 -j); rc=$?
 	echo "$out" > "/tmp/$mode-all.json"
-	vm_check_eq "$mode --op all -j exits 0" 0 "$rc"
+	vm_check_eq "$mode --op all -j exits 0" 0 "$rc" @out
 	vm_check_eq "$mode --op all: every stage passed" \
 		"pingpong write write-imm read fetch-add cmp-swap latency latency bandwidth bandwidth write-lat write-lat write-bw write-bw write-imm-lat write-imm-lat write-imm-bw write-imm-bw read-lat read-lat read-bw read-bw fetch-add-lat fetch-add-bw cmp-swap-lat cmp-swap-bw" \
 		"$(jq -r '[.stages[] | select(.result == "pass" and (.stage | test("^(address|route|connect|exchange|counters)$") | not)) | .stage] | join(" ")' "/tmp/$mode-all.json")"
@@ -40,7 +40,7 @@ for mode in cm verbs; do
 
 	out=$(timeout 120 "$S" "$PEER_IP" -P 18600 "${M[@]}" "${Q[@]}" --op read -j); rc=$?
 	echo "$out" > "/tmp/$mode-deny.json"
-	vm_check_eq "$mode --op read vs --deny read: exit 1" 1 "$rc"
+	vm_check_eq "$mode --op read vs --deny read: exit 1" 1 "$rc" @out
 	vm_check_eq "$mode --op read vs --deny read: fails at read" "read" "$(jq -r .failed_stage "/tmp/$mode-deny.json")"
 	vm_check_eq "$mode --op read vs --deny read: the completion status" "remote access error" \
 		"$(jq -r '.stages[] | select(.stage == "read") | .wc_status' "/tmp/$mode-deny.json")"
@@ -57,7 +57,7 @@ for mode in cm verbs; do
 	M=(); [ "$mode" = verbs ] && M=(--verbs)
 	strace -f -qq -e trace=sched_yield -o "/tmp/remote-yield-$mode.trace" \
 		timeout 180 "$S" "$PEER_IP" "${M[@]}" --timeout 30 -n 200 --pings 10 --latency-only > /dev/null; rc=$?
-	vm_check_eq "$mode: latency against a peer on another host: exit 0" 0 "$rc"
+	vm_check_eq "$mode: latency against a peer on another host: exit 0" 0 "$rc" "/tmp/remote-yield-$mode.trace"
 	vm_check_eq "$mode: ... and the spin never yielded the CPU" 0 "$(grep -c sched_yield "/tmp/remote-yield-$mode.trace")"
 done
 
@@ -72,7 +72,7 @@ for mode in cm verbs; do
 	vm_signal "ctr-pause-$mode"
 	vm_wait "ctr-resumed-$mode" 60 || vm_fail "the peer never resumed its server"
 	vm_bg_wait "ctr-$mode" > "/tmp/ctr-$mode.json"; rc=$?
-	vm_check_eq "$mode, server paused mid-run: exit 0" 0 "$rc"
+	vm_check_eq "$mode, server paused mid-run: exit 0" 0 "$rc" "/tmp/ctr-$mode.json"
 	vm_check_eq "$mode, server paused mid-run: the run passes, the counters stage warns" "pass warn" \
 		"$(jq -r '"\(.result) \(.stages[] | select(.stage == "counters") | .result)"' "/tmp/ctr-$mode.json")"
 	vm_check "$mode, server paused mid-run: rxe's RNR NAKs received counted as retransmits" \
@@ -83,7 +83,7 @@ for mode in cm verbs; do
 done
 out=$(timeout 120 "$S" "$PEER_IP" --verbs "${Q[@]}" --quick); rc=$?
 echo "$out" > /tmp/quiet.txt
-vm_check_eq "quiet run: exit 0" 0 "$rc"
+vm_check_eq "quiet run: exit 0" 0 "$rc" @out
 vm_check_output "quiet run: the counters stage line" \
 	"^  (PASS|WARN)  counters +[0-9.]+ ms  (no retransmit, congestion or drop counter of ${VM_RDMA_DEV:-rxe0} port 1 moved \([0-9]+ counters read; [0-9]+ packets out, [0-9]+ in\)|retransmits: )" cat /tmp/quiet.txt
 out=$(timeout 120 "$S" "$PEER_IP" --verbs "${Q[@]}" --quick --no-counters -j)
@@ -101,13 +101,13 @@ vm_check_output "--verbs -x 0: both GIDs and the fix named" \
 	jq -r '.stages[] | select(.stage == "exchange") | .diagnosis' /tmp/gid0.json
 out=$(timeout 120 "$S" "$PEER_IP" --verbs --mtu 512 "${Q[@]}" --sizes 4096 --quick 2>&1); rc=$?
 echo "$out" > /tmp/mtu512.txt
-vm_check_eq "--verbs --mtu 512, 4096 B messages: exit 0" 0 "$rc"
+vm_check_eq "--verbs --mtu 512, 4096 B messages: exit 0" 0 "$rc" @out
 vm_check_output "--mtu 512: offered, and the path uses it" "note: MTU differs: this side offers 512 \(--mtu\), the peer 1024; the path uses the smaller" cat /tmp/mtu512.txt
 vm_check_output "--mtu 512: connect at path MTU 512, 4096 B verified" "PASS  connect .*path MTU 512\$" cat /tmp/mtu512.txt
 vm_check_output "--mtu 512: the perftest line has -m 512" "here:  ib_send_bw -d ${VM_RDMA_DEV:-rxe0} -i 1 -x [0-9]+ --report_gbits -s 4096 -m 512 $PEER_IP\$" cat /tmp/mtu512.txt
 out=$(timeout 120 "$S" "$PEER_IP" --verbs --tc 104 --sl 2 --op write "${Q[@]}" --quick -j); rc=$?
 echo "$out" > /tmp/tcsl.json
-vm_check_eq "--verbs --tc 104 --sl 2: exit 0" 0 "$rc"
+vm_check_eq "--verbs --tc 104 --sl 2: exit 0" 0 "$rc" @out
 vm_check_output "--verbs --tc 104 --sl 2: on the connect stage" "path MTU 1024, traffic class 104, SL 2\$" \
 	jq -r '.stages[] | select(.stage == "connect") | .detail' /tmp/tcsl.json
 vm_check_output "--verbs --tc 104 --sl 2: perftest and NCCL settings" \
@@ -115,7 +115,7 @@ vm_check_output "--verbs --tc 104 --sl 2: perftest and NCCL settings" \
 	jq -r '"\(.next.perftest) \(.next.nccl)"' /tmp/tcsl.json
 out=$(timeout 120 "$S" "$PEER_IP" --tc 104 "${Q[@]}" --quick -j); rc=$?
 echo "$out" > /tmp/cmtc.json
-vm_check_eq "rdma_cm --tc 104: exit 0" 0 "$rc"
+vm_check_eq "rdma_cm --tc 104: exit 0" 0 "$rc" @out
 vm_check_output "rdma_cm --tc 104: the QP rdma_cm made carries it" "traffic class 104, SL [0-9]+\$" \
 	jq -r '.stages[] | select(.stage == "connect") | .detail' /tmp/cmtc.json
 
@@ -141,7 +141,7 @@ vm_check_output "--qp ud: the next perftest line has -c UD" "^ib_send_bw -d ${VM
 # the server's session at once (port 18600: its log is the one read for it).
 out=$(timeout 120 "$S" "$PEER_IP" -P 18600 --qp ud -s 2048 --timeout 30 2>&1); rc=$?
 echo "$out" > /tmp/ud2048.txt
-vm_check_eq "--qp ud -s 2048 on a 1024 path: exit 1" 1 "$rc"
+vm_check_eq "--qp ud -s 2048 on a 1024 path: exit 1" 1 "$rc" @out
 vm_check_output "--qp ud -s 2048: the one-packet rule named at connect" \
 	"FAIL  connect .*a UD message is one packet: 2048 B is above the path MTU 1024 \(use -s 1024 or less" cat /tmp/ud2048.txt
 vm_check_output "--qp ud right after: the server is free again" "^rdma-selftest: PASS" \
@@ -186,7 +186,7 @@ vm_wait pt-srv-ready 120 || vm_fail "no perftest server on $PEER_IP"
 # shellcheck disable=SC2086  # the printed command, split into its words
 out=$(timeout 120 $cmd -n 200 -p 18800 2>&1); rc=$?
 echo "$out" > /tmp/pt.txt
-vm_check_eq "the printed ib_send_bw runs: exit 0" 0 "$rc"
+vm_check_eq "the printed ib_send_bw runs: exit 0" 0 "$rc" @out
 vm_check_output "the printed ib_send_bw measured" "^ 65536 +200 +[0-9.]+ +[0-9.]+" cat /tmp/pt.txt
 vm_signal ops-done
 if [ "${VM_SHOW:-0}" = 1 ]; then cat /tmp/cm-*.txt /tmp/verbs-read.txt; jq . /tmp/cm-deny.json; fi

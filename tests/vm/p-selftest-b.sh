@@ -12,7 +12,7 @@ Q=(--timeout 30 -n 50 --pings 20)
 vm_wait st-srv-ready 120 || vm_fail "server on $PEER_IP never got ready"
 
 timeout 180 "$S" "$PEER_IP" "${Q[@]}" > /tmp/cm.txt 2>&1; rc=$?
-vm_check_eq "rdma_cm client exits 0" 0 "$rc"
+vm_check_eq "rdma_cm client exits 0" 0 "$rc" "/tmp/cm.txt"
 vm_check_output "rdma_cm: every stage PASS" "^rdma-selftest: PASS(, with a warning at counters)?\$" cat /tmp/cm.txt
 vm_check_output "rdma_cm: address stage names device, port and GID" "PASS  address .* $DEV port 1, GID [0-9]+ \(RoCE v2\), $VM_IP -> $PEER_IP" cat /tmp/cm.txt
 vm_check_output "rdma_cm: latency table" "^ +64 +50 +[0-9.]+ " cat /tmp/cm.txt
@@ -20,7 +20,7 @@ vm_check_output "rdma_cm: bandwidth table" "^ +65536 +50 +[0-9.]+ " cat /tmp/cm.
 
 idx=$("$G" --best -d "$DEV" -j | jq .[0].index)
 timeout 180 "$S" "$PEER_IP" --verbs -x "$idx" "${Q[@]}" > /tmp/verbs.txt 2>&1; rc=$?
-vm_check_eq "--verbs -x $idx exits 0" 0 "$rc"
+vm_check_eq "--verbs -x $idx exits 0" 0 "$rc" "/tmp/verbs.txt"
 vm_check_output "--verbs: PASS" "^rdma-selftest: PASS(, with a warning at counters)?\$" cat /tmp/verbs.txt
 vm_check_output "--verbs: exchange names both GIDs" "GID $idx \(RoCE v2\) <-> peer GID RoCE v2" cat /tmp/verbs.txt
 
@@ -30,12 +30,12 @@ vm_check "-j has latency and bandwidth figures" jq -e '.latency[0].median_us > 0
 
 # No server on that port: REJECTED, named
 timeout 60 "$S" "$PEER_IP" -P 18599 --timeout 10 --quick > /tmp/rej.txt 2>&1; rc=$?
-vm_check_eq "no server: exit 1" 1 "$rc"
+vm_check_eq "no server: exit 1" 1 "$rc" "/tmp/rej.txt"
 vm_check_output "no server: REJECTED diagnosis" "FAIL  connect .*REJECTED.*no rdma-selftest server on $PEER_IP port 18599" cat /tmp/rej.txt
 
 # Nobody has that address: ADDR_ERROR, named
 timeout 60 "$S" 10.10.0.99 --timeout 10 --quick > /tmp/addr.txt 2>&1; rc=$?
-vm_check_eq "wrong IP: exit 1" 1 "$rc"
+vm_check_eq "wrong IP: exit 1" 1 "$rc" "/tmp/addr.txt"
 vm_check_output "wrong IP: ADDR_ERROR diagnosis" "FAIL  address .*ADDR_ERROR.*no RDMA device reaches 10.10.0.99" cat /tmp/addr.txt
 
 # verbs exchange against a port with nothing: connection refused, named
@@ -55,7 +55,7 @@ if vm_retry 120 in_bandwidth killed; then
 	vm_signal st-kill-now
 	vm_bg_wait killed > /tmp/killed.txt 2>&1; rc=$?
 	took=$((SECONDS - t0))
-	vm_check_eq "server killed: client exits 1" 1 "$rc"
+	vm_check_eq "server killed: client exits 1" 1 "$rc" "/tmp/killed.txt"
 	vm_check_output "server killed: bandwidth stage fails: the peer ended the session" \
 		"FAIL  bandwidth .*the peer (had )?ended the session" cat /tmp/killed.txt
 	vm_log "client noticed the dead server after ${took}s (deadline 5 s per stage)"
@@ -74,7 +74,7 @@ if vm_retry 120 in_bandwidth sigint; then
 	pkill -INT -f -- "-D 120"
 	t0=$SECONDS
 	vm_bg_wait sigint > /tmp/sigint.txt 2>&1; rc=$?
-	vm_check_eq "SIGINT: client exits 1" 1 "$rc"
+	vm_check_eq "SIGINT: client exits 1" 1 "$rc" "/tmp/sigint.txt"
 	vm_check "SIGINT: within 10 s" test $((SECONDS - t0)) -le 10
 else
 	vm_bg_kill sigint
@@ -91,7 +91,7 @@ bw_run cut --retry-cnt 6 --qp-timeout 18 --timeout 60
 if vm_retry 120 in_bandwidth cut; then
 	vm_signal st-linkdown-now
 	vm_bg_wait cut > /tmp/cut.txt 2>&1; rc=$?
-	vm_check_eq "link down: client exits 1" 1 "$rc"
+	vm_check_eq "link down: client exits 1" 1 "$rc" "/tmp/cut.txt"
 	vm_check_output "link down: retry-exceeded diagnosis" \
 		"FAIL  bandwidth .*(transport retry counter exceeded|packets lost)" cat /tmp/cut.txt
 else

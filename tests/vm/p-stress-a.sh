@@ -141,7 +141,7 @@ kill -TERM "$srv"
 rc=0
 wait "$srv" || rc=$?
 srv=
-vm_check_eq "server exits 0 on SIGTERM" 0 "$rc"
+vm_check_eq "server exits 0 on SIGTERM" 0 "$rc" "$LOG"
 vm_log "server log: $(lines) lines"
 vm_check "no kernel warnings" vm_dmesg_clean
 vm_signal ps-done

@@ -46,7 +46,7 @@ vm_check "zsh finds the completion in its vendor path" \
 out=$(cd "$RD_ROOT" && PATH=/usr/sbin:/usr/bin:/sbin:/bin timeout 600 debian/tests/rxe-tools 2>&1)
 rc=$?
 echo "$out" | sed 's/^/# /'
-vm_check_eq "autopkgtest rxe-tools exits 0" 0 "$rc"
+vm_check_eq "autopkgtest rxe-tools exits 0" 0 "$rc" @out
 vm_check_output "autopkgtest ran every check" "^rxe-tools: [0-9]+ passed, 0 failed\$" echo "$out"
 vm_check_eq "autopkgtest removed its rxe device and veth pair" "" \
 	"$(ls /sys/class/infiniband | grep -v -x "${VM_RDMA_DEV:-rxe0}"; ip -o link show rdadt0 2> /dev/null)"
@@ -56,7 +56,7 @@ out=$(cd "$RD_ROOT" && RDMA_DIAG_NETDEV=$VM_NETDEV PATH=/usr/sbin:/usr/bin:/sbin
 	timeout 600 debian/tests/rxe-tools 2>&1)
 rc=$?
 echo "$out" | sed 's/^/# /'
-vm_check_eq "autopkgtest with RDMA_DIAG_NETDEV=$VM_NETDEV exits 0" 0 "$rc"
+vm_check_eq "autopkgtest with RDMA_DIAG_NETDEV=$VM_NETDEV exits 0" 0 "$rc" @out
 vm_check_output "it used ${VM_RDMA_DEV:-rxe0}" "^rxe-tools: ${VM_RDMA_DEV:-rxe0} on $VM_NETDEV " echo "$out"
 vm_check "${VM_RDMA_DEV:-rxe0} is still there" test -e "/sys/class/infiniband/${VM_RDMA_DEV:-rxe0}"
 

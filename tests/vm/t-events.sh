@@ -182,9 +182,16 @@ U=$D/user.json
 setpriv --reuid=65534 --regid=65534 --clear-groups "$E" -j -s >"$U" 2>"$D/user.err" </dev/null &
 upid=$!
 J=$U vm_check "unprivileged watcher ready" wait_ev '.event == "STATE" and .dev == "'"$DEV"'"' 30
+# "Not opened" is only evidence once the watcher has tried: strace shows its
+# look at the device nodes refused (EACCES) after the new device appeared.
+strace -f -e trace=%file -p "$upid" -o "$D/user.strace" 2> "$D/strace.err" &
+spid=$!
+vm_check "strace attached to the unprivileged watcher" vm_retry 20 grep -q attached "$D/strace.err"
 chmod 0700 /dev/infiniband
 vm_check "rdma link add rxe1 (its node out of reach)" timeout 30 rdma link add rxe1 type rxe netdev evA
-vm_sleep 1
+refused() { vm_retry 20 grep -q 'infiniband.*= -1 EACCES' "$D/user.strace" || { tail -n 20 "$D/user.strace"; return 1; }; }
+vm_check "the watcher tried the device nodes and was refused" refused
+kill -INT "$spid" 2> /dev/null; wait "$spid" 2> /dev/null
 J=$U vm_check_fails "not opened while out of reach" ev_ts '.dev == "rxe1"'
 chmod "$dmode0" /dev/infiniband
 J=$U vm_check "opened once reachable (retried)" wait_ev '.event == "DEVICE_ADDED" and .dev == "rxe1"' 20
@@ -253,7 +260,7 @@ if kill -0 "$cpid" 2>/dev/null; then
 else
 	rc=0
 	wait "$cpid" || rc=$?
-	vm_check_eq "--count 2: exit status 0" 0 "$rc"
+	vm_check_eq "--count 2: exit status 0" 0 "$rc" "$D/count.json"
 fi
 vm_check_eq "--count 2: two events after the state" "LINK_MTU LINK_MTU" \
 	"$(jq -r 'select(.source != "state") | .event' "$D/count.json" | tr '\n' ' ' | sed 's/ $//')"

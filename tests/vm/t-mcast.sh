@@ -60,7 +60,7 @@ ip link del dummc
 # A receiver that cannot join (--bind an address of no interface here) says so once.
 out=$(timeout 60 "$S" --mcast "$G" --server --bind 10.99.99.99 --timeout 5 2>&1); rc=$?
 echo "$out" > /tmp/mc-recv-fail.txt
-vm_check_eq "receiver that cannot join: exit 1" 1 "$rc"
+vm_check_eq "receiver that cannot join: exit 1" 1 "$rc" @out
 vm_check_eq "receiver that cannot join: one FAIL address line" 1 "$(grep -c 'FAIL  address' /tmp/mc-recv-fail.txt)"
 
 if [ -n "$saved_default" ]; then ip route add $saved_default; fi

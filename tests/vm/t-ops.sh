@@ -17,7 +17,7 @@ Q=(--timeout 30 -n 50 --pings 20)
 for op in send write read atomic; do
 	out=$(timeout 180 "$S" "${Q[@]}" --op "$op" 2>&1); rc=$?
 	echo "$out" > "/tmp/ops-$op.txt"
-	vm_check_eq "loopback --op $op exits 0" 0 "$rc"
+	vm_check_eq "loopback --op $op exits 0" 0 "$rc" @out
 	vm_check_output "loopback --op $op PASS on $DEV" "^$DEV port 1: PASS(, with a warning at counters)?\$" cat "/tmp/ops-$op.txt"
 done
 vm_check_output "write: verified in the peer's memory by the peer" \
@@ -34,7 +34,7 @@ vm_check_output "the figures table has an op column" "^ read +64 +50 " cat /tmp/
 
 out=$(timeout 300 "$S" "${Q[@]}" --op all -j); rc=$?
 echo "$out" > /tmp/ops-all.json
-vm_check_eq "--op all -j exits 0" 0 "$rc"
+vm_check_eq "--op all -j exits 0" 0 "$rc" @out
 vm_check_eq "--op all: ops field" "send,write,write-imm,read,fetch-add,cmp-swap" "$(jq -r .ops /tmp/ops-all.json)"
 vm_check_eq "--op all: every stage, in order, on one connection" \
 	"connect pingpong write write-imm read fetch-add cmp-swap latency bandwidth write-lat write-bw write-imm-lat write-imm-bw read-lat read-bw fetch-add-lat fetch-add-bw cmp-swap-lat cmp-swap-bw" \
@@ -47,7 +47,7 @@ vm_check "--op all: bandwidth of 50 per op, atomics 8 B" \
 	jq -e '[.ports[0].bandwidth[] | .messages == 50 and .gbps > 0 and ((.op | test("fetch|cmp")) == (.bytes == 8))] | all' /tmp/ops-all.json
 
 out=$(timeout 120 "$S" "${Q[@]}" --op write --sizes 1,4096,65536 -j); rc=$?
-vm_check_eq "--op write with sizes exits 0" 0 "$rc"
+vm_check_eq "--op write with sizes exits 0" 0 "$rc" @out
 vm_check_eq "--op write: a latency and a bandwidth stage per size and per write kind" \
 	"write:1 write:4096 write:65536 write-imm:1 write-imm:4096 write-imm:65536" \
 	"$(jq -r '[.ports[0].bandwidth[] | "\(.op):\(.bytes)"] | join(" ")' <<<"$out")"
@@ -58,7 +58,7 @@ vm_check_eq "--quick: only the verified stages (and the counters around them)" "
 # The serving QP's MR without remote read: READ fails with that diagnosis.
 out=$(timeout 120 "$S" "${Q[@]}" --op read --deny read -j); rc=$?
 echo "$out" > /tmp/deny-read.json
-vm_check_eq "--deny read: --op read exits 1" 1 "$rc"
+vm_check_eq "--deny read: --op read exits 1" 1 "$rc" @out
 vm_check_eq "--deny read: fails at the read stage" "read" "$(jq -r .ports[0].failed_stage /tmp/deny-read.json)"
 vm_check_eq "--deny read: the completion status" "remote access error" \
 	"$(jq -r '.ports[0].stages[] | select(.stage == "read") | .wc_status' /tmp/deny-read.json)"
@@ -66,15 +66,15 @@ vm_check_output "--deny read: the diagnosis names remote read" \
 	"RDMA READ failed .*memory region lacks remote read access" \
 	jq -r '.ports[0].stages[] | select(.stage == "read") | .diagnosis' /tmp/deny-read.json
 out=$(timeout 120 "$S" "${Q[@]}" --op write --deny write 2>&1); rc=$?
-vm_check_eq "--deny write: --op write exits 1" 1 "$rc"
+vm_check_eq "--deny write: --op write exits 1" 1 "$rc" @out
 vm_check_output "--deny write: the diagnosis names remote write" \
 	"FAIL  write .*RDMA WRITE failed \(remote access error.*lacks remote write access" echo "$out"
 out=$(timeout 120 "$S" "${Q[@]}" --op atomic --deny atomic 2>&1); rc=$?
-vm_check_eq "--deny atomic: --op atomic exits 1" 1 "$rc"
+vm_check_eq "--deny atomic: --op atomic exits 1" 1 "$rc" @out
 vm_check_output "--deny atomic: the diagnosis names remote atomic" \
 	"FAIL  fetch-add .*fetch-and-add failed .*lacks remote atomic access" echo "$out"
 out=$(timeout 120 "$S" "${Q[@]}" --op write,atomic --deny read 2>&1); rc=$?
-vm_check_eq "--deny read does not hinder write and atomics" 0 "$rc"
+vm_check_eq "--deny read does not hinder write and atomics" 0 "$rc" @out
 vm_check_output "--deny read: a send-only run still passes" "^$DEV port 1: PASS(, with a warning at counters)?\$" \
 	timeout 120 "$S" "${Q[@]}" --deny read,write,atomic
 
@@ -110,7 +110,7 @@ vm_check_output "version 5 HELLO: a REJECT naming both versions" "server speaks 
 vm_check_output "--peer-dev rxe0: the server's rxe0, by name, PASS" "^rdma-selftest: PASS(, with a warning at counters)?\$" \
 	timeout 200 "$S" "$VM_IP" -P 18700 --peer-dev rxe0:1 "${Q[@]}"
 out=$(timeout 60 "$S" "$VM_IP" -P 18700 --peer-dev mlx5_3 --timeout 10 2>&1); rc=$?
-vm_check_eq "--peer-dev mlx5_3: exit 1" 1 "$rc"
+vm_check_eq "--peer-dev mlx5_3: exit 1" 1 "$rc" @out
 vm_check_output "... the server refused, naming its devices" \
 	"FAIL  exchange .*the server refused: no device mlx5_3 here \(it has rxe0\)" echo "$out"
 vm_check_output "a current --verbs client still PASSes --op all" "^rdma-selftest: PASS(, with a warning at counters)?\$" \
@@ -155,7 +155,7 @@ old=$!
 vm_wait_listen 18701 30
 out=$(timeout 60 "$S" "$VM_IP" -P 18701 --verbs --timeout 10 --op read 2>&1); rc=$?
 wait "$old"
-vm_check_eq "against a version 1 server: exit 1" 1 "$rc"
+vm_check_eq "against a version 1 server: exit 1" 1 "$rc" @out
 vm_check_output "against a version 1 server: the diagnosis" \
 	"FAIL  exchange .*the server speaks exchange version 1 \(an older rdma-selftest\), this side speaks 2: run the same version on both sides; it said: protocol version mismatch" \
 	echo "$out"
@@ -168,7 +168,7 @@ v2=$!
 vm_wait_listen 18702 30
 out=$(timeout 60 "$S" "$VM_IP" -P 18702 --qp ud --timeout 10 2>&1); rc=$?
 wait "$v2"
-vm_check_eq "--qp ud against a version 2 server: exit 1" 1 "$rc"
+vm_check_eq "--qp ud against a version 2 server: exit 1" 1 "$rc" @out
 vm_check_output "--qp ud against a version 2 server: it has no UD, said plainly" \
 	"FAIL  exchange .*the server speaks exchange version 2 \(an older rdma-selftest\), this side speaks 3: it has no UD test \(--qp ud needs a newer rdma-selftest --server on the peer\); it said: server speaks exchange version 2, client 3" \
 	echo "$out"
@@ -181,7 +181,7 @@ v3=$!
 vm_wait_listen 18703 30
 out=$(timeout 60 "$S" "$VM_IP" -P 18703 --peer-dev rxe0 --timeout 10 2>&1); rc=$?
 wait "$v3"
-vm_check_eq "--peer-dev against a version 3 server: exit 1" 1 "$rc"
+vm_check_eq "--peer-dev against a version 3 server: exit 1" 1 "$rc" @out
 vm_check_output "--peer-dev against a version 3 server: it cannot serve a device by name, said plainly" \
 	"FAIL  exchange .*the server speaks exchange version 3 \(an older rdma-selftest\), this side speaks 4: it cannot serve a device by name \(a mesh rail, --peer-dev: needs a newer rdma-selftest on the peer\); it said: server speaks exchange version 3, client 4" \
 	echo "$out"
@@ -201,7 +201,7 @@ out=$(timeout 120 "$S" --qp ud "${Q[@]}" -a --latency-only -n 5 -j)
 vm_check_eq "loopback --qp ud -a: the powers of two up to the path MTU" "2 4 8 16 32 64 128 256 512 1024" \
 	"$(jq -r '[.ports[0].latency[].bytes] | join(" ")' <<<"$out")"
 out=$(timeout 120 "$S" --qp ud "${Q[@]}" -s 4096 2>&1); rc=$?
-vm_check_eq "loopback --qp ud -s 4096 on a 1024 path: exit 1" 1 "$rc"
+vm_check_eq "loopback --qp ud -s 4096 on a 1024 path: exit 1" 1 "$rc" @out
 vm_check_output "loopback --qp ud -s 4096: fails at connect, the one-packet rule" \
 	"FAIL  connect .*a UD message is one packet: 4096 B is above the path MTU 1024" echo "$out"
 # Keep-alives: the serving process hears nothing of READs, WRITEs and
@@ -217,7 +217,7 @@ vm_wait_listen 18702 30
 out=$(timeout 120 "$S" "$VM_IP" -P 18702 --timeout 10 --op write,read,atomic --bandwidth-only -D 3 --sizes 4096 -j); rc=$?
 wait "$srv"
 echo "$out" > /tmp/ka-bw.json
-vm_check_eq "keep-alive: 3 s one-sided bandwidth stages against a server of --timeout 2: exit 0" 0 "$rc"
+vm_check_eq "keep-alive: 3 s one-sided bandwidth stages against a server of --timeout 2: exit 0" 0 "$rc" @out
 vm_check_eq "keep-alive: every bandwidth stage passed, each ran its 3 s" "write-bw write-imm-bw read-bw fetch-add-bw cmp-swap-bw" \
 	"$(jq -r '[.stages[] | select(.result == "pass" and .ms >= 3000 and (.stage | endswith("-bw"))) | .stage] | join(" ")' /tmp/ka-bw.json)"
 vm_check_output "keep-alive: the server's session ended done, not for silence" \
@@ -227,7 +227,7 @@ srv=$!
 vm_wait_listen 18702 30
 out=$(timeout 120 "$S" "$VM_IP" -P 18702 --verbs --timeout 10 --op read --latency-only -n 40000 --pings 40000 -j); rc=$?
 wait "$srv"
-vm_check_eq "keep-alive: 40000 verified READs and 40000 timed, --verbs, server --timeout 1: exit 0" 0 "$rc"
+vm_check_eq "keep-alive: 40000 verified READs and 40000 timed, --verbs, server --timeout 1: exit 0" 0 "$rc" @out
 echo "$out" > /tmp/ka-read.json
 vm_check "keep-alive: both READ stages outlasted the server's --timeout" \
 	jq -e '[.stages[] | select(.stage == "read" or .stage == "read-lat") | .result == "pass" and .ms > 1000] | length == 2 and all' /tmp/ka-read.json

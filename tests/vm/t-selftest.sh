@@ -11,8 +11,8 @@ Q=(--timeout 30 -n 50 --pings 20)
 vm_check_output "loopback PASS on $DEV" "^$DEV port 1: PASS(, with a warning at counters)?\$" timeout 120 "$S" "${Q[@]}"
 out=$(timeout 120 "$S" "${Q[@]}" -j); rc=$?
 echo "$out" > /tmp/st.json
-vm_check_eq "loopback -j exits 0" 0 "$rc"
-vm_check "loopback -j parses" jq -e . /tmp/st.json
+vm_check_eq "loopback -j exits 0" 0 "$rc" @out
+vm_check "loopback -j parses" vm_json /tmp/st.json
 vm_check_eq "loopback -j result" "pass" "$(jq -r .result /tmp/st.json)"
 vm_check "loopback -j: rxe0's counters read before and after, one counters stage" \
 	jq -e '.ports[0].counters.read >= 10 and ([.ports[0].stages[] | select(.stage == "counters" and (.result == "pass" or .result == "warn"))] | length == 1) and (.ports[0].stages | last | .stage == "counters")' /tmp/st.json
@@ -38,19 +38,19 @@ out=$(timeout 120 "$S" "${Q[@]}" --latency-only -j)
 vm_check_eq "--latency-only skips the bandwidth stage" "connect pingpong latency" \
 	"$(jq -r '[.ports[0].stages[] | select(.result == "pass" and .stage != "counters") | .stage] | join(" ")' <<<"$out")"
 out=$(timeout 120 "$S" "${Q[@]}" --expect-gbps 100000 2>&1); rc=$?
-vm_check_eq "--expect-gbps above reality fails" 1 "$rc"
+vm_check_eq "--expect-gbps above reality fails" 1 "$rc" @out
 vm_check_output "--expect-gbps says why" "below --expect-gbps" echo "$out"
 out=$(timeout 120 "$S" "${Q[@]}" --expect-lat-us 0.001 2>&1); rc=$?
-vm_check_eq "--expect-lat-us below reality fails" 1 "$rc"
+vm_check_eq "--expect-lat-us below reality fails" 1 "$rc" @out
 out=$("$S" -d nosuch 2>&1); rc=$?
-vm_check_eq "-d nosuch exits 1" 1 "$rc"
+vm_check_eq "-d nosuch exits 1" 1 "$rc" @out
 vm_check_eq "-d nosuch message" "rdma-selftest: nosuch: no such device (known: $DEV)" "$out"
 "$S" --sysroot /tmp >/dev/null 2>&1; vm_check_eq "--sysroot is a usage error" 2 "$?"
 
 # A loopback test of a port whose netdev is down names the GID problem.
 ip link set "$VM_NETDEV" down
 out=$(timeout 60 "$S" -d "$DEV" --timeout 10 --quick 2>&1); rc=$?
-vm_check_eq "down port: exit 1" 1 "$rc"
+vm_check_eq "down port: exit 1" 1 "$rc" @out
 echo "$out" > /tmp/down.txt
 vm_check_output "down port: names the cause" "netdevs of every candidate GID are down|no GID configured" cat /tmp/down.txt
 ip link set "$VM_NETDEV" up
@@ -82,7 +82,7 @@ vm_check_output "rdma_cm client PASS after the garbage" "PASS(, with a warning a
 vm_check_output "verbs client PASS after the garbage" "PASS(, with a warning at counters)?\$" timeout 120 "$S" "$VM_IP" -P 18700 --verbs --timeout 30 -n 20 --pings 10
 vm_check "server still running" kill -0 "$srv"
 kill -TERM "$srv"; wait "$srv"; rc=$?
-vm_check_eq "server exits 0 on SIGTERM" 0 "$rc"
+vm_check_eq "server exits 0 on SIGTERM" 0 "$rc" /tmp/srv.log
 vm_check_output "server logged the bad magic" "not an rdma-selftest message" cat /tmp/srv.log
 vm_check_output "server logged the truncated message" "closed before a whole exchange message|incomplete exchange" cat /tmp/srv.log
 vm_check_output "server logged the half-open client" "incomplete exchange message \(timed out\)" cat /tmp/srv.log
@@ -107,7 +107,7 @@ for mode in cm verbs; do
 	kill -STOP "$pid"; vm_sleep 2.5; kill -CONT "$pid"; t0=$EPOCHREALTIME
 	wait "$cli"; rc=$?; t1=$EPOCHREALTIME
 	wait "$srv"
-	vm_check_eq "server ends a stopped client's session ($mode): the client exits 1" 1 "$rc"
+	vm_check_eq "server ends a stopped client's session ($mode): the client exits 1" 1 "$rc" "/tmp/end-srv-$mode.log" "/tmp/end-cli-$mode.json"
 	vm_check_output "the server's log: the client's silence" \
 		"client [^ ]+: session failed after [0-9]+ messages: no message from the client within 1000 ms" \
 		cat "/tmp/end-srv-$mode.log"

@@ -77,8 +77,10 @@ tpid=$!
 t0=$SECONDS
 vm_check "events: watcher ready (STATE)" vm_retry 240 grep -q '"event":"STATE"' "$W/events-j.out"
 vm_log "events: first line after $((SECONDS - t0)) s"
-# the text watcher prints nothing before an event: give its start-up the same time
-vm_sleep 5
+# the text watcher prints nothing before an event: it is ready once it holds
+# the device's uverbs node open (its async events come from there)
+uverbs_open() { local f; for f in /proc/"$1"/fd/*; do [[ $(readlink "$f") == /dev/infiniband/uverbs* ]] && return 0; done; return 1; }
+vm_check "events (text): watcher ready (uverbs node open)" vm_retry 240 uverbs_open "$tpid"
 ip link set "$NET" down
 vm_check "events: PORT_ERR" vm_retry 120 grep -q '"event":"PORT_ERR"' "$W/events-j.out"
 vm_retry 30 grep -q DOWN "$SYS/state"
