@@ -57,7 +57,7 @@ LIBA := $(BUILD)/librdmadiag.a
 .PHONY: deb check-deb
 .PHONY: all clean install uninstall deps check check-unit check-cli check-vm check-san check-valgrind \
 	check-build check-tui lint-man lint demo help vm-prepare check-fleet bench-build check-quick \
-	check-fabric
+	check-fabric check-mutants
 
 all: $(LIBA) $(TOOL_BINS)
 
@@ -235,6 +235,12 @@ check-fuzz: fuzz-build
 lint-man:
 	@tests/lint-man.sh $(MANPAGES)
 
+# Plant known bugs one at a time (an exit status, a verdict word, a threshold,
+# a JSON key, a refused path accepted ...) and show that the host tiers fail
+# for each (tests/mutants/run.py; ~15 min).  Not part of make check.
+check-mutants:
+	@tests/mutants/run.py
+
 # Static analysis with zero findings: cppcheck, clang-tidy (.clang-tidy), gcc -fanalyzer
 # (a -Werror build in build/analyzer); see tests/lint/README.md.
 lint:
@@ -302,6 +308,7 @@ help:
 	@echo "make deb        build the Debian package into build/ (dpkg-buildpackage -us -uc -b)"
 	@echo "make demo       boot two soft-RoCE VMs and show every tool at work on the terminal, then rdma-fabric on a simulated fabric"
 	@echo "make bench-build  build the bench's floors and timer (bench/*.c) into build/bench/"
+	@echo "make check-mutants  plant 20+ known bugs one at a time; the suite must fail for each"
 	@echo "make check-unit | check-cli | check-tui | check-san | check-valgrind | check-deb | check-vm | check-fleet | check-fabric   one tier"
 	@echo "make deps       install the Debian build and test dependencies (root)"
 	@echo "make install [PREFIX=/usr/local] [DESTDIR=]   | make uninstall"
