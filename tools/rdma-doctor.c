@@ -168,15 +168,31 @@ static void print_report(struct rd_out *o, const struct rd_dr_report *r, bool ve
 		    r->devices == 1 ? "" : "s", r->ports, r->ports == 1 ? "" : "s",
 		    r->count[RD_DR_PASS], r->count[RD_DR_WARN], r->count[RD_DR_FAIL],
 		    r->count[RD_DR_SKIP]);
+	if (worst == RD_DR_SKIP)
+		rd_out_line(o, "nothing was checked: %s; this is not a healthy verdict",
+			    r->n ? "every selected check was skipped on this node (each one's reason is above)" :
+				   "no selected check applies to this node's devices and ports");
 	rd_out_section_end(o);
 }
 
-/* NHC: silent when healthy; the first failure on one line. */
+/* NHC: silent when healthy; the first failure on one line.  A run that
+ * checked nothing is not healthy: silence would say it was. */
 static void print_nhc(const struct rd_dr_report *r)
 {
 	const struct rd_dr_result *x = rd_dr_report_first_fail(r);
 	char *detail;
 
+	if (!x && rd_dr_report_worst(r) == RD_DR_SKIP) {
+		x = r->n ? &r->v[0] : NULL;
+		detail = x ? rd_text_escape(x->detail, false) : NULL;
+		printf("ERROR: rdma-doctor: nothing checked: %s", x ? "every selected check was skipped" :
+		       "no selected check applies to this node");
+		if (x)
+			printf(" (first: %s: %s: %s)", x->check->id, x->object, detail ? detail : "");
+		printf("\n");
+		free(detail);
+		return;
+	}
 	if (!x)
 		return;
 	detail = rd_text_escape(x->detail, false);
@@ -350,7 +366,9 @@ int main(int argc, char **argv)
 	}
 	else
 		print_report(o, &rep, verbose);
-	ret = rep.count[RD_DR_FAIL] ? RD_EXIT_FAIL : RD_EXIT_OK;
+	/* A failure, or nothing checked at all, is not a pass. */
+	ret = rep.count[RD_DR_FAIL] || rd_dr_report_worst(&rep) == RD_DR_SKIP ? RD_EXIT_FAIL :
+									 RD_EXIT_OK;
 out:
 	rd_dr_report_free(&rep);
 	rd_device_list_free(&list);

@@ -205,6 +205,10 @@ static void print_report(struct rd_out *o, const struct rd_fab *fab, const struc
 		    r->switches == 1 ? "" : "es", r->cas, r->cas == 1 ? "" : "s", r->links,
 		    r->links == 1 ? "" : "s", r->count[RD_FAB_PASS], r->count[RD_FAB_WARN],
 		    r->count[RD_FAB_FAIL], r->count[RD_FAB_SKIP]);
+	if (worst == RD_FAB_SKIP)
+		rd_out_line(o, "nothing was checked: %s; this is not a healthy verdict",
+			    r->n ? "every selected check was skipped (each one's reason is above)" :
+				   "no selected check applies to this fabric");
 	if (fab->n_reset)
 		rd_out_line(o, "counters cleared on %u port%s after this reading (--reset)", fab->n_reset,
 			    fab->n_reset == 1 ? "" : "s");
@@ -365,6 +369,20 @@ static void print_nhc(const struct rd_fab_report *r)
 	const struct rd_fab_result *x = rd_fab_report_first_fail(r);
 	char *obj, *detail;
 
+	if (!x && rd_fab_report_worst(r) == RD_FAB_SKIP) {
+		/* Checked nothing: not healthy, and silence would say it is. */
+		x = r->n ? &r->v[0] : NULL;
+		obj = x ? rd_text_escape(x->object, false) : NULL;
+		detail = x ? rd_text_escape(x->detail, false) : NULL;
+		printf("ERROR: rdma-fabric: nothing checked: %s", x ? "every selected check was skipped" :
+		       "no selected check applies to this fabric");
+		if (x)
+			printf(" (first: %s: %s: %s)", x->check->id, obj ? obj : "", detail ? detail : "");
+		printf("\n");
+		free(obj);
+		free(detail);
+		return;
+	}
 	if (!x)
 		return;
 	obj = rd_text_escape(x->object, false);
@@ -718,7 +736,9 @@ int main(int argc, char **argv)
 	}
 	else
 		print_report(o, &fab, &rep, verbose);
-	ret = rep.count[RD_FAB_FAIL] ? RD_EXIT_FAIL : RD_EXIT_OK;
+	/* A failure, or nothing checked at all, is not a pass. */
+	ret = rep.count[RD_FAB_FAIL] || rd_fab_report_worst(&rep) == RD_FAB_SKIP ? RD_EXIT_FAIL :
+									   RD_EXIT_OK;
 out:
 	rd_fab_report_free(&rep);
 	rd_fab_free(&fab);

@@ -54,7 +54,8 @@ enum rd_dr_status rd_dr_report_worst(const struct rd_dr_report *r)
 		return RD_DR_FAIL;
 	if (r->count[RD_DR_WARN])
 		return RD_DR_WARN;
-	return RD_DR_PASS;
+	/* Only evidence counts: a run whose every check skipped checked nothing. */
+	return r->count[RD_DR_PASS] ? RD_DR_PASS : RD_DR_SKIP;
 }
 
 /*
