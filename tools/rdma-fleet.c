@@ -540,6 +540,7 @@ int main(int argc, char **argv)
 	int opt, ret = RD_EXIT_FAIL, rc;
 
 	rd_cli_init(&cli, "rdma-fleet");
+	cli.repeatable = (const int[]){ 'w', OPT_HOSTFILE, 0 };
 	while ((opt = rd_cli_getopt(&cli, argc, argv, ":w:ojhV", longopts)) != -1) {
 		if (opt == RD_CLI_OPT_USAGE) {
 			ret = RD_EXIT_USAGE;

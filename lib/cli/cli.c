@@ -526,6 +526,44 @@ int rd_cli_bad_value(const struct rd_cli *cli, int opt, const char *arg, const s
 	return rd_cli_usage_error(cli, "invalid value '%s'", arg);
 }
 
+/* Does option code opt take a required value (by shortopts or longopts)? */
+static bool takes_value(int opt, const char *shortopts, const struct option *longopts)
+{
+	const char *s = opt > 0 && opt < 128 && opt != ':' ? strchr(shortopts, opt) : NULL;
+
+	if (s)
+		return s[1] == ':' && s[2] != ':';
+	for (const struct option *lo = longopts; lo && lo->name; lo++)
+		if (lo->val == opt)
+			return lo->has_arg == required_argument;
+	return false;
+}
+
+/* A value-taking option given a second time, unless it is repeatable: 0, or
+ * the usage error's status. */
+static int once_only(struct rd_cli *cli, int opt, char **argv, const char *shortopts,
+		     const struct option *longopts)
+{
+	if (opt == 'd' || opt == '?' || opt == ':' || !takes_value(opt, shortopts, longopts))
+		return 0;
+	for (const int *r = cli->repeatable; r && *r; r++)
+		if (*r == opt)
+			return 0;
+	for (unsigned int i = 0; i < cli->n_seen; i++) {
+		if (cli->seen[i] != opt)
+			continue;
+		for (const struct option *lo = longopts; lo && lo->name; lo++)
+			if (lo->val == opt)
+				return rd_cli_usage_error(cli, "--%s given twice: it takes one value "
+							  "(the second was '%s')", lo->name, optarg);
+		return rd_cli_usage_error(cli, "-%c given twice: it takes one value (the second was '%s')",
+					  opt, optarg ? optarg : argv[optind - 1]);
+	}
+	if (cli->n_seen < RD_ARRAY_SIZE(cli->seen))
+		cli->seen[cli->n_seen++] = opt;
+	return 0;
+}
+
 int rd_cli_getopt(struct rd_cli *cli, int argc, char **argv, const char *shortopts,
 		  const struct option *longopts)
 {
@@ -533,7 +571,11 @@ int rd_cli_getopt(struct rd_cli *cli, int argc, char **argv, const char *shortop
 
 	opterr = 0;	/* errors are reported under the tool's name */
 	while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-		int c = rd_cli_common_opt(cli, opt, optarg);
+		int c;
+
+		if (once_only(cli, opt, argv, shortopts, longopts))
+			return RD_CLI_OPT_USAGE;
+		c = rd_cli_common_opt(cli, opt, optarg);
 
 		if (c < 0)
 			return RD_CLI_OPT_USAGE;

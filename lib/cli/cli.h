@@ -73,6 +73,16 @@ struct rd_cli {
 	 * "ERROR: PROG: MESSAGE" (rd_cli_exit).
 	 */
 	bool nhc;
+	/*
+	 * An option that takes a value is given once: a second -p, --expect or
+	 * --interval is a usage error, never a value silently dropped.  -d is
+	 * repeatable everywhere (a list) and --color's last value wins; a tool
+	 * lists its own repeatable options here (0-terminated option codes)
+	 * before its first rd_cli_getopt.
+	 */
+	const int *repeatable;
+	int seen[32];			/* the value-taking options given so far */
+	unsigned int n_seen;
 };
 
 void rd_cli_init(struct rd_cli *cli, const char *prog);
