@@ -185,6 +185,26 @@ static size_t utf8_seq(const unsigned char *s, uint32_t *cp)
 	return n;
 }
 
+void rd_metric_label_value(FILE *fp, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		uint32_t cp = 0;
+		size_t n = utf8_seq(p, &cp);
+
+		if (*p == '\\' || *p == '"')
+			fprintf(fp, "\\%c", *p);
+		else if (*p == '\n')
+			fputs("\\n", fp);
+		else if (n == 0 || cp < 0x20 || (cp >= 0x7f && cp < 0xa0))
+			fputs("\xef\xbf\xbd", fp);	/* U+FFFD */
+		else
+			(void)fwrite(p, 1, n, fp);	/* errors: ferror() at the end */
+		p += n ? n : 1;
+	}
+}
+
 char *rd_text_escape(const char *s, bool keep_layout)
 {
 	const unsigned char *p = (const unsigned char *)s;

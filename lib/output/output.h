@@ -125,6 +125,16 @@ void rd_out_text(struct rd_out *o, enum rd_color c, const char *fmt, ...)
  */
 char *rd_text_escape(const char *s, bool keep_layout);
 
+/*
+ * A label value of the Prometheus / OpenMetrics text formats (the part
+ * between the quotes): backslash, double quote and newline escaped as the
+ * formats want; a control character (C0, DEL, C1) or a byte that is not
+ * UTF-8 becomes U+FFFD, since a scraper rejects the whole scrape for one
+ * invalid label and a terminal must not act on an escape sequence.  Valid
+ * UTF-8 is kept as it is.  Write errors: ferror(fp).
+ */
+void rd_metric_label_value(FILE *fp, const char *s);
+
 /* Colour decision for --color=auto|always|never with NO_COLOR; -EINVAL on a bad word. */
 int rd_color_mode(const char *arg, int fd, bool *color);
 

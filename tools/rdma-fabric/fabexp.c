@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fabexp.h"
+#include "output/output.h"
 
 static const char *const ctr_help[RD_FAB_NCTRS] = {
 	[RD_FAB_SYMBOL_ERR] = "Minor link errors detected on one or more physical lanes (PMA PortCounters).",
@@ -28,19 +29,6 @@ static const char *const ctr_help[RD_FAB_NCTRS] = {
 	[RD_FAB_RCV_PKTS] = "Packets received.",
 };
 
-/* A label value: backslash, double quote and newline escaped; other controls as '?'. */
-static void put_value(FILE *fp, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '\\' || *s == '"')
-			fprintf(fp, "\\%c", *s);
-		else if (*s == '\n')
-			fputs("\\n", fp);
-		else
-			fputc(iscntrl((unsigned char)*s) ? '?' : *s, fp);
-	}
-}
-
 static void put_labels(FILE *fp, const struct rd_fab *fab, size_t i, int p)
 {
 	const struct rd_fab_node *n = &fab->nodes[i];
@@ -48,11 +36,11 @@ static void put_labels(FILE *fp, const struct rd_fab *fab, size_t i, int p)
 	const struct rd_fab_node *pn = &fab->nodes[pt->peer_node];
 
 	fprintf(fp, "{component=\"%s\",local_name=\"", n->type == RD_FAB_SWITCH ? "switch" : "ca");
-	put_value(fp, n->name);
+	rd_metric_label_value(fp, n->name);
 	fprintf(fp, "\",local_guid=\"%#018llx\",local_port=\"%d\",remote_guid=\"%#018llx\","
 		"remote_port=\"%d\",remote_name=\"", (unsigned long long)n->guid, p,
 		(unsigned long long)pn->guid, pt->peer_port);
-	put_value(fp, pn->name);
+	rd_metric_label_value(fp, pn->name);
 	fputs("\"}", fp);
 }
 

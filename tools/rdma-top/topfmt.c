@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/base.h"
+#include "output/output.h"
 
 /*
  * Integer and fixed-point text without printf: the batch table formats a
@@ -198,26 +199,12 @@ struct metrics_ctx {
 	const struct rd_portwatch *pw;
 };
 
-static void put_label_value(FILE *fp, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '\\' || *s == '"')
-			fprintf(fp, "\\%c", *s);
-		else if (*s == '\n')
-			fputs("\\n", fp);
-		else if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			fputs("\xef\xbf\xbd", fp);	/* U+FFFD: no escape sequence reaches a terminal */
-		else
-			fputc(*s, fp);
-	}
-}
-
 static void put_labels(FILE *fp, const struct rd_watch_port *p)
 {
 	fputs("{device=\"", fp);
-	put_label_value(fp, p->dev);
+	rd_metric_label_value(fp, p->dev);
 	fprintf(fp, "\",port=\"%u\",netdev=\"", p->port);
-	put_label_value(fp, p->netdev);
+	rd_metric_label_value(fp, p->netdev);
 	fputs("\"}", fp);
 }
 

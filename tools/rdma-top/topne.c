@@ -29,6 +29,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "output/output.h"
 #include "stats/stats.h"
 
 #define NE_PREFIX "node_infiniband_"
@@ -303,64 +304,13 @@ static bool ne_value(const struct ne_family *f, const struct ne_port *p, uint64_
 	return false;
 }
 
-/* Length of the UTF-8 sequence at s, 0 if it is not one (or is a C1 control). */
-static size_t utf8_len(const unsigned char *s)
-{
-	uint32_t cp, min;
-	size_t n;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0) {
-		n = 2, cp = s[0] & 0x1fu, min = 0x80;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		n = 3, cp = s[0] & 0x0fu, min = 0x800;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		n = 4, cp = s[0] & 0x07u, min = 0x10000;
-	} else {
-		return 0;
-	}
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3fu);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) || cp < 0xa0)
-		return 0;
-	return n;
-}
-
-/*
- * A label value: \\, \" and \n escaped as the text format wants; control
- * characters and bytes that are not UTF-8 (which a scraper rejects) become
- * U+FFFD, so a lying sysfs string cannot spoil the whole scrape.
- */
-static void put_value(FILE *fp, const char *str)
-{
-	const unsigned char *s = (const unsigned char *)str;
-
-	while (*s) {
-		size_t n = utf8_len(s);
-
-		if (*s == '\\' || *s == '"')
-			fprintf(fp, "\\%c", *s);
-		else if (*s == '\n')
-			fputs("\\n", fp);
-		else if (n == 0 || *s < 0x20 || *s == 0x7f)
-			fputs("\xef\xbf\xbd", fp);
-		else
-			(void)fwrite(s, 1, n, fp);	/* errors: ferror() at the end */
-		s += n ? n : 1;
-	}
-}
-
 /* {name="value",...} from a NULL-terminated list of name, value pairs (names in order). */
 static void put_labels(FILE *fp, const char *const *kv)
 {
 	fputc('{', fp);
 	for (size_t i = 0; kv[i]; i += 2) {
 		fprintf(fp, "%s%s=\"", i ? "," : "", kv[i]);
-		put_value(fp, kv[i + 1] ? kv[i + 1] : "");
+		rd_metric_label_value(fp, kv[i + 1] ? kv[i + 1] : "");
 		fputc('"', fp);
 	}
 	fputc('}', fp);
