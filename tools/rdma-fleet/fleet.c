@@ -552,11 +552,30 @@ static bool doctor_match(json_object *doc)
 	       obj_has(doc, "summary", json_type_object) && obj_has(doc, "results", json_type_array);
 }
 
+/* The words rdma-doctor writes: its verdict in capitals, each status in lower case. */
+static bool doctor_word(const char *w, bool verdict)
+{
+	static const char *const statuses[] = { "pass", "warn", "fail", "skip" };
+	static const char *const verdicts[] = { "PASS", "WARN", "FAIL", "SKIP" };
+
+	for (size_t i = 0; i < RD_ARRAY_SIZE(statuses); i++)
+		if (strcmp(w, verdict ? verdicts[i] : statuses[i]) == 0)
+			return true;
+	return false;
+}
+
 static int doctor_read(struct reader_ctx *c, json_object *doc)
 {
+	const char *verdict = obj_str(doc, "verdict");
 	json_object *res;
+	size_t nfail = 0;
 	int rc = 0;
 
+	/* As mesh values are: a word the doctor never writes makes the document untrusted. */
+	if (!doctor_word(verdict, true))
+		return problem_add(c->f, c->h->name, c->src, c->line,
+				   "rdma-doctor verdict '%.32s' is not PASS, WARN, FAIL or SKIP: the "
+				   "document is not trusted, skipped", verdict);
 	(void)json_object_object_get_ex(doc, "results", &res);
 	for (size_t i = 0; !rc && i < json_object_array_length(res); i++) {
 		json_object *e = json_object_array_get_idx(res, i), *st, *port;
@@ -568,6 +587,12 @@ static int doctor_read(struct reader_ctx *c, json_object *doc)
 		    !(status = obj_str(e, "status"))) {
 			rc = problem_add(c->f, c->h->name, c->src, c->line,
 					 "rdma-doctor result %zu without \"check\" and \"status\", skipped", i + 1);
+			continue;
+		}
+		if (!doctor_word(status, false)) {
+			rc = problem_add(c->f, c->h->name, c->src, c->line,
+					 "rdma-doctor result %zu (%.64s): status '%.32s' is not pass, warn, "
+					 "fail or skip, skipped", i + 1, id, status);
 			continue;
 		}
 		/* the table's own string: facts compare names by pointer */
@@ -586,10 +611,23 @@ static int doctor_read(struct reader_ctx *c, json_object *doc)
 		if (!rc && strcmp(status, "fail") == 0) {
 			const char *obj = obj_str(e, "object"), *detail = obj_str(e, "detail");
 
+			nfail++;
 			rc = problem_add(c->f, c->h->name, c->src, c->line, "%s %s: %s", id,
 					 obj ? obj : "?", detail ? detail : "(no detail)");
 		}
 	}
+	/* The host's own verdict counts too, and must agree with its results. */
+	if (!rc && strcmp(verdict, "FAIL") == 0 && !nfail)
+		rc = problem_add(c->f, c->h->name, c->src, c->line,
+				 "rdma-doctor's verdict is FAIL but it lists no failed check (a document "
+				 "cut short or edited?)");
+	else if (!rc && strcmp(verdict, "FAIL") != 0 && nfail)
+		rc = problem_add(c->f, c->h->name, c->src, c->line,
+				 "rdma-doctor's verdict %s contradicts its %zu failed check%s", verdict, nfail,
+				 nfail == 1 ? "" : "s");
+	else if (!rc && strcmp(verdict, "SKIP") == 0)
+		rc = problem_add(c->f, c->h->name, c->src, c->line,
+				 "rdma-doctor checked nothing on this host (verdict SKIP: every check skipped)");
 	return rc;
 }
 
@@ -883,12 +921,67 @@ static int chan_end_resync(struct rd_fleet *f, struct chan *c)
 }
 
 /* A complete document from stream c, which started at line `line`. */
+/*
+ * A second document of one kind from one host (two runs, two hosts sending
+ * under one name): its facts replace the first's (the later counts), but a
+ * fact whose value changed is a conflict the fleet cannot settle, so it is a
+ * problem of that host, named by the first fact that differs.  Facts from
+ * start on are the new document's.
+ */
+static int conflict_check(struct rd_fleet *f, struct reader_ctx *c, const struct reader *r,
+			  size_t start)
+{
+	const struct host *h = c->h;
+	size_t ndiff = 0, old = 0;
+	const char *now = NULL;
+
+	/* Each fact of this kind the earlier documents gave: changed, or gone. */
+	for (size_t k = 0; k < start; k++) {
+		const char *v = "absent";
+		bool same = false;
+
+		if (strcmp(f->fkeys[h->facts[k].fid].kind, r->name) != 0)
+			continue;
+		for (size_t j = start; j < h->nfacts && !same; j++) {
+			if (h->facts[j].fid != h->facts[k].fid)
+				continue;
+			same = h->facts[j].vid == h->facts[k].vid;
+			v = f->vtexts[h->facts[j].vid];
+		}
+		/* a fact given twice by the earlier documents: the last one counts */
+		for (size_t l = k + 1; l < start && !same; l++)
+			same = h->facts[l].fid == h->facts[k].fid;
+		if (same)
+			continue;
+		if (!ndiff++)
+			old = k, now = v;
+	}
+	if (!ndiff)
+		return 0;
+	{
+		const struct fact_key *fk = &f->fkeys[h->facts[old].fid];
+		char port[16] = "";
+
+		if (fk->port)
+			snprintf(port, sizeof(port), "/%u", fk->port);
+		return problem_add(f, h->name, c->src, c->line,
+				   "a second %s document disagrees with an earlier one on %zu fact%s "
+				   "(%s%s%s%s: %.40s, then %.40s); where both give a fact, the later "
+				   "counts", r->what, ndiff,
+				   ndiff == 1 ? "" : "s", fk->name, fk->dev ? " of " : "", fk->dev ? fk->dev : "",
+				   port, f->vtexts[h->facts[old].vid], now);
+	}
+}
+
 static int chan_document(struct rd_fleet *f, struct chan *c, json_object *doc, size_t line)
 {
 	char buf[256];
 	const char *hostname = chan_host(c, buf, sizeof(buf));
 	struct reader_ctx rc = { .f = f, .src = c->src, .line = line };
 	const char *named;
+	unsigned int again;
+	size_t start;
+	int ret;
 
 	rc.attributed = c->prefix != NULL;
 	if (!c->prefix && json_object_is_type(doc, json_type_object) &&
@@ -904,9 +997,14 @@ static int chan_document(struct rd_fleet *f, struct chan *c, json_object *doc, s
 		rc.h = host_get(f, hostname);
 		if (!rc.h)
 			return -ENOMEM;
+		again = rc.h->kinds & (1u << i);
+		start = rc.h->nfacts;
 		rc.h->kinds |= 1u << i;
 		f->docs++;
-		return readers[i].read(&rc, doc);
+		ret = readers[i].read(&rc, doc);
+		if (!ret && again)
+			ret = conflict_check(f, &rc, &readers[i], start);
+		return ret;
 	}
 	if (c->resync) {
 		/* a piece of the broken document (an inner object): part of the skip */
