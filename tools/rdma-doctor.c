@@ -263,17 +263,11 @@ int main(int argc, char **argv)
 		case OPT_EXPECT:
 			expect_file = optarg;
 			break;
-		case OPT_INTERVAL: {
-			char *end;
-
-			errno = 0;
-			dopts.interval = strtod(optarg, &end);
-			if (end == optarg || *end || errno || !(dopts.interval >= 0 && dopts.interval <= 60)) {
-				ret = rd_cli_usage_error(&cli, "invalid --interval '%s' (seconds, 0 to 60)", optarg);
+		case OPT_INTERVAL:
+			ret = rd_cli_duration(&cli, "--interval", optarg, 0, 60, &dopts.interval);
+			if (ret)
 				goto out;
-			}
 			break;
-		}
 		case OPT_TIMEOUT:
 			ret = rd_cli_file_timeout(&cli, optarg, &expect_timeout_ms);
 			if (ret)

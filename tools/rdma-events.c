@@ -208,19 +208,6 @@ static int print_sysroot_state(struct rd_cli *cli, struct rd_out *o,
 	return RD_EXIT_OK;
 }
 
-static int parse_timeout(const char *s, int64_t *ms)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v <= 0 || v > MAX_TIMEOUT_S)
-		return -EINVAL;
-	*ms = (int64_t)ceil(v * 1000);
-	return 0;
-}
-
 static int64_t now_ms(void)
 {
 	struct timespec ts;
@@ -260,19 +247,19 @@ int main(int argc, char **argv)
 			state = true;
 			break;
 		case OPT_COUNT:
-			if (rd_parse_u64(optarg, &count) || count == 0 || count > UINT32_MAX) {
-				ret = rd_cli_usage_error(&cli, "invalid --count '%s' (a number of events, "
-							 "1 to 4294967295)", optarg);
+			ret = rd_cli_uint(&cli, "--count", optarg, 1, UINT32_MAX, &count);
+			if (ret)
 				goto out;
-			}
 			break;
-		case OPT_TIMEOUT:
-			if (parse_timeout(optarg, &timeout_ms)) {
-				ret = rd_cli_usage_error(&cli, "invalid --timeout '%s' (seconds, more than 0 "
-							 "and at most 31536000)", optarg);
+		case OPT_TIMEOUT: {
+			double secs = 0;
+
+			ret = rd_cli_duration(&cli, "--timeout", optarg, 0.001, MAX_TIMEOUT_S, &secs);
+			if (ret)
 				goto out;
-			}
+			timeout_ms = (int64_t)ceil(secs * 1000);
 			break;
+		}
 		case OPT_UTC:
 			utc = true;
 			break;

@@ -63,7 +63,7 @@ static void usage(const char *prog)
 	       "      --interval SEC    read the counters twice, SEC apart: rising errors FAIL\n"
 	       "                        (default 0: one reading)\n"
 	       "      --reset           clear every port's counters after reading them\n"
-	       "      --timeout MS      wait for each MAD (default 200)\n"
+	       "      --timeout SEC     wait for each MAD (default 0.2; 200ms alike)\n"
 	       "      --retries N       resend an unanswered MAD N times (default 3)\n"
 	       "      --load FILE       judge a saved fabric (ibnetdiscover --cache format)\n"
 	       "      --save FILE       save the swept fabric in that format\n"
@@ -396,20 +396,6 @@ static void print_nhc(const struct rd_fab_report *r)
 	free(detail);
 }
 
-static int parse_uint(struct rd_cli *cli, const char *opt, const char *arg, unsigned long lo,
-		      unsigned long hi, unsigned int *out)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(arg, &end, 10);
-	if (!*arg || *arg == '-' || *end || errno || v < lo || v > hi)
-		return rd_cli_usage_error(cli, "invalid %s '%s' (%lu to %lu)", opt, arg, lo, hi);
-	*out = (unsigned int)v;
-	return 0;
-}
-
 struct dot_arg {
 	const struct rd_fab *fab;
 	const struct rd_fab_report *rep;
@@ -536,28 +522,30 @@ int main(int argc, char **argv)
 			}
 			co.expect_rate = optarg;
 			break;
-		case OPT_INTERVAL: {
-			char *end;
-
-			errno = 0;
-			so.interval = strtod(optarg, &end);
-			if (end == optarg || *end || errno || !(so.interval >= 0 && so.interval <= 3600)) {
-				ret = rd_cli_usage_error(&cli, "invalid --interval '%s' (seconds, 0 to 3600)",
-							 optarg);
+		case OPT_INTERVAL:
+			ret = rd_cli_duration(&cli, "--interval", optarg, 0, 3600, &so.interval);
+			if (ret)
 				goto out;
-			}
+			break;
+		case OPT_TIMEOUT: {
+			/* seconds, as every --timeout of the kit: 0.2 or 200ms */
+			double secs = 0;
+
+			ret = rd_cli_duration(&cli, "--timeout", optarg, 0.001, 60, &secs);
+			if (ret)
+				goto out;
+			so.timeout_ms = (unsigned int)(secs * 1000 + 0.5);
 			break;
 		}
-		case OPT_TIMEOUT:
-			ret = parse_uint(&cli, "--timeout", optarg, 1, 60000, &so.timeout_ms);
+		case OPT_RETRIES: {
+			uint64_t n = 0;
+
+			ret = rd_cli_uint(&cli, "--retries", optarg, 0, 20, &n);
 			if (ret)
 				goto out;
+			so.retries = (unsigned int)n;
 			break;
-		case OPT_RETRIES:
-			ret = parse_uint(&cli, "--retries", optarg, 0, 20, &so.retries);
-			if (ret)
-				goto out;
-			break;
+		}
 		default:
 			ret = rd_cli_getopt_error(&cli, opt, argv);
 			goto out;

@@ -252,10 +252,9 @@ int main(int argc, char **argv)
 			best = true;
 			break;
 		case OPT_VLAN:
-			if (rd_parse_u64(optarg, &num) || num > 4094) {
-				ret = rd_cli_usage_error(&cli, "invalid --vlan '%s' (0-4094)", optarg);
+			ret = rd_cli_uint(&cli, "--vlan", optarg, 0, 4094, &num);
+			if (ret)
 				goto out;
-			}
 			f.vlan = (int)num;
 			break;
 		case OPT_COMPAT:

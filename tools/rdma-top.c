@@ -282,17 +282,6 @@ static int print_sample(struct rd_out *o, const struct rd_portwatch *pw, unsigne
 	return fflush(stdout) ? rd_write_error(errno) : 0;
 }
 
-static int parse_interval(const char *s, double *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(*v) || *v < 0 || *v > 86400)
-		return -EINVAL;
-	return 0;
-}
-
 /*
  * The sampling loop of -b and --textfile: refresh, one step (print a sample,
  * replace the file; nonzero ends the loop with failure), wait for the tick;
@@ -478,20 +467,16 @@ int main(int argc, char **argv)
 			batch = true;
 			break;
 		case 'n':
-			if (rd_parse_u64(optarg, &num) || num == 0 || num > 1000000000) {
-				ret = rd_cli_usage_error(&cli, "invalid -n '%s' (a number of samples, 1 or more)",
-							 optarg);
+			ret = rd_cli_uint(&cli, "--iterations", optarg, 1, 1000000000, &num);
+			if (ret)
 				goto out;
-			}
 			count = (unsigned long)num;
 			have_count = true;
 			break;
 		case 'i':
-			if (parse_interval(optarg, &interval)) {
-				ret = rd_cli_usage_error(&cli, "invalid -i '%s' (seconds, 0-86400, e.g. 0.5)",
-							 optarg);
+			ret = rd_cli_duration(&cli, "--interval", optarg, 0, 86400, &interval);
+			if (ret)
 				goto out;
-			}
 			have_interval = true;
 			break;
 		case OPT_ONCE:

@@ -222,3 +222,77 @@ bool rd_is_pci_bdf(const char *s)
 	s += 3;
 	return s[0] >= '0' && s[0] <= '7' && s[1] == '\0';
 }
+
+int rd_parse_uint(const char *s, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	if (!*s)
+		return -ENODATA;
+	for (const char *p = s; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+		if (x > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
+			return -ERANGE;
+		x = x * 10 + (uint64_t)(*p - '0');
+	}
+	*v = x;
+	return 0;
+}
+
+/* Digits, then at most one '.' and more digits; the end of what was read in *end. */
+static int decimal(const char *s, double *v, const char **end)
+{
+	const char *p = s;
+	double x = 0, scale = 1;
+	size_t digits = 0;
+
+	for (; *p >= '0' && *p <= '9'; p++, digits++)
+		x = x * 10 + (*p - '0');
+	if (*p == '.') {
+		for (p++; *p >= '0' && *p <= '9'; p++, digits++) {
+			scale /= 10;
+			x += (*p - '0') * scale;
+		}
+	}
+	if (!digits || digits > 18)
+		return digits ? -ERANGE : -EINVAL;
+	*v = x;
+	*end = p;
+	return 0;
+}
+
+int rd_parse_decimal(const char *s, double *v)
+{
+	const char *end;
+	int ret;
+
+	if (!*s)
+		return -ENODATA;
+	ret = decimal(s, v, &end);
+	return ret ? ret : *end ? -EINVAL : 0;
+}
+
+int rd_parse_duration(const char *s, double *secs)
+{
+	static const struct {
+		const char *unit;
+		double secs;
+	} units[] = { { "", 1 }, { "s", 1 }, { "ms", 0.001 }, { "m", 60 } };
+	const char *end;
+	double v;
+	int ret;
+
+	if (!*s)
+		return -ENODATA;
+	ret = decimal(s, &v, &end);
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < RD_ARRAY_SIZE(units); i++) {
+		if (strcmp(end, units[i].unit) == 0) {
+			*secs = v * units[i].secs;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}

@@ -25,6 +25,20 @@ int rd_parse_enum(const char *s, uint64_t *num, char *name, size_t namelen);
  */
 int rd_parse_size(const char *s, uint64_t max, uint64_t *v);
 
+/*
+ * What a user writes on a command line or in a file we read (unlike the
+ * sysfs readers above: no white space, no sign):
+ * rd_parse_uint: a whole number in decimal digits only ("0x2", "2.0", "1e3",
+ * "+2" and " 2" are not whole numbers);
+ * rd_parse_decimal: digits with an optional fraction ("2", "0.25"; no sign,
+ * exponent, hex, nan or inf);
+ * rd_parse_duration: such a number of seconds, or with a unit: "500ms",
+ * "2s", "1.5m" (minutes).  -ENODATA empty, -EINVAL, -ERANGE.
+ */
+int rd_parse_uint(const char *s, uint64_t *v);
+int rd_parse_decimal(const char *s, double *v);
+int rd_parse_duration(const char *s, double *secs);
+
 /* "ens1f0 ens1f1" (a bond's bonding/slaves) -> the names, added to out (modified in place).  -ENOMEM only. */
 int rd_parse_bond_slaves(char *s, struct rd_strlist *out);
 

@@ -209,7 +209,7 @@ int rd_cli_common_opt(struct rd_cli *cli, int opt, const char *arg)
 		return 1;
 	}
 	case 'p':
-		if (rd_parse_u64(arg, &port) || port == 0 || port > 255) {
+		if (rd_parse_uint(arg, &port) || port == 0 || port > 255) {
 			rd_cli_usage_error(cli, "invalid port '%s' (a number 1-255)", arg);
 			return -1;
 		}
@@ -281,14 +281,38 @@ int rd_cli_setup(struct rd_cli *cli)
 	return -1;
 }
 
+int rd_cli_uint(const struct rd_cli *cli, const char *opt, const char *arg, uint64_t lo, uint64_t hi,
+		uint64_t *v)
+{
+	uint64_t x;
+
+	if (rd_parse_uint(arg, &x) || x < lo || x > hi)
+		return rd_cli_usage_error(cli, "invalid %s '%s': a whole number from %llu to %llu", opt, arg,
+					  (unsigned long long)lo, (unsigned long long)hi);
+	*v = x;
+	return 0;
+}
+
+int rd_cli_duration(const struct rd_cli *cli, const char *opt, const char *arg, double lo, double hi,
+		    double *secs)
+{
+	double x;
+
+	if (rd_parse_duration(arg, &x) || x < lo || x > hi)
+		return rd_cli_usage_error(cli, "invalid %s '%s': a time in seconds (2, 0.5) or with a "
+					  "unit (500ms, 2s, 1m), from %.10g to %.10g s", opt, arg, lo, hi);
+	*secs = x;
+	return 0;
+}
+
 int rd_cli_file_timeout(const struct rd_cli *cli, const char *arg, int *ms)
 {
-	uint64_t secs;
+	double secs = 0;
+	int ret = rd_cli_duration(cli, "--timeout", arg, 0.001, 86400, &secs);
 
-	if (rd_parse_u64(arg, &secs) || secs < 1 || secs > 86400)
-		return rd_cli_usage_error(cli, "invalid --timeout '%s' (seconds, 1 to 86400)", arg);
-	*ms = (int)secs * 1000;
-	return 0;
+	if (!ret)
+		*ms = (int)(secs * 1000 + 0.5);
+	return ret;
 }
 
 int rd_cli_check_ids(const struct rd_cli *cli, struct rd_strlist *l, const char *arg, const char *opt,

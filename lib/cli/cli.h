@@ -150,6 +150,18 @@ int rd_cli_bad_value(const struct rd_cli *cli, int opt, const char *arg, const s
 int rd_cli_file_timeout(const struct rd_cli *cli, const char *arg, int *ms);
 
 /*
+ * The kit's one reading of a number option (opt is its name as the user
+ * knows it, "--count"): a whole number lo..hi in decimal digits
+ * (rd_parse_uint), or a time lo..hi seconds written as seconds or with a
+ * unit, 500ms, 2s, 1m (rd_parse_duration).  0, or the usage error's status
+ * after "invalid --count '1e3': a whole number from 1 to 100".
+ */
+int rd_cli_uint(const struct rd_cli *cli, const char *opt, const char *arg, uint64_t lo, uint64_t hi,
+		uint64_t *v);
+int rd_cli_duration(const struct rd_cli *cli, const char *opt, const char *arg, double lo, double hi,
+		    double *secs);
+
+/*
  * --only/--skip ID,...: each item of arg, checked by known() (an id or a
  * group of a tool's check table), added to l.  An empty item ("--only ''",
  * "a,,b") and an unknown id are usage errors naming opt; returns 0, or the

@@ -242,8 +242,8 @@ rf "$D/nodev.txt" -d nosuch
 fab_check_eq "-d nosuch: exit 1" 1 "$rf_rc"
 fab_check_eq "-d nosuch: 'no such device (known: ibsim0)'" 1 \
 	"$(cat "$D/nodev.txt" "$D/nodev.txt.err" | grep -c 'no such device (known: ibsim0)')"
-SIM_RUN_TIMEOUT=60 rf "$D/short.json" --timeout 1 --retries 0 -j
-fab_check_eq "--timeout 1 --retries 0: finishes with a verdict (exit 0 or 1)" "yes" \
+SIM_RUN_TIMEOUT=60 rf "$D/short.json" --timeout 1ms --retries 0 -j
+fab_check_eq "--timeout 1ms --retries 0: finishes with a verdict (exit 0 or 1)" "yes" \
 	"$(case $rf_rc in 0|1) jq -e .verdict "$D/short.json" > /dev/null && echo yes ;; *) echo "exit $rf_rc" ;; esac)"
 
 ### 9. --save / --load.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "unit.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <unistd.h>
 
@@ -24,6 +25,41 @@ static void test_parse_u64(void **state)
 	assert_int_equal(rd_parse_u64("12abc", &v), -EINVAL);
 	assert_int_equal(rd_parse_u64("0x10", &v), -EINVAL);
 	assert_int_equal(rd_parse_u64("abc", &v), -EINVAL);
+}
+
+/* What a user writes: decimal digits, nothing else; times with a unit. */
+static void test_parse_user_numbers(void **state)
+{
+	static const char *const not_whole[] = { "0x2", "2.0", "1e3", "+2", " 2", "2 ", "nan", "-1", "2\n", "" };
+	static const char *const not_time[] = { "1e3", "0x2", "nan", "inf", "-1", "+1", "1.5.2", "5sec",
+						"2 s", " 2", ".", "ms", "1h", "" };
+	static const struct {
+		const char *s;
+		double secs;
+	} times[] = { { "2", 2 }, { "0.5", 0.5 }, { ".5", 0.5 }, { "5.", 5 }, { "500ms", 0.5 },
+		      { "2s", 2 }, { "1.5m", 90 }, { "0", 0 }, { "0ms", 0 } };
+	uint64_t v = 7;
+	double d = 7;
+
+	(void)state;
+	assert_int_equal(rd_parse_uint("0", &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(rd_parse_uint("18446744073709551615", &v), 0);
+	assert_true(v == UINT64_MAX);
+	assert_int_equal(rd_parse_uint("18446744073709551616", &v), -ERANGE);
+	for (size_t i = 0; i < sizeof(not_whole) / sizeof(not_whole[0]); i++)
+		assert_int_not_equal(rd_parse_uint(not_whole[i], &v), 0);
+	for (size_t i = 0; i < sizeof(times) / sizeof(times[0]); i++) {
+		assert_int_equal(rd_parse_duration(times[i].s, &d), 0);
+		assert_true(fabs(d - times[i].secs) < 1e-9);
+	}
+	for (size_t i = 0; i < sizeof(not_time) / sizeof(not_time[0]); i++)
+		assert_int_not_equal(rd_parse_duration(not_time[i], &d), 0);
+	assert_int_equal(rd_parse_decimal("0.25", &d), 0);
+	assert_true(fabs(d - 0.25) < 1e-12);
+	assert_int_not_equal(rd_parse_decimal("1ms", &d), 0);
+	assert_int_not_equal(rd_parse_decimal("1e2", &d), 0);
+	assert_int_equal(rd_parse_decimal("1234567890123456789", &d), -ERANGE);
 }
 
 static void test_parse_hex(void **state)
@@ -314,6 +350,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_u64),
+		cmocka_unit_test(test_parse_user_numbers),
 		cmocka_unit_test(test_parse_hex),
 		cmocka_unit_test(test_parse_gid),
 		cmocka_unit_test(test_parse_enum),

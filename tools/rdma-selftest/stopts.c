@@ -5,6 +5,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +18,7 @@ static int parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *v)
 {
 	uint64_t x;
 
-	if (rd_parse_u64(s, &x) || x < lo || x > hi)
+	if (rd_parse_uint(s, &x) || x < lo || x > hi)
 		return -EINVAL;
 	*v = (uint32_t)x;
 	return 0;
@@ -95,13 +96,21 @@ static int parse_sizes(const char *s, struct rd_st_config *c, char why[96])
 	return ret ? ret : c->nsizes ? 0 : -EINVAL;
 }
 
-/* A number above 0 (NaN and junk refused). */
+/* A number above 0, in decimal digits with an optional fraction. */
 static int parse_positive(const char *s, double *v)
 {
-	char *end;
+	return rd_parse_decimal(s, v) || !(*v > 0) ? -EINVAL : 0;
+}
 
-	*v = strtod(s, &end);
-	return *end || !(*v > 0) ? -EINVAL : 0;
+/* A time lo..hi seconds (2, 0.5, 500ms, 1m), in whole milliseconds. */
+static int parse_ms(const char *s, double lo, double hi, int *ms)
+{
+	double d;
+
+	if (rd_parse_duration(s, &d) || d < lo || d > hi)
+		return -EINVAL;
+	*ms = (int)ceil(d * 1000);
+	return 0;
 }
 
 /* --devices all, or DEV[:PORT] items separated by commas (which exist is seen later). */
@@ -134,8 +143,7 @@ int rd_st_opt_apply(int opt, const char *arg, struct rd_st_config *c, struct rd_
 	struct rd_stmesh_opts *mo = &ch->mesh_opts;
 
 	uint32_t v = 0;
-	double d = 0;
-	int ret = 0;
+	int ret = 0, ms = 0;
 
 	switch (opt) {
 	case OPT_SERVER: ch->server = true; break;
@@ -154,13 +162,13 @@ int rd_st_opt_apply(int opt, const char *arg, struct rd_st_config *c, struct rd_
 		break;
 	case OPT_PINGS: ret = parse_u32(arg, 1, RD_ST_MAX_ITERS, &c->pings); break;
 	case OPT_WINDOW: ret = parse_u32(arg, 1, RD_ST_MAX_WINDOW, &c->window); break;
-	case 'D': ret = parse_u32(arg, 1, 86400, &c->duration_s); break;
+	case 'D':
+		ret = parse_ms(arg, 1, 86400, &ms);
+		c->duration_s = (uint32_t)((ms + 999) / 1000);
+		break;
 	case 's': ret = parse_size(arg, &c->sizes[0]); c->nsizes = 1; break;
 	case OPT_SIZES: ret = parse_sizes(arg, c, why); break;
-	case OPT_TIMEOUT:
-		ret = parse_positive(arg, &d) || d < 0.001 || d > 3600 ? -EINVAL : 0;
-		c->timeout_ms = (int)(d * 1000);
-		break;
+	case OPT_TIMEOUT: ret = parse_ms(arg, 0.001, 3600, &c->timeout_ms); break;
 	case OPT_EXPECT_GBPS: ret = parse_positive(arg, &c->expect_gbps); break;
 	case OPT_EXPECT_LAT: ret = parse_positive(arg, &c->expect_lat_us); break;
 	case OPT_QP_TIMEOUT: ret = parse_u32(arg, 0, 31, &v); c->rc.timeout = (uint8_t)v; break;
@@ -189,7 +197,7 @@ int rd_st_opt_apply(int opt, const char *arg, struct rd_st_config *c, struct rd_
 	case OPT_PAIRS:
 		ret = rd_st_plan_parse(arg, &mo->plan, why, 96);
 		break;
-	case OPT_MESH_WAIT: ret = parse_u32(arg, 1, 3600, &v); mo->wait_ms = (int)v * 1000; break;
+	case OPT_MESH_WAIT: ret = parse_ms(arg, 1, 3600, &mo->wait_ms); break;
 	case OPT_DEVICES: ret = devices_check(arg, why); mo->devices = arg; break;
 	case OPT_CROSS: mo->cross = true; break;
 	case OPT_PEER_DEV:
