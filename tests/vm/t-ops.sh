@@ -197,7 +197,7 @@ vm_check_eq "loopback --qp ud: 20 datagrams verified" "20 datagrams of 64 B veri
 	"$(jq -r '.ports[0].stages[] | select(.stage == "pingpong") | .detail' /tmp/ud-loop.json)"
 vm_check "loopback --qp ud: bandwidth of 50 at the path MTU, none lost" \
 	jq -e '.ports[0] | .bandwidth[0].bytes == .path_mtu and .bandwidth[0].messages == 50 and .bandwidth[0].lost == 0' /tmp/ud-loop.json
-out=$(timeout 120 "$S" --qp ud "${Q[@]}" -a --latency-only -n 5 -j)
+out=$(timeout 120 "$S" --qp ud --timeout 30 --pings 20 -a --latency-only -n 5 -j)
 vm_check_eq "loopback --qp ud -a: the powers of two up to the path MTU" "2 4 8 16 32 64 128 256 512 1024" \
 	"$(jq -r '[.ports[0].latency[].bytes] | join(" ")' <<<"$out")"
 out=$(timeout 120 "$S" --qp ud "${Q[@]}" -s 4096 2>&1); rc=$?
