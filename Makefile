@@ -46,6 +46,8 @@ tool_local_objs = $(filter $(BUILD)/obj/tools/$(1)/%,$(TOOL_LOCAL_OBJS))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 MANPAGES := $(sort $(wildcard man/*.1))
+# Section 7: the kit's shared vocabulary, rdma-diag(7).
+MANPAGES7 := $(sort $(wildcard man/*.7))
 # bench/*.c: the floors and the timer the bench scripts set the tools against.
 BENCH_SRCS := $(sort $(wildcard bench/*.c))
 BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
@@ -101,9 +103,11 @@ clean:
 
 # ---- install ----
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(BASHCOMPDIR) \
+		$(DESTDIR)$(ZSHCOMPDIR)
 	install -m 0755 $(TOOL_BINS) $(DESTDIR)$(BINDIR)/
 	install -m 0644 $(MANPAGES) $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 $(MANPAGES7) $(DESTDIR)$(MANDIR)/man7/
 	for t in $(TOOLS); do \
 		install -m 0644 completions/bash/$$t $(DESTDIR)$(BASHCOMPDIR)/$$t || exit 1; \
 		install -m 0644 completions/zsh/_$$t $(DESTDIR)$(ZSHCOMPDIR)/_$$t || exit 1; \
@@ -114,6 +118,7 @@ uninstall:
 		rm -f $(DESTDIR)$(BINDIR)/$$t $(DESTDIR)$(MANDIR)/man1/$$t.1 \
 		      $(DESTDIR)$(BASHCOMPDIR)/$$t $(DESTDIR)$(ZSHCOMPDIR)/_$$t; \
 	done
+	rm -f $(MANPAGES7:man/%=$(DESTDIR)$(MANDIR)/man7/%)
 
 # ---- dependencies (Debian) ----
 DEB_BUILD_DEPS := build-essential pkg-config clang libclang-rt-14-dev libibverbs-dev librdmacm-dev libnl-3-dev \
@@ -166,7 +171,7 @@ check-vm: all bench-build vm-prepare deb
 # the .deb, -dbgsym .deb, .buildinfo and .changes land in build/.
 DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null)
 DEB_FILE := build/rdma-diag_$(VERSION)_$(DEB_ARCH).deb
-DEB_INPUTS := $(LIB_SRCS) $(HDRS) $(TOOL_SRCS) $(TOOL_LOCAL_SRCS) $(MANPAGES) $(wildcard completions/*/*) \
+DEB_INPUTS := $(LIB_SRCS) $(HDRS) $(TOOL_SRCS) $(TOOL_LOCAL_SRCS) $(MANPAGES) $(MANPAGES7) $(wildcard completions/*/*) \
 	$(wildcard debian/* debian/*/*) Makefile VERSION
 
 deb: $(DEB_FILE)
@@ -233,7 +238,7 @@ check-fuzz: fuzz-build
 	@tests/fuzz/run.sh $(FUZZ_BUILD) 15 $(RESULTS)/fuzz
 
 lint-man:
-	@tests/lint-man.sh $(MANPAGES)
+	@tests/lint-man.sh $(MANPAGES) $(MANPAGES7)
 
 # Plant known bugs one at a time (an exit status, a verdict word, a threshold,
 # a JSON key, a refused path accepted ...) and show that the host tiers fail
@@ -269,7 +274,7 @@ check:
 	$(TT) cli-san $(MAKE) --no-print-directory SAN=1 BUILD=build/san check-cli || true; \
 	echo "== valgrind (memcheck): CLI cases"; $(TT) valgrind $(MAKE) --no-print-directory check-valgrind || true; \
 	echo "== static analysis (cppcheck, clang-tidy, gcc -fanalyzer)"; $(TT) lint $(MAKE) --no-print-directory lint || true; \
-	echo "== man pages"; $(TT) man tests/lint-man.sh --results $(RESULTS)/man $(MANPAGES) || true; \
+	echo "== man pages"; $(TT) man tests/lint-man.sh --results $(RESULTS)/man $(MANPAGES) $(MANPAGES7) || true; \
 	echo "== shell completions"; $(TT) completion tests/completion.sh $(RESULTS)/completion || true; \
 	echo "== fuzzing (15 s a target)"; $(TT) fuzz $(MAKE) --no-print-directory -j$(NPROC) check-fuzz || true; \
 	echo "== Debian package (build, lintian)"; $(TT) deb $(MAKE) --no-print-directory check-deb || true; \

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # gids-vs-floor.sh: time rdma-gids on a large generated sysroot against the floor
 # measured in the same run (bench/gid-floor.c: open+read+close of exactly the files a
-# GID listing must read, by absolute path as rdma-gids opens them, and with -a
+# GID listing must read, by absolute path as rdma-gids opens them, and with --all
 # relative to each directory's descriptor, the cheapest way), and report the ratios.  It reports; it never fails on speed
 # (exit 0 unless the bench itself cannot run).
 #

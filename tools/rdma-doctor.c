@@ -18,7 +18,6 @@ enum {
 	OPT_ONLY,
 	OPT_SKIP,
 	OPT_EXPECT,
-	OPT_INTERVAL,
 	OPT_SELFTEST,
 	OPT_TIMEOUT,
 };
@@ -40,7 +39,7 @@ static void usage(const char *prog)
 	       "                        roce_mode, gid_index, link_layer); a mismatch FAILs\n"
 	       "      --timeout SEC     give up on an --expect pipe or FIFO silent for SEC\n"
 	       "                        seconds (default 10, at most 86400)\n"
-	       "      --interval SEC    sample error counters over SEC seconds (default 1;\n"
+	       "  -i, --interval SEC    sample error counters over SEC seconds (default 1;\n"
 	       "                        0: one reading, rising counters are not detected)\n"
 	       "      --selftest        also run a loopback self-test on every ACTIVE port\n"
 	       "      --nhc             Node Health Check output: silent when healthy, else\n"
@@ -213,7 +212,7 @@ int main(int argc, char **argv)
 		{ "only", required_argument, NULL, OPT_ONLY },
 		{ "skip", required_argument, NULL, OPT_SKIP },
 		{ "expect", required_argument, NULL, OPT_EXPECT },
-		{ "interval", required_argument, NULL, OPT_INTERVAL },
+		{ "interval", required_argument, NULL, 'i' },
 		{ "selftest", no_argument, NULL, OPT_SELFTEST },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		RD_COMMON_LONGOPTS,
@@ -234,7 +233,7 @@ int main(int argc, char **argv)
 
 	rd_cli_init(&cli, "rdma-doctor");
 	cli.repeatable = (const int[]){ OPT_ONLY, OPT_SKIP, 0 };
-	while ((opt = rd_cli_getopt(&cli, argc, argv, ":v" RD_COMMON_SHORTOPTS, longopts)) != -1) {
+	while ((opt = rd_cli_getopt(&cli, argc, argv, ":vi:" RD_COMMON_SHORTOPTS, longopts)) != -1) {
 		if (opt == RD_CLI_OPT_USAGE) {
 			ret = RD_EXIT_USAGE;
 			goto out;
@@ -263,7 +262,7 @@ int main(int argc, char **argv)
 		case OPT_EXPECT:
 			expect_file = optarg;
 			break;
-		case OPT_INTERVAL:
+		case 'i':
 			ret = rd_cli_duration(&cli, "--interval", optarg, 0, 60, &dopts.interval);
 			if (ret)
 				goto out;

@@ -36,7 +36,7 @@ static void usage(const char *prog)
 	       "and go.  Runs until interrupted, --count or --timeout.\n"
 	       "\n"
 	       "Options:\n"
-	       "  -s, --state           print the state of every port first, then watch\n"
+	       "      --state           print the state of every port first, then watch\n"
 	       "      --count N         exit after N events\n"
 	       "      --timeout SEC     exit after SEC seconds (fractions allowed)\n"
 	       "      --utc             timestamps in UTC (default: local time)\n"
@@ -237,7 +237,7 @@ int main(int argc, char **argv)
 	sigset_t sigs;
 
 	rd_cli_init(&cli, "rdma-events");
-	while ((opt = rd_cli_getopt(&cli, argc, argv, ":s" RD_COMMON_SHORTOPTS, longopts)) != -1) {
+	while ((opt = rd_cli_getopt(&cli, argc, argv, ":" RD_COMMON_SHORTOPTS, longopts)) != -1) {
 		if (opt == RD_CLI_OPT_USAGE) {
 			ret = RD_EXIT_USAGE;
 			goto out;

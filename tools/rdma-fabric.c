@@ -25,7 +25,6 @@ enum {
 	OPT_LOAD,
 	OPT_SAVE,
 	OPT_EXPECT_RATE,
-	OPT_INTERVAL,
 	OPT_TIMEOUT,
 	OPT_RETRIES,
 	OPT_NAME_MAP,
@@ -60,7 +59,7 @@ static void usage(const char *prog)
 	       "      --only ID,...     run only these checks (an id, or a group: link, sm...)\n"
 	       "      --skip ID,...     do not run these checks\n"
 	       "      --expect-rate R   every link at least this rate (4xHDR, 4X, EDR)\n"
-	       "      --interval SEC    read the counters twice, SEC apart: rising errors FAIL\n"
+	       "  -i, --interval SEC    read the counters twice, SEC apart: rising errors FAIL\n"
 	       "                        (default 0: one reading)\n"
 	       "      --reset           clear every port's counters after reading them\n"
 	       "      --timeout SEC     wait for each MAD (default 0.2; 200ms alike)\n"
@@ -422,7 +421,7 @@ int main(int argc, char **argv)
 		{ "load", required_argument, NULL, OPT_LOAD },
 		{ "save", required_argument, NULL, OPT_SAVE },
 		{ "expect-rate", required_argument, NULL, OPT_EXPECT_RATE },
-		{ "interval", required_argument, NULL, OPT_INTERVAL },
+		{ "interval", required_argument, NULL, 'i' },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "retries", required_argument, NULL, OPT_RETRIES },
 		{ "node-name-map", required_argument, NULL, OPT_NAME_MAP },
@@ -449,7 +448,7 @@ int main(int argc, char **argv)
 
 	rd_cli_init(&cli, "rdma-fabric");
 	cli.repeatable = (const int[]){ OPT_ONLY, OPT_SKIP, 0 };
-	while ((opt = rd_cli_getopt(&cli, argc, argv, ":v" RD_COMMON_SHORTOPTS, longopts)) != -1) {
+	while ((opt = rd_cli_getopt(&cli, argc, argv, ":vi:" RD_COMMON_SHORTOPTS, longopts)) != -1) {
 		if (opt == RD_CLI_OPT_USAGE) {
 			ret = RD_EXIT_USAGE;
 			goto out;
@@ -522,7 +521,7 @@ int main(int argc, char **argv)
 			}
 			co.expect_rate = optarg;
 			break;
-		case OPT_INTERVAL:
+		case 'i':
 			ret = rd_cli_duration(&cli, "--interval", optarg, 0, 3600, &so.interval);
 			if (ret)
 				goto out;

@@ -49,7 +49,7 @@ static void usage(const char *prog)
 	       "                        else the short host name), for srun and files\n"
 	       "      --timeout SEC     give up on a pipe or FIFO silent for SEC seconds\n"
 	       "                        (default 600, at most 86400)\n"
-	       "  -o, --outliers        list only the facts where some host differs\n"
+	       "      --outliers        list only the facts where some host differs\n"
 	       "      --svg FILE        draw the mesh's pair matrix (rdma-selftest --mesh -j\n"
 	       "                        input) as an SVG picture: bandwidth per pair, failures\n"
 	       "                        in red, hosts labelled\n"
@@ -541,7 +541,7 @@ int main(int argc, char **argv)
 
 	rd_cli_init(&cli, "rdma-fleet");
 	cli.repeatable = (const int[]){ 'w', OPT_HOSTFILE, 0 };
-	while ((opt = rd_cli_getopt(&cli, argc, argv, ":w:ojhV", longopts)) != -1) {
+	while ((opt = rd_cli_getopt(&cli, argc, argv, ":w:jhV", longopts)) != -1) {
 		if (opt == RD_CLI_OPT_USAGE) {
 			ret = RD_EXIT_USAGE;
 			goto out;

@@ -35,8 +35,8 @@ static void usage(const char *prog)
 	       "Show RDMA GID tables: index, GID, address, RoCE version, netdev, VLAN.\n"
 	       "\n"
 	       "Options:\n"
-	       "  -a, --all             include empty (all-zero) slots\n"
-	       "  -n, --netdev IF       only GIDs of this netdev\n"
+	       "      --all             include empty (all-zero) slots\n"
+	       "      --netdev IF       only GIDs of this netdev\n"
 	       "  -4                    only IPv4-mapped GIDs\n"
 	       "  -6                    only IPv6 GIDs (link-local and global)\n"
 	       "      --ver VER         only this GID version: v1, v2, IB or iWARP\n"
@@ -201,7 +201,7 @@ int main(int argc, char **argv)
 	uint64_t num;
 
 	rd_cli_init(&cli, "rdma-gids");
-	while ((opt = rd_cli_getopt(&cli, argc, argv, ":an:46" RD_COMMON_SHORTOPTS, longopts)) != -1) {
+	while ((opt = rd_cli_getopt(&cli, argc, argv, ":46" RD_COMMON_SHORTOPTS, longopts)) != -1) {
 		if (opt == RD_CLI_OPT_USAGE) {
 			ret = RD_EXIT_USAGE;
 			goto out;

@@ -51,7 +51,7 @@ static void usage(const char *prog)
 	       "      --bind ADDR       server: listen on ADDR; client: use ADDR as source\n"
 	       "      --mesh            serve and test the other hosts in rounds (run on every\n"
 	       "                        host by srun, pdsh or clush); one line per pair\n"
-	       "      --hosts LIST      the mesh's hosts (Slurm syntax; default SLURM_JOB_NODELIST)\n"
+	       "  -w, --hosts LIST      the mesh's hosts (Slurm syntax; default SLURM_JOB_NODELIST)\n"
 	       "      --hostfile FILE   the same from a file\n"
 	       "      --pairs PLAN      who tests whom: all (default: every other host, N-1\n"
 	       "                        rounds), ring (the next host, 1 round), random:K[:SEED]\n"
@@ -66,7 +66,7 @@ static void usage(const char *prog)
 	       "      --peer-dev DEV[:PORT]  client: use this device of the server (implies\n"
 	       "                        --verbs; -d chooses ours)\n"
 	       "  -P, --service-port P  rdma_cm and TCP port (default %d)\n"
-	       "  -n, --iters N         latency round trips and bandwidth messages (default 1000)\n"
+	       "  -n, --iterations N    latency round trips and bandwidth messages (default 1000)\n"
 	       "      --pings N         verified ping-pong messages (default 100)\n"
 	       "  -s, --size BYTES      message size (default 64; bandwidth 65536)\n"
 	       "      --sizes LIST      bandwidth and latency for each size (comma list)\n"
@@ -260,7 +260,8 @@ int main(int argc, char **argv)
 		{ "verbs", no_argument, NULL, OPT_VERBS },
 		{ "gid-index", required_argument, NULL, 'x' },
 		{ "gid", required_argument, NULL, 'x' },
-		{ "iters", required_argument, NULL, 'n' },
+		{ "iterations", required_argument, NULL, 'n' },
+		{ "iters", required_argument, NULL, 'n' },	/* its name before 0.2 */
 		{ "pings", required_argument, NULL, OPT_PINGS },
 		{ "size", required_argument, NULL, 's' },
 		{ "sizes", required_argument, NULL, OPT_SIZES },
@@ -279,7 +280,7 @@ int main(int argc, char **argv)
 		{ "min-rnr-timer", required_argument, NULL, OPT_MIN_RNR },
 		{ "mtu", required_argument, NULL, OPT_MTU },
 		{ "mesh", no_argument, NULL, OPT_MESH },
-		{ "hosts", required_argument, NULL, OPT_HOSTS },
+		{ "hosts", required_argument, NULL, 'w' },
 		{ "hostfile", required_argument, NULL, OPT_HOSTFILE },
 		{ "pairs", required_argument, NULL, OPT_PAIRS },
 		{ "self", required_argument, NULL, OPT_SELF },
@@ -314,7 +315,7 @@ int main(int argc, char **argv)
 	rd_cli_init(&cli, "rdma-selftest");
 	rd_st_config_default(&cfg);
 	cfg.stop = &stop;
-	while ((opt = rd_cli_getopt(&cli, argc, argv, ":P:x:n:s:aD:" RD_COMMON_SHORTOPTS, longopts)) != -1) {
+	while ((opt = rd_cli_getopt(&cli, argc, argv, ":P:x:n:s:aD:w:" RD_COMMON_SHORTOPTS, longopts)) != -1) {
 		if (opt == RD_CLI_OPT_USAGE) {
 			ret = RD_EXIT_USAGE;
 			goto out;

@@ -51,11 +51,12 @@ for t in tools/rdma-*.c; do
 		grep -qx "$f" <<< "$files" || missing="$missing $f"
 	done
 done
-for f in /usr/share/doc/rdma-diag/copyright /usr/share/doc/rdma-diag/changelog.gz; do
+for f in /usr/share/doc/rdma-diag/copyright /usr/share/doc/rdma-diag/changelog.gz \
+	/usr/share/man/man7/rdma-diag.7.gz; do
 	grep -qx "$f" <<< "$files" || missing="$missing $f"
 done
 if [ -z "$missing" ]; then ok; else bad "the .deb lacks:$missing"; fi
-stray=$(grep -v '/$' <<< "$files" | grep -Ev '^/usr/(bin|share/(man/man1|bash-completion/completions|zsh/vendor-completions|doc/rdma-diag|lintian/overrides))/[^/]+$')
+stray=$(grep -v '/$' <<< "$files" | grep -Ev '^/usr/(bin|share/(man/man[17]|bash-completion/completions|zsh/vendor-completions|doc/rdma-diag|lintian/overrides))/[^/]+$')
 if [ -z "$stray" ]; then ok; else bad "files outside the expected paths: $stray"; fi
 
 depends=$(dpkg-deb -f "$deb" Depends) recommends=$(dpkg-deb -f "$deb" Recommends)

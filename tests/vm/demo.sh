@@ -69,9 +69,9 @@ demo_check "rdma-devmap $NET.100: $DEV port 1 and the VLAN's GIDs" "^$NET\.100 =
 
 demo_section rdma-events "async events, netdev link changes and GID table changes, as they happen"
 demo_note "rdma-events watches $DEV while the demo takes $NET down and up and adds and removes an address"
-printf '$ rdma-events -s -d %s &\n' "$DEV"
+printf '$ rdma-events --state -d %s &\n' "$DEV"
 # tee shows each line before it is in the file the steps wait on.
-timeout -k 5 "$DEMO_TIMEOUT" rdma-events -s -d "$DEV" > >(tee "$DEMO_OUT/events") 2>&1 &
+timeout -k 5 "$DEMO_TIMEOUT" rdma-events --state -d "$DEV" > >(tee "$DEMO_OUT/events") 2>&1 &
 evpid=$!
 # Each step waits for its event, so that the event shows under its command.
 ev_step() { # ERE CMD...: run CMD, wait for a line matching ERE

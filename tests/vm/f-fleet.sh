@@ -73,7 +73,7 @@ if vm_wait ff-bad-ready 120; then
 	printf 'mtu = 1500\n' >"$VM_SCRATCH/ff-expect"
 	timeout 600 pdsh -R ssh -t 120 -w "$HL" "$B/rdma-doctor" -j --interval 0 --expect "$VM_SCRATCH/ff-expect" \
 		>/tmp/ff-doctor-bad.txt 2>/tmp/ff-doctor-bad.err
-	"$F" -o -w "$HL" /tmp/ff-doctor-bad.txt >/tmp/ff-doctor-bad.out 2>&1; rc=$?
+	"$F" --outliers -w "$HL" /tmp/ff-doctor-bad.txt >/tmp/ff-doctor-bad.out 2>&1; rc=$?
 	vm_check_eq "MTU fault, pdsh rdma-doctor --expect | rdma-fleet -o: exit 1" 1 "$rc" "/tmp/ff-doctor-bad.out"
 	vm_check_output "MTU fault, doctor: roce.mtu outlier is $BAD (fail)" \
 		"^roce\.mtu +$VM_RDMA_DEV +1 +(pass|warn) +$((N - 1))/$N +$BAD: fail\$" cat /tmp/ff-doctor-bad.out

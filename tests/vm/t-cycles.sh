@@ -43,7 +43,7 @@ ip link set cyB up
 vm_check "rdma link add rxe1 on a veth" timeout 30 rdma link add rxe1 type rxe netdev cyA
 vm_retry 20 grep -q ACTIVE /sys/class/infiniband/rxe1/ports/1/state
 
-"$E" -j --utc -s >"$J" 2>"$D/events.err" </dev/null &
+"$E" -j --utc --state >"$J" 2>"$D/events.err" </dev/null &
 epid=$!
 "$T" -b -j -i 0.3 >"$TOP" 2>"$D/top.err" </dev/null &
 tpid=$!

@@ -63,7 +63,7 @@ check_delay() {
 # ---- one-shot forms
 vm_check_output "-s prints the port state, then --timeout ends with 0" \
 	"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3} $DEV port 1 STATE  ACTIVE LinkUp Ethernet, $NET up mtu $mtu0\$" \
-	timeout -k 5 60 "$E" -s --timeout 0.5
+	timeout -k 5 60 "$E" --state --timeout 0.5
 vm_check_output "-s -j state object" "^ACTIVE LinkUp $NET true$" \
 	sh -c "timeout -k 5 60 '$E' -s -j --timeout 0.2 | jq -r '[.state, .phys_state, .netdev, .up] | join(\" \")'"
 start=$(date +%s.%N)
@@ -73,9 +73,9 @@ vm_check_output "-p 2 on a one-port device fails" "no port 2" sh -c "! '$E' -d $
 vm_check_output "--sysroot without -s is a usage error" "needs -s" sh -c "'$E' --sysroot / --timeout 1 2>&1; [ \$? = 2 ]"
 
 # ---- two watchers for the rest: JSON (UTC, with -s) and text (local time)
-"$E" -j --utc -s >"$J" 2>"$D/json.err" </dev/null &
+"$E" -j --utc --state >"$J" 2>"$D/json.err" </dev/null &
 jpid=$!
-"$E" -s >"$T" 2>"$D/text.err" </dev/null &
+"$E" --state >"$T" 2>"$D/text.err" </dev/null &
 tpid=$!
 vm_check "JSON watcher ready" wait_ev '.event == "STATE" and .dev == "'"$DEV"'"' 30
 vm_check "text watcher ready" vm_retry 30 grep -q " STATE " "$T"
@@ -179,7 +179,7 @@ vm_check_eq "no fd leak after a second cycle" "$fd_before" "$(vm_fds "$jpid")"
 # moment stands for the node that is not usable yet.
 dmode0=$(stat -c %a /dev/infiniband)
 U=$D/user.json
-setpriv --reuid=65534 --regid=65534 --clear-groups "$E" -j -s >"$U" 2>"$D/user.err" </dev/null &
+setpriv --reuid=65534 --regid=65534 --clear-groups "$E" -j --state >"$U" 2>"$D/user.err" </dev/null &
 upid=$!
 J=$U vm_check "unprivileged watcher ready" wait_ev '.event == "STATE" and .dev == "'"$DEV"'"' 30
 # "Not opened" is only evidence once the watcher has tried: strace shows its
@@ -248,7 +248,7 @@ vm_check_output "text: DEVICE_REMOVED line" "${ts}rxe1 DEVICE_REMOVED  uverbs[0-
 vm_check_output "text: local time (no Z)" "${ts}$DEV port 1 STATE " cat "$T"
 
 # ---- --count: exits after N events (-s lines do not count)
-"$E" -s -j --count 2 >"$D/count.json" 2>&1 </dev/null &
+"$E" --state -j --count 2 >"$D/count.json" 2>&1 </dev/null &
 cpid=$!
 vm_retry 30 grep -q STATE "$D/count.json"
 ip link set "$NET" mtu 1400

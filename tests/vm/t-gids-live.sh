@@ -53,7 +53,7 @@ same "--best -n VLAN" --best -n "$NET.100"
 same "--compat" --compat
 same "-4 --ver v2" -4 --ver v2
 vm_check_output "--best -n $NET.100 chooses the VLAN without --vlan" \
-	"^$DEV 1 [0-9]+ \(RoCE v2, 10\.100\.0\.1 on $NET\.100\)\$" "$G" --best -n "$NET.100"
+	"^$DEV 1 [0-9]+ \(RoCE v2, 10\.100\.0\.1 on $NET\.100\)\$" "$G" --best --netdev "$NET.100"
 
 # ---- a network namespace that sees the device (shared mode) but none of its netdevs
 rdma system set netns shared 2>/dev/null || true

@@ -70,7 +70,7 @@ vg_run selftest "^$DEV port 1: PASS(, with a warning at counters)?\$" rdma-selft
 
 # ---- rdma-events across a link down/up; one watcher ends on SIGINT, one on SIGTERM
 mkdir -p "$W/logs/events-j" "$W/logs/events-text"
-VG_LOGDIR=$W/logs/events-j "$W/bin/rdma-events" -j -s >"$W/events-j.out" 2>"$W/events-j.err" </dev/null &
+VG_LOGDIR=$W/logs/events-j "$W/bin/rdma-events" -j --state >"$W/events-j.out" 2>"$W/events-j.err" </dev/null &
 epid=$!
 VG_LOGDIR=$W/logs/events-text "$W/bin/rdma-events" >"$W/events-text.out" 2>"$W/events-text.err" </dev/null &
 tpid=$!

@@ -191,7 +191,7 @@ int rd_st_opt_apply(int opt, const char *arg, struct rd_st_config *c, struct rd_
 		break;
 	case OPT_MCAST: ret = mcast_check(arg, why); c->mcast = arg; break;
 	case OPT_MESH: ch->mesh = true; break;
-	case OPT_HOSTS: mo->hosts = arg; break;
+	case 'w': mo->hosts = arg; break;
 	case OPT_HOSTFILE: mo->hostfile = arg; break;
 	case OPT_SELF: ret = *arg ? 0 : -EINVAL; mo->self = arg; break;
 	case OPT_PAIRS:

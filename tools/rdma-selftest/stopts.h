@@ -29,7 +29,6 @@ enum rd_st_opt {
 	OPT_LAT_ONLY,
 	OPT_BW_ONLY,
 	OPT_MESH,
-	OPT_HOSTS,
 	OPT_HOSTFILE,
 	OPT_PAIRS,
 	OPT_SELF,
