@@ -10,7 +10,7 @@
 #   sim_console 'Unlink "leaf01"[7]'  # a console command, once processed
 #   sim_stop                          # SMs (SIGINT), ibsim, the sleeper
 #
-# ibsim-utils 0.10 + OpenSM 3.3.23 (see ../shared/notes/ib-fabric-sim-facts.md).
+# ibsim-utils 0.10 + OpenSM 3.3.23 (see "The simulator" in tests/fabric/README.md).
 # One simulated fabric per shell: its state is in the SIM_* variables below.
 # Every program runs with the fabric's DIR as its cwd (umad2sim writes
 # ./sys-<pid>/ there). Start and stop SMs from the script's own shell, not
