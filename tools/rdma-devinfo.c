@@ -85,6 +85,7 @@ static const char *device_transport(const struct rd_device *d, const struct rd_c
 	return buf[0] ? buf : NULL;
 }
 
+/* Text as sysfs and ibv_devinfo write a GUID, JSON as the whole kit does (0x...). */
 static void print_guid(struct rd_out *o, int kind, const char *key, bool known, uint64_t guid)
 {
 	char buf[20];
@@ -93,8 +94,14 @@ static void print_guid(struct rd_out *o, int kind, const char *key, bool known, 
 		rd_out_str(o, kind, key, NULL, NULL);
 		return;
 	}
-	rd_format_guid(guid, buf);
-	rd_out_str(o, kind, key, NULL, buf);
+	if (kind & RD_TEXT) {
+		rd_format_guid(guid, buf);
+		rd_out_str(o, RD_TEXT, key, NULL, buf);
+	}
+	if (kind & RD_JSON) {
+		rd_format_guid_hex(guid, buf);
+		rd_out_str(o, RD_JSON, key, NULL, buf);
+	}
 }
 
 static const char *node_type_text(const struct rd_device *d, char *buf, size_t len)

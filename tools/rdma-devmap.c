@@ -65,11 +65,11 @@ static const struct rd_col verbose_cols[] = {
 	{ "port", "PORT", true },
 	{ "netdev", "NETDEV", false },
 	{ "netdev_state", "STATE", false },
-	{ "port_state", "PORT_STATE", false },
+	{ "state", "PORT_STATE", false },
 	{ "link_layer", "LINK", false },
 	{ "pci", "PCI", false },
 	{ "fw_ver", "FW", false },
-	{ "mtu", "MTU", true },
+	{ "netdev_mtu", "MTU", true },
 	{ "speed", "SPEED", true },
 	{ "via", "VIA", false },
 	{ "notes", "NOTES", false },
@@ -131,16 +131,16 @@ static void print_map(struct rd_out *o, bool verbose, const struct port_map *m)
 		rd_out_str(o, RD_JSON, "netns", NULL, "other");
 	if (verbose) {
 		if (m->port->known & RD_PORT_STATE)
-			rd_out_str(o, RD_ANY, "port_state", NULL, rd_port_state_name(m->port->state));
+			rd_out_str(o, RD_ANY, "state", NULL, rd_port_state_name(m->port->state));
 		if (m->port->known & RD_PORT_LINK_LAYER)
 			rd_out_str(o, RD_ANY, "link_layer", NULL, rd_link_layer_name(m->port->link_layer));
 		rd_out_str(o, RD_ANY, "fw_ver", NULL, m->dev->fw_ver[0] ? m->dev->fw_ver : NULL);
 	}
 	rd_out_str(o, RD_ANY, "pci", NULL, m->dev->pci[0] ? m->dev->pci : NULL);
 	if (m->nd.has_mtu)
-		rd_out_u64(o, RD_ANY, "mtu", NULL, m->nd.mtu);
+		rd_out_u64(o, RD_ANY, "netdev_mtu", NULL, m->nd.mtu);
 	if (m->nd.has_speed) {
-		rd_out_u64_fmt(o, RD_ANY, "speed_mbps", NULL, (uint64_t)m->nd.speed_mbps, "%" PRId64,
+		rd_out_u64_fmt(o, RD_JSON, "netdev_speed_mbps", NULL, (uint64_t)m->nd.speed_mbps, "%" PRId64,
 			       m->nd.speed_mbps);
 		rd_out_u64_fmt(o, RD_TEXT, "speed", NULL, 0, "%gG", (double)m->nd.speed_mbps / 1000);
 	}

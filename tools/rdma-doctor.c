@@ -119,7 +119,7 @@ static void print_report(struct rd_out *o, const struct rd_dr_report *r, bool ve
 	enum rd_dr_status worst = rd_dr_report_worst(r);
 
 	rd_out_section_begin(o, NULL, NULL);
-	rd_out_str(o, RD_JSON, "verdict", NULL, rd_dr_status_name(worst));
+	rd_out_str(o, RD_JSON, "verdict", NULL, rd_dr_status_word(worst));
 	rd_out_section_begin(o, "summary", NULL);
 	rd_out_u64(o, RD_JSON, "checks", NULL, r->n);
 	rd_out_u64(o, RD_JSON, "pass", NULL, r->count[RD_DR_PASS]);
@@ -147,15 +147,7 @@ static void print_report(struct rd_out *o, const struct rd_dr_report *r, bool ve
 				rd_out_u64(o, RD_JSON, "port", NULL, x->port);
 			rd_out_cstr(o, RD_TEXT, "status", NULL, status_color(x->status),
 				    rd_dr_status_name(x->status));
-			/* JSON: lower case, like every other enumerated value. */
-			{
-				char st[8];
-
-				rd_strlcpy(st, rd_dr_status_name(x->status), sizeof(st));
-				for (char *s = st; *s; s++)
-					*s = (char)(*s - 'A' + 'a');
-				rd_out_str(o, RD_JSON, "status", NULL, st);
-			}
+			rd_out_str(o, RD_JSON, "status", NULL, rd_dr_status_word(x->status));
 			rd_out_str(o, RD_ANY, "detail", NULL, x->detail);
 			rd_out_str(o, RD_ANY, "fix", NULL, x->fix[0] ? x->fix : NULL);
 			rd_out_row_end(o);

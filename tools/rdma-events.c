@@ -101,7 +101,7 @@ static void print_link_fields(struct rd_out *o, const struct rd_ev_link *l)
 	if (l->admin_up >= 0)
 		rd_out_bool(o, RD_JSON, "admin_up", NULL, l->admin_up == 1);
 	if (l->mtu)
-		rd_out_u64(o, RD_JSON, "mtu", NULL, l->mtu);
+		rd_out_u64(o, RD_JSON, "netdev_mtu", NULL, l->mtu);
 }
 
 static void print_gid_fields(struct rd_out *o, const struct rd_gid *g)
@@ -143,7 +143,7 @@ static void print_event(struct rd_out *o, const struct rd_event *ev, bool utc)
 	case RD_EVSRC_LINK:
 		print_link_fields(o, &ev->link);
 		if (strcmp(ev->name, "LINK_MTU") == 0)
-			rd_out_u64(o, RD_JSON, "old_mtu", NULL, ev->link.old_mtu);
+			rd_out_u64(o, RD_JSON, "old_netdev_mtu", NULL, ev->link.old_mtu);
 		if (strcmp(ev->name, "LINK_RENAME") == 0)
 			rd_out_str(o, RD_JSON, "old_netdev", NULL, ev->link.old_netdev);
 		break;

@@ -159,7 +159,7 @@ static void json_port(struct rd_out *o, const struct rd_watch_port *p, double no
 	rd_out_str(o, RD_JSON, "transport", NULL, p->transport);
 	rd_out_str(o, RD_JSON, "state", NULL, p->state_known ? p->state_name : NULL);
 	if (p->link_known)
-		rd_out_double(o, RD_JSON, "link_gbps", NULL, p->link_gbps, NULL);
+		rd_out_double(o, RD_JSON, "rate_gbps", NULL, p->link_gbps, NULL);
 	if (p->ctrs.have_prev && p->ctrs.interval > 0)
 		rd_out_double(o, RD_JSON, "interval", NULL, round_to(p->ctrs.interval, 1e-6), NULL);
 	json_sum(o, &p->sum[RD_SUM_TX_BYTES], "tx_bytes", "tx_gbps", 8e-9, 1e-6);

@@ -23,7 +23,8 @@ enum rd_dr_status {
 	RD_DR_FAIL,
 	RD_DR_NSTATUS,
 };
-const char *rd_dr_status_name(enum rd_dr_status s);	/* "PASS"... */
+const char *rd_dr_status_name(enum rd_dr_status s);	/* "PASS"...: text */
+const char *rd_dr_status_word(enum rd_dr_status s);	/* "pass"...: JSON, as every tool's */
 
 /* What one check looks at: the node once, each device, or each port. */
 enum rd_dr_scope {

@@ -22,6 +22,13 @@ const char *rd_dr_status_name(enum rd_dr_status s)
 	return (unsigned int)s < RD_ARRAY_SIZE(names) ? names[s] : "?";
 }
 
+const char *rd_dr_status_word(enum rd_dr_status s)
+{
+	static const char *const words[] = { "pass", "skip", "warn", "fail" };
+
+	return (unsigned int)s < RD_ARRAY_SIZE(words) ? words[s] : "?";
+}
+
 bool rd_dr_id_matches(const char *id, const struct rd_dr_check *c)
 {
 	size_t n = strlen(id);

@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,6 +148,11 @@ int rd_parse_guid(const char *s, uint64_t *guid)
 		return -EINVAL;
 	*guid = ((uint64_t)g[0] << 48) | ((uint64_t)g[1] << 32) | ((uint64_t)g[2] << 16) | g[3];
 	return 0;
+}
+
+void rd_format_guid_hex(uint64_t guid, char buf[19])
+{
+	snprintf(buf, 19, "0x%016" PRIx64, guid);
 }
 
 void rd_format_guid(uint64_t guid, char buf[20])

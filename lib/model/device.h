@@ -164,5 +164,12 @@ int rd_parse_rate(const char *s, struct rd_rate *rate);
 /* "0c42:a103:0065:8b1e" <-> 0x0c42a10300658b1e */
 int rd_parse_guid(const char *s, uint64_t *guid);
 void rd_format_guid(uint64_t guid, char buf[20]);
+/*
+ * A GUID in the kit's JSON and metrics: "0x" and 16 lower-case hex digits, as
+ * ibstat, ibnetdiscover, OpenSM and node name maps write it, so that a host's
+ * GUIDs join with the fabric's (the colon form above is sysfs's and
+ * ibv_devinfo's, kept for text).
+ */
+void rd_format_guid_hex(uint64_t guid, char buf[19]);
 
 #endif

@@ -109,7 +109,7 @@ first)
 	check 1 "rx_bytes = port_rcv_data x 4" 'port("mlx5_0") | .rx_bytes == 4 * .counters.port_rcv_data.value'
 	check 1 "errors = sum of error counters" 'port("mlx5_0") | .errors == 4534'
 	check 1 "cnp and ecn totals" 'port("mlx5_0") | .cnp == 38120 and .ecn == 52771'
-	check 1 "link speed from the netdev" 'port("mlx5_0") | .link_gbps == 100'
+	check 1 "link speed from the netdev" 'port("mlx5_0") | .rate_gbps == 100'
 	check 1 "time is ISO 8601 UTC" 'all(.[]; .time | test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}\\.[0-9]{3}Z$"))'
 	;;
 x4)
@@ -267,7 +267,7 @@ rxe)
 	check 2 "tx_pps from sent_pkts" '.[0] | near(.tx_pps; 500 / .interval; 1e-3)'
 	check 2 "rx_pps from rcvd_pkts" '.[0] | near(.rx_pps; 400 / .interval; 1e-3)'
 	check 2 "errors_per_s from rxe error counters" '.[0] | near(.errors_per_s; 1 / .interval; 1e-3)'
-	check 2 "unknown link speed (virtio -1): no utilization" '.[0] | (has("link_gbps") or has("util_pct")) | not'
+	check 2 "unknown link speed (virtio -1): no utilization" '.[0] | (has("rate_gbps") or has("util_pct")) | not'
 	check 2 "sysfs is the only source with --sysroot" '.[0].hw_source == "sysfs"'
 	;;
 text)

@@ -24,9 +24,12 @@ ibv() { sed -n "s/^[[:space:]]*$1:[[:space:]]*//p" "$IBV" | head -1; }
 txt() { sed -n "s/^ *$1: *//p" "$TXT" | head -1; }
 jqr() { jq -r "$1" "$J"; }
 
-vm_check_eq "node_guid = ibv_devinfo" "$(ibv node_guid)" "$(jqr '.[0].node_guid')"
-vm_check_eq "node_guid = sysfs" "$(cat $SYS/node_guid)" "$(jqr '.[0].node_guid')"
-vm_check_eq "sys_image_guid = ibv_devinfo" "$(ibv sys_image_guid)" "$(jqr '.[0].sys_image_guid')"
+# JSON writes a GUID as 0x and 16 hex digits (the fabric's form); sysfs and
+# ibv_devinfo write 0c42:a103:0065:8b1e: the same digits.
+hexguid() { local g=${1//:/}; echo "0x$g"; }
+vm_check_eq "node_guid = ibv_devinfo" "$(hexguid "$(ibv node_guid)")" "$(jqr '.[0].node_guid')"
+vm_check_eq "node_guid = sysfs" "$(hexguid "$(cat $SYS/node_guid)")" "$(jqr '.[0].node_guid')"
+vm_check_eq "sys_image_guid = ibv_devinfo" "$(hexguid "$(ibv sys_image_guid)")" "$(jqr '.[0].sys_image_guid')"
 vm_check_eq "fw_ver = sysfs" "$(cat $SYS/fw_ver)" "$(jqr '.[0].fw_ver')"
 vm_check_eq "verbs fw_ver = ibv_devinfo" "$(ibv fw_ver)" "$(jqr '.[0].verbs.fw_ver // ""')"
 vm_check_eq "node_type = sysfs" "$(sed 's/^[0-9]*: //' $SYS/node_type)" "$(jqr '.[0].node_type')"
@@ -94,7 +97,7 @@ echo "$out" > /tmp/unpriv.json
 vm_check_output "unprivileged: verbs_error names the device and the cause" \
 	"cannot open $uv: Permission denied" jq -r '.[0].verbs_error' /tmp/unpriv.json
 vm_check_eq "unprivileged: no verbs facts" "null" "$(jq -c '.[0].verbs' <<<"$out")"
-vm_check_eq "unprivileged: sysfs facts remain" "$(cat $SYS/node_guid)" "$(jq -r '.[0].node_guid' <<<"$out")"
+vm_check_eq "unprivileged: sysfs facts remain" "$(hexguid "$(cat $SYS/node_guid)")" "$(jq -r '.[0].node_guid' <<<"$out")"
 vm_check_output "unprivileged text says why" "^  verbs: +cannot open $uv: Permission denied" cat /tmp/unpriv.txt
 
 # No device at all: a clear message, exit 1; then put rxe0 back.

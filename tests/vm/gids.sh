@@ -62,7 +62,7 @@ vm_check_eq "--compat row count = -j count without link-local zero" \
 link_ndev=$(rdma link show "$DEV/1" | sed -n 's/.* netdev \([^ ]*\).*/\1/p')
 vm_check_eq "devmap line = rdma link" "$DEV port 1 ==> $link_ndev (Up)" "$("$M" -d "$DEV")"
 vm_check_eq "devmap via netlink" "netlink" "$("$M" -j -d "$DEV" | jq -r '.[0].via')"
-vm_check_eq "devmap mtu = ip link" "$(cat /sys/class/net/$NET/mtu)" "$("$M" -j -d "$DEV" | jq -r '.[0].mtu')"
+vm_check_eq "devmap netdev_mtu = ip link" "$(cat /sys/class/net/$NET/mtu)" "$("$M" -j -d "$DEV" | jq -r '.[0].netdev_mtu')"
 vm_check_output "devmap -v" "^$DEV +1 +$NET +Up +ACTIVE +Ethernet" "$M" -v
 vm_check_output "reverse by netdev" "^$NET ==> $DEV port 1 netdev $NET gid " "$M" "$NET"
 vm_check_output "reverse by IP names the GID index" "^$VM_IP ==> $DEV port 1 netdev $NET gid ([0-9]+,)*$want(,|\$)" "$M" "$VM_IP"

@@ -63,7 +63,7 @@ doc "rxe: roce.pfc SKIP (no DCB ops, asked over netlink)" 0 "^roce\.pfc +$DEV/1 
 no_line "healthy: no FAIL line" " FAIL " --interval 0
 _vm_capture "$D" -j --interval 0
 vm_check_eq "healthy -j: one JSON document, verdict not fail" "true" \
-	"$(jq -r '.verdict != "FAIL" and (.results | length) > 0' "$_vm_out" 2>&1)"
+	"$(jq -r '.verdict != "fail" and (.results | length) > 0' "$_vm_out" 2>&1)"
 vm_check_eq "healthy -j: summary counts add up" "true" \
 	"$(jq -r '.summary | .pass + .warn + .fail + .skip == .checks' "$_vm_out" 2>&1)"
 vm_check_eq "healthy -j: per-port results carry dev and port" "$DEV 1" \
@@ -107,7 +107,7 @@ last
 vm_check_output "link down --nhc: the NHC contract line" \
 	"^ERROR: rdma-doctor: port\.state: $DEV/1: DOWN.*\(and [0-9]+ more failures?\)$" cat /tmp/doctor.last
 _vm_capture "$D" -j --interval 0
-vm_check_eq "link down -j: verdict FAIL, port.state fail with its fix" "FAIL fail ip link set dev $NET up; ethtool $NET" \
+vm_check_eq "link down -j: verdict fail, port.state fail with its fix" "fail fail ip link set dev $NET up; ethtool $NET" \
 	"$(jq -r '.verdict + " " + ([.results[] | select(.check == "port.state")][0] | .status + " " + .fix)' "$_vm_out" 2>&1)"
 ip link set "$NET" up
 vm_retry 30 gid_back

@@ -168,7 +168,7 @@ vm_check "DEVICE_ADDED rxe1 again" vm_retry 20 sh -c "[ \$(jq -c 'select(.event 
 vm_check "rdma dev set rxe1 name rxe9" timeout 30 rdma dev set rxe1 name rxe9
 vm_check "DEVICE_RENAMED rxe9 from rxe1" wait_ev '.event == "DEVICE_RENAMED" and .dev == "rxe9" and .old_dev == "rxe1"'
 ip link set evA mtu 1400
-vm_check "events follow the new name" wait_ev '.event == "LINK_MTU" and .dev == "rxe9" and .mtu == 1400 and .old_mtu == 1500'
+vm_check "events follow the new name" wait_ev '.event == "LINK_MTU" and .dev == "rxe9" and .netdev_mtu == 1400 and .old_netdev_mtu == 1500'
 vm_check "rdma link delete rxe9 returns" timeout 30 rdma link delete rxe9
 vm_check "DEVICE_REMOVED rxe9" wait_ev '.event == "DEVICE_REMOVED" and .dev == "rxe9"'
 vm_check_eq "no fd leak after a second cycle" "$fd_before" "$(vm_fds "$jpid")"
@@ -207,7 +207,7 @@ vm_check_output "given up with one warning" "^rdma-events: warning: rxe1: libibv
 chmod "$dmode0" /dev/infiniband
 vm_check "rdma link delete rxe1 returns (never opened)" timeout 30 rdma link delete rxe1
 ip link set "$NET" mtu 1400
-J=$U vm_check "unprivileged watcher still watches $DEV" wait_ev '.event == "LINK_MTU" and .dev == "'"$DEV"'" and .mtu == 1400'
+J=$U vm_check "unprivileged watcher still watches $DEV" wait_ev '.event == "LINK_MTU" and .dev == "'"$DEV"'" and .netdev_mtu == 1400'
 ip link set "$NET" mtu "$mtu0"
 vm_check "unprivileged watcher: SIGTERM, exit status 0" vm_stop_ok "$upid" TERM
 upid=""

@@ -552,14 +552,13 @@ static bool doctor_match(json_object *doc)
 	       obj_has(doc, "summary", json_type_object) && obj_has(doc, "results", json_type_array);
 }
 
-/* The words rdma-doctor writes: its verdict in capitals, each status in lower case. */
-static bool doctor_word(const char *w, bool verdict)
+/* The words rdma-doctor writes for its verdict and each status, in lower case. */
+static bool doctor_word(const char *w)
 {
-	static const char *const statuses[] = { "pass", "warn", "fail", "skip" };
-	static const char *const verdicts[] = { "PASS", "WARN", "FAIL", "SKIP" };
+	static const char *const words[] = { "pass", "warn", "fail", "skip" };
 
-	for (size_t i = 0; i < RD_ARRAY_SIZE(statuses); i++)
-		if (strcmp(w, verdict ? verdicts[i] : statuses[i]) == 0)
+	for (size_t i = 0; i < RD_ARRAY_SIZE(words); i++)
+		if (strcmp(w, words[i]) == 0)
 			return true;
 	return false;
 }
@@ -572,9 +571,9 @@ static int doctor_read(struct reader_ctx *c, json_object *doc)
 	int rc = 0;
 
 	/* As mesh values are: a word the doctor never writes makes the document untrusted. */
-	if (!doctor_word(verdict, true))
+	if (!doctor_word(verdict))
 		return problem_add(c->f, c->h->name, c->src, c->line,
-				   "rdma-doctor verdict '%.32s' is not PASS, WARN, FAIL or SKIP: the "
+				   "rdma-doctor verdict '%.32s' is not pass, warn, fail or skip: the "
 				   "document is not trusted, skipped", verdict);
 	(void)json_object_object_get_ex(doc, "results", &res);
 	for (size_t i = 0; !rc && i < json_object_array_length(res); i++) {
@@ -589,7 +588,7 @@ static int doctor_read(struct reader_ctx *c, json_object *doc)
 					 "rdma-doctor result %zu without \"check\" and \"status\", skipped", i + 1);
 			continue;
 		}
-		if (!doctor_word(status, false)) {
+		if (!doctor_word(status)) {
 			rc = problem_add(c->f, c->h->name, c->src, c->line,
 					 "rdma-doctor result %zu (%.64s): status '%.32s' is not pass, warn, "
 					 "fail or skip, skipped", i + 1, id, status);
@@ -617,17 +616,17 @@ static int doctor_read(struct reader_ctx *c, json_object *doc)
 		}
 	}
 	/* The host's own verdict counts too, and must agree with its results. */
-	if (!rc && strcmp(verdict, "FAIL") == 0 && !nfail)
+	if (!rc && strcmp(verdict, "fail") == 0 && !nfail)
 		rc = problem_add(c->f, c->h->name, c->src, c->line,
-				 "rdma-doctor's verdict is FAIL but it lists no failed check (a document "
+				 "rdma-doctor's verdict is fail but it lists no failed check (a document "
 				 "cut short or edited?)");
-	else if (!rc && strcmp(verdict, "FAIL") != 0 && nfail)
+	else if (!rc && strcmp(verdict, "fail") != 0 && nfail)
 		rc = problem_add(c->f, c->h->name, c->src, c->line,
 				 "rdma-doctor's verdict %s contradicts its %zu failed check%s", verdict, nfail,
 				 nfail == 1 ? "" : "s");
-	else if (!rc && strcmp(verdict, "SKIP") == 0)
+	else if (!rc && strcmp(verdict, "skip") == 0)
 		rc = problem_add(c->f, c->h->name, c->src, c->line,
-				 "rdma-doctor checked nothing on this host (verdict SKIP: every check skipped)");
+				 "rdma-doctor checked nothing on this host (verdict skip: every check skipped)");
 	return rc;
 }
 
