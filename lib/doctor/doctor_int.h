@@ -40,6 +40,9 @@ struct rd_dr_ctx {
 	struct rd_dr_port *cur_port;
 	bool has_routes;
 	struct rd_routes routes;
+	/* the expectation keys some check asked for (rd_dr_expected): a key the
+	 * user gave that no check asked for applied to nothing, and is named */
+	bool *consulted;
 	int err;
 };
 

@@ -104,6 +104,7 @@ struct rd_dr_expect_scoped {
 #define RD_EXP_MAX_SCOPED 256
 struct rd_dr_expect {
 	bool has[RD_EXP_NKEYS];
+	size_t line[RD_EXP_NKEYS];	/* of each node-wide key, for messages */
 	char val[RD_EXP_NKEYS][64];
 	double num[RD_EXP_NKEYS];
 	/* scoped lines, which win over the node-wide key for their device or port */

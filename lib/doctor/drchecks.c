@@ -136,7 +136,15 @@ static void ck_dev_present(struct rd_dr_ctx *c, struct rd_device *d, struct rd_d
 			   "file)", "%s", joined ? joined : "?");
 		free(joined);
 	} else if (exp && fabs(n - (double)names.n) > 0.5) {
-		rd_dr_emit(c, RD_DR_FAIL, NULL, "%zu RDMA devices, expected %s", names.n, exp);
+		/* The fix fits the miss: fewer devices is a device that did not come up (its
+		 * driver is loaded: the others are here), more is an expectation to update. */
+		const char *fix = (double)names.n > n ?
+			"rdma dev show (more devices than expected: a new card or a VF; update devices= "
+			"in the --expect file)" :
+			"rdma dev show; lspci -nn | grep -i -e infiniband -e ethernet; dmesg | grep -i -e mlx "
+			"-e rdma (a device that did not come up: its driver probe, firmware or PCIe link)";
+
+		rd_dr_emit(c, RD_DR_FAIL, names.n ? fix : NULL, "%zu RDMA devices, expected %s", names.n, exp);
 	} else {
 		rd_dr_emit(c, RD_DR_PASS, NULL, "%zu RDMA device%s", names.n, names.n == 1 ? "" : "s");
 	}
@@ -405,19 +413,31 @@ static void ck_pci_link(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_p
 	 * An expectation missed is a FAIL, whatever else the link shows: judged
 	 * before the WARN of a link below its maximum, which would hide it.
 	 */
+	/* Both asked for first: a width miss ends the check, yet both applied. */
+	exp_s = rd_dr_expected(c, RD_EXP_PCIE_SPEED, NULL);
 	exp_w = rd_dr_expected(c, RD_EXP_PCIE_WIDTH, &num);
 	if (exp_w && fabs(num - v[0].cur_width) > 0.5) {
-		snprintf(fix, sizeof(fix), "lspci -vvs %s | grep -E 'LnkCap|LnkSta' (reseat the card "
-			 "in an x%s slot, or check the riser and the BIOS's bifurcation)", v[0].bdf,
-			 exp_w);
+		/* Wider than expected is the expectation to correct, not the slot. */
+		if (v[0].cur_width > num)
+			snprintf(fix, sizeof(fix), "the link is wider than expected: set pcie_width=%u in "
+				 "the --expect file if x%u is this host's design", v[0].cur_width,
+				 v[0].cur_width);
+		else
+			snprintf(fix, sizeof(fix), "lspci -vvs %s | grep -E 'LnkCap|LnkSta' (reseat the card "
+				 "in an x%s slot, or check the riser and the BIOS's bifurcation)", v[0].bdf,
+				 exp_w);
 		rd_dr_emit(c, RD_DR_FAIL, fix, "%s runs x%u, expected x%s", v[0].bdf, v[0].cur_width,
 			   exp_w);
 		return;
 	}
 	exp_s = rd_dr_expected(c, RD_EXP_PCIE_SPEED, &num);
 	if (exp_s && fabs(num - v[0].cur_gts) > 0.05) {
-		snprintf(fix, sizeof(fix), "lspci -vvs %s | grep -E 'LnkCap|LnkSta' (the slot's PCIe "
-			 "generation and the BIOS's link speed setting)", v[0].bdf);
+		if (v[0].cur_gts > num)
+			snprintf(fix, sizeof(fix), "the link is faster than expected: set pcie_speed=%g in "
+				 "the --expect file if this host's slot is of that generation", v[0].cur_gts);
+		else
+			snprintf(fix, sizeof(fix), "lspci -vvs %s | grep -E 'LnkCap|LnkSta' (the slot's PCIe "
+				 "generation and the BIOS's link speed setting)", v[0].bdf);
 		rd_dr_emit(c, RD_DR_FAIL, fix, "%s runs %.1f GT/s, expected %s GT/s", v[0].bdf,
 			   v[0].cur_gts, exp_s);
 		return;
@@ -827,6 +847,7 @@ static unsigned int roce_mtu_of(uint64_t mtu)
 static void ck_roce_mtu(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_port *dp)
 {
 	unsigned int active, yield;
+	bool mtu_met;
 	const char *exp;
 	double num;
 	char fix[320];
@@ -855,10 +876,20 @@ static void ck_roce_mtu(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_p
 			   (unsigned long long)dp->nd.mtu, exp);
 		return;
 	}
+	mtu_met = exp != NULL;
 	exp = rd_dr_expected(c, RD_EXP_ACTIVE_MTU, &num);
 	if (exp && fabs(num - active) > 0.5) {
-		rd_dr_emit(c, RD_DR_FAIL, NULL, "active MTU %u (%s MTU %llu), expected %s", active,
+		/* the netdev MTU that yields the expected RoCE MTU (and not the next one up) */
+		snprintf(fix, sizeof(fix), "ip link set dev %s mtu %.0f (gives active_mtu %s; and the "
+			 "switch ports)", dp->netdev, num + 104, exp);
+		rd_dr_emit(c, RD_DR_FAIL, fix, "active MTU %u (%s MTU %llu), expected %s", active,
 			   dp->netdev, (unsigned long long)dp->nd.mtu, exp);
+		return;
+	}
+	/* An expectation met is the verdict: the built-in 4096 rule is for nodes without one. */
+	if (exp || mtu_met) {
+		rd_dr_emit(c, RD_DR_PASS, NULL, "%s MTU %llu gives active_mtu %u, as expected", dp->netdev,
+			   (unsigned long long)dp->nd.mtu, active);
 		return;
 	}
 	if (active < 4096) {
@@ -925,13 +956,13 @@ static void ck_roce_gid_table(struct rd_dr_ctx *c, struct rd_device *d, struct r
 static void ck_roce_cm_mode(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_port *dp)
 {
 	struct rd_cm_defaults cm;
-	const char *exp = rd_dr_expected(c, RD_EXP_ROCE_MODE, NULL);
-	const char *mode;
+	const char *exp, *mode;
 	char tos[32] = "";
 	int ret;
 
 	if (!dp->roce)
 		return;
+	exp = rd_dr_expected(c, RD_EXP_ROCE_MODE, NULL);	/* asked only where it applies */
 	ret = rd_cm_defaults_read(c->sr, d->name, dp->p->num, &cm);
 	if (ret == -ENOTCONN) {
 		rd_dr_emit(c, RD_DR_SKIP, "mount -t configfs none /sys/kernel/config",

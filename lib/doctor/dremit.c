@@ -21,6 +21,8 @@ const char *rd_dr_expected(const struct rd_dr_ctx *c, enum rd_dr_expect_key k, d
 
 	if (!e)
 		return NULL;
+	if (c->consulted)
+		c->consulted[k] = true;
 	/* the check's own device and port: DEV/PORT.key, else DEV.key, else key */
 	for (size_t i = 0; c->cur_dev && i < e->nscoped; i++) {
 		const struct rd_dr_expect_scoped *x = &e->scoped[i];

@@ -334,6 +334,7 @@ static int expect_line(struct rd_dr_expect *e, size_t lineno, char *line, char *
 		return -EINVAL;
 	}
 	e->has[k] = true;
+	e->line[k] = lineno;
 	return 0;
 }
 
@@ -515,10 +516,37 @@ static void run_scope(struct rd_dr_ctx *c, enum rd_dr_scope scope, struct rd_dev
 	c->cur_port = NULL;
 }
 
+/*
+ * An expectation no selected check asked for could not apply to this node
+ * (roce_mode on a node without a RoCE port, ib_sm where no port is
+ * InfiniBand, or a check left out by --only): said once, with its line, so
+ * that a user never reads "PASS" as "my expectation held".
+ */
+static void name_unused_expectations(struct rd_dr_ctx *c, const bool *consulted)
+{
+	const struct rd_dr_expect *e = c->o->expect;
+
+	if (!e)
+		return;
+	for (int k = 0; k < RD_EXP_NKEYS; k++) {
+		size_t line = e->has[k] ? e->line[k] : 0;
+
+		for (size_t i = 0; !line && i < e->nscoped; i++)
+			if ((int)e->scoped[i].key == k)
+				line = e->scoped[i].line;
+		if (line && !consulted[k])
+			rd_warn(c->w, "--expect line %zu: %s was not checked: nothing that ran on this "
+				"node reads it (no port of that kind, a device that is missing, or its "
+				"check not selected)", line, rd_dr_expect_key_name((enum rd_dr_expect_key)k));
+	}
+}
+
 int rd_doctor_run(const struct rd_dr_opts *opts, struct rd_device_list *list,
 		  struct rd_dr_report *rep, struct rd_warnings *w)
 {
-	struct rd_dr_ctx c = { .o = opts, .sr = opts->sr, .list = list, .rep = rep, .w = w };
+	bool consulted[RD_EXP_NKEYS] = { false };
+	struct rd_dr_ctx c = { .o = opts, .sr = opts->sr, .list = list, .rep = rep, .w = w,
+			       .consulted = consulted };
 	struct rd_nl_ports nl = { 0 };
 	struct rd_vlan_map vlans = { 0 };
 	bool have_nl = false;
@@ -569,6 +597,8 @@ int rd_doctor_run(const struct rd_dr_opts *opts, struct rd_device_list *list,
 			if (c.ports[i][j].selected)
 				run_scope(&c, RD_DR_PORT, d, &c.ports[i][j]);
 	}
+	if (!c.err)
+		name_unused_expectations(&c, consulted);
 out:
 	free_ports(&c);
 	rd_routes_free(&c.routes);
