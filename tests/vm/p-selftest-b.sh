@@ -44,9 +44,11 @@ vm_check_output "--verbs, no server: named" "no rdma-selftest server there" cat 
 
 # The server is killed in the middle of the bandwidth stage: the kernel
 # disconnects its rdma_cm connection, and the client fails at once, saying so.
-bw_run() { # NAME [OPTION...]: a long bandwidth run in the background
-	local name=$1; shift
-	vm_bg "$name" timeout 300 "$S" "$PEER_IP" --timeout 5 -n 10 --pings 5 -D 120 "$@"
+bw_run() { # NAME [--timeout SEC] [OPTION...]: a long bandwidth run in the background
+	local name=$1 t=5; shift
+	# an option is given once: a run's own --timeout replaces the default here
+	if [ "${1:-}" = --timeout ]; then t=$2; shift 2; fi
+	vm_bg "$name" timeout 300 "$S" "$PEER_IP" --timeout "$t" -n 10 --pings 5 -D 120 "$@"
 }
 in_bandwidth() { grep -q "PASS  latency" "/tmp/vm-bg/$1.out"; }
 bw_run killed
@@ -87,7 +89,7 @@ vm_check_output "server still serves after kills, cuts and interrupts" "^rdma-se
 # The server's link goes down during a run: retry exceeded, named
 # rxe retries forever when retry_cnt is 7 (like rnr_retry): ask for 6 here,
 # with a 1 s ACK timeout so that qemu's slowness is not mistaken for loss.
-bw_run cut --retry-cnt 6 --qp-timeout 18 --timeout 60
+bw_run cut --timeout 60 --retry-cnt 6 --qp-timeout 18
 if vm_retry 120 in_bandwidth cut; then
 	vm_signal st-linkdown-now
 	vm_bg_wait cut > /tmp/cut.txt 2>&1; rc=$?
