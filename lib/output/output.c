@@ -205,6 +205,13 @@ void rd_metric_label_value(FILE *fp, const char *s)
 	}
 }
 
+/* The bidirectional formatting characters: they reorder what a terminal shows. */
+static bool is_bidi(uint32_t cp)
+{
+	return cp == 0x061c || cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
+	       (cp >= 0x2066 && cp <= 0x2069);
+}
+
 char *rd_text_escape(const char *s, bool keep_layout)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -225,8 +232,10 @@ char *rd_text_escape(const char *s, bool keep_layout)
 		size_t n = utf8_seq(p, &cp);
 		bool layout = keep_layout && (cp == '\n' || cp == '\t');
 
-		if (n == 0 || (!layout && (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f)))) {
-			/* A control character (C0, DEL, C1) or a byte that is not UTF-8. */
+		if (n == 0 || (!layout && (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f))) || is_bidi(cp)) {
+			/* A control character (C0, DEL, C1, or a bidirectional override or
+			 * isolate that would reorder the rest of the line), or a byte that is
+			 * not UTF-8. */
 			size_t k = n ? n : 1;
 
 			for (size_t i = 0; i < k; i++)
@@ -794,14 +803,49 @@ int rd_out_row_end(struct rd_out *o)
 	return 0;
 }
 
+/*
+ * The columns a code point takes on a terminal: 0 for combining marks and
+ * zero-width characters, 2 for East Asian wide and fullwidth forms and
+ * emoji, else 1 (the ranges of Unicode's EastAsianWidth W/F and general
+ * category Mn that names and descriptions meet; no locale needed).
+ */
+static unsigned int cp_width(uint32_t cp)
+{
+	static const uint32_t zero[][2] = {
+		{ 0x0300, 0x036f }, { 0x0483, 0x0489 }, { 0x0591, 0x05bd }, { 0x0610, 0x061a },
+		{ 0x064b, 0x065f }, { 0x0e31, 0x0e31 }, { 0x0e34, 0x0e3a }, { 0x1ab0, 0x1aff },
+		{ 0x1dc0, 0x1dff }, { 0x200b, 0x200f }, { 0x202a, 0x202e }, { 0x2060, 0x206f },
+		{ 0x20d0, 0x20ff }, { 0xfe00, 0xfe0f }, { 0xfe20, 0xfe2f }, { 0xfeff, 0xfeff },
+	};
+	static const uint32_t wide[][2] = {
+		{ 0x1100, 0x115f }, { 0x2e80, 0x303e }, { 0x3041, 0x33ff }, { 0x3400, 0x4dbf },
+		{ 0x4e00, 0x9fff }, { 0xa000, 0xa4cf }, { 0xac00, 0xd7a3 }, { 0xf900, 0xfaff },
+		{ 0xfe30, 0xfe4f }, { 0xff00, 0xff60 }, { 0xffe0, 0xffe6 }, { 0x1f300, 0x1f64f },
+		{ 0x1f900, 0x1f9ff }, { 0x20000, 0x3fffd },
+	};
+
+	for (size_t i = 0; i < RD_ARRAY_SIZE(zero); i++)
+		if (cp >= zero[i][0] && cp <= zero[i][1])
+			return 0;
+	for (size_t i = 0; i < RD_ARRAY_SIZE(wide); i++)
+		if (cp >= wide[i][0] && cp <= wide[i][1])
+			return 2;
+	return 1;
+}
+
 static size_t text_width(const char *s)
 {
-	/* Values are ASCII/UTF-8 names; count code points, not bytes. */
+	/* Values are UTF-8 (escaped before they get here): columns, not bytes. */
+	const unsigned char *p = (const unsigned char *)s;
 	size_t w = 0;
 
-	for (; *s; s++)
-		if (((unsigned char)*s & 0xc0) != 0x80)
-			w++;
+	while (*p) {
+		uint32_t cp = 0;
+		size_t n = utf8_seq(p, &cp);
+
+		w += n ? cp_width(cp) : 1;
+		p += n ? n : 1;
+	}
 	return w;
 }
 

@@ -118,9 +118,10 @@ void rd_out_text(struct rd_out *o, enum rd_color c, const char *fmt, ...)
 
 /*
  * Text for a terminal: a copy of s (malloc'd; NULL without memory) in which
- * control characters (C0, DEL, C1) and bytes that are not UTF-8 are written
- * as \xNN, so that a device name or node_desc holding "\033[2J" cannot drive
- * the terminal.  keep_layout lets '\n' and '\t' through (free text lines).
+ * control characters (C0, DEL, C1), the bidirectional overrides and
+ * isolates (U+202A..202E, U+2066..2069, U+200E/F, U+061C) and bytes that are
+ * not UTF-8 are written as \xNN, so that a device name or node_desc holding
+ * "\033[2J" or U+202E cannot drive or reorder the terminal.  keep_layout lets '\n' and '\t' through (free text lines).
  * Every text value of the output layer goes through it; JSON escapes by itself.
  */
 char *rd_text_escape(const char *s, bool keep_layout);

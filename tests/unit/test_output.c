@@ -53,6 +53,42 @@ static void test_table_text(void **state)
 	free(s);
 }
 
+/* Columns line up by what a terminal shows: wide (CJK) names take two columns,
+ * combining marks none; a bidirectional override is escaped, never shown. */
+static void test_table_display_width(void **state)
+{
+	char *buf = NULL, *e;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct rd_out *o;
+
+	(void)state;
+	assert_non_null(f);
+	o = rd_out_new(f, false, false);
+	assert_int_equal(rd_out_table_begin(o, NULL, cols, 3, true), 0);
+	rd_out_row_begin(o);
+	rd_out_str(o, RD_ANY, "dev", NULL, "\xe8\x8a\x82\xe7\x82\xb9");	/* two wide: 4 columns */
+	rd_out_u64(o, RD_ANY, "ports", NULL, 1);
+	rd_out_str(o, RD_ANY, "state", NULL, "e\xcc\x81");	/* e + combining acute: 1 column */
+	rd_out_row_end(o);
+	rd_out_row_begin(o);
+	rd_out_str(o, RD_ANY, "dev", NULL, "abcdef");
+	rd_out_u64(o, RD_ANY, "ports", NULL, 1);
+	rd_out_str(o, RD_ANY, "state", NULL, "x");
+	rd_out_row_end(o);
+	rd_out_table_end(o);
+	assert_int_equal(rd_out_finish(o), 0);
+	fclose(f);
+	assert_string_equal(buf, "DEVICE  PORTS  STATE\n"
+				 "\xe8\x8a\x82\xe7\x82\xb9        1  e\xcc\x81\n"
+				 "abcdef      1  x\n");
+	free(buf);
+	e = rd_text_escape("evil\xe2\x80\xae" "exe.txt and \xe2\x81\xa6x\xe2\x81\xa9, \xc3\xa9", false);
+	assert_non_null(e);
+	assert_string_equal(e, "evil\\xe2\\x80\\xaeexe.txt and \\xe2\\x81\\xa6x\\xe2\\x81\\xa9, \xc3\xa9");
+	free(e);
+}
+
 static void test_table_color(void **state)
 {
 	char *s = render(false, true);
@@ -608,6 +644,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table_text),
+		cmocka_unit_test(test_table_display_width),
 		cmocka_unit_test(test_table_color),
 		cmocka_unit_test(test_table_json),
 		cmocka_unit_test(test_sections),
