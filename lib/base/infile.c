@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #define _GNU_SOURCE
 #include "infile.h"
+#include "runfiles.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -101,6 +102,19 @@ int rd_infile_open(struct rd_infile *f, const char *path, const struct rd_infile
 		snprintf(why, why_len, "%lld bytes: larger than the limit of %s",
 			 (long long)st.st_size, sz);
 		err = -EFBIG;
+	}
+	if (!err && S_ISREG(st.st_mode)) {
+		/* One of the run's inputs now: no output may replace it (runfiles.h). */
+		char *what;
+
+		if (is_stdin)
+			what = strdup("stdin");
+		else if (asprintf(&what, "input %s", path) < 0)
+			what = NULL;
+		err = what ? rd_run_input_stat(what, &st) : -ENOMEM;
+		free(what);
+		if (err)
+			snprintf(why, why_len, "%s", strerror(-err));
 	}
 	if (err) {
 		if (!is_stdin)

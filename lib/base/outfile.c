@@ -2,20 +2,29 @@
 #define _GNU_SOURCE
 #include "outfile.h"
 #include "infile.h"
+#include "runfiles.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The target is absent or a regular file; anything else is refused. */
+/* "-" is standard output to most tools; never a file of that name by accident. */
+#define STDOUT_WHY "standard output, not a file (./- is a file called \"-\"); nothing written"
+
+/*
+ * The target is absent or a regular file that is none of the run's inputs
+ * (runfiles.h); anything else is refused.
+ */
 static int check_target(const struct rd_outfile *of, char *why, size_t why_len)
 {
+	const char *input;
 	struct stat st;
 
 	if (fstatat(of->dirfd, of->name, &st, AT_SYMLINK_NOFOLLOW)) {
@@ -23,6 +32,10 @@ static int check_target(const struct rd_outfile *of, char *why, size_t why_len)
 			return 0;
 		snprintf(why, why_len, "%s", strerror(errno));
 		return -errno;
+	}
+	if (S_ISREG(st.st_mode) && (input = rd_run_input_of(&st))) {
+		snprintf(why, why_len, "the same file as %s; nothing written", input);
+		return -EEXIST;
 	}
 	if (S_ISREG(st.st_mode))
 		return 0;
@@ -35,9 +48,25 @@ static int check_target(const struct rd_outfile *of, char *why, size_t why_len)
 	return -EEXIST;
 }
 
-int rd_outfile_open(struct rd_outfile *of, const char *path, char *why, size_t why_len)
+/* path's directory (strdup'ed into *dir) and its last name (in path). */
+static int split_path(const char *path, char **dir, const char **name)
 {
 	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		*dir = strdup(".");
+	else if (slash == path)
+		*dir = strdup("/");
+	else
+		*dir = strndup(path, (size_t)(slash - path));
+	*name = slash ? slash + 1 : path;
+	return *dir ? 0 : -ENOMEM;
+}
+
+int rd_outfile_open(struct rd_outfile *of, const char *path, char *why, size_t why_len)
+{
+	const char *slash = strrchr(path, '/'), *name, *tree;
+	struct stat dirst;
 	char *dir;
 	int ret;
 
@@ -47,14 +76,13 @@ int rd_outfile_open(struct rd_outfile *of, const char *path, char *why, size_t w
 		snprintf(why, why_len, "%s", strerror(*path ? EISDIR : ENOENT));
 		return *path ? -EISDIR : -ENOENT;
 	}
-	if (!slash)
-		dir = strdup(".");
-	else if (slash == path)
-		dir = strdup("/");
-	else
-		dir = strndup(path, (size_t)(slash - path));
-	of->name = strdup(slash ? slash + 1 : path);
-	if (!dir || !of->name) {
+	if (strcmp(path, "-") == 0) {
+		snprintf(why, why_len, "%s", STDOUT_WHY);
+		return -EINVAL;
+	}
+	ret = split_path(path, &dir, &name);
+	of->name = ret ? NULL : strdup(name);
+	if (ret || !of->name) {
 		free(dir);
 		rd_outfile_close(of);
 		snprintf(why, why_len, "%s", strerror(ENOMEM));
@@ -73,9 +101,64 @@ int rd_outfile_open(struct rd_outfile *of, const char *path, char *why, size_t w
 		rd_outfile_close(of);
 		return -EISDIR;
 	}
+	/* A directory a run reads whole (--sysroot) takes no output. */
+	if (fstat(of->dirfd, &dirst) == 0 && (tree = rd_run_tree_of(of->dirfd, &dirst))) {
+		snprintf(why, why_len, "inside %s, which this run reads; nothing written", tree);
+		rd_outfile_close(of);
+		return -EEXIST;
+	}
 	ret = check_target(of, why, why_len);
 	if (ret)
 		rd_outfile_close(of);
+	return ret;
+}
+
+int rd_outfile_check(const char *what, const char *path, char *why, size_t why_len)
+{
+	const char *name, *clash;
+	struct stat dirst, st;
+	bool exists;
+	char *dir;
+	int dirfd, ret;
+
+	if (!*path) {
+		snprintf(why, why_len, "is an empty file name");
+		return -ENOENT;
+	}
+	if (strcmp(path, "-") == 0) {
+		snprintf(why, why_len, "names %s", STDOUT_WHY);
+		return -EINVAL;
+	}
+	if (split_path(path, &dir, &name)) {
+		snprintf(why, why_len, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	/* No directory, or a name that is one: rd_outfile_open says so later. */
+	if (dirfd < 0 || !*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
+	    fstat(dirfd, &dirst)) {
+		if (dirfd >= 0)
+			close(dirfd);
+		return 0;
+	}
+	/* Through a symlink too: one that leads to an input is named as that input. */
+	exists = fstatat(dirfd, name, &st, 0) == 0;
+	ret = 0;
+	if (exists && (clash = rd_run_input_of(&st))) {
+		snprintf(why, why_len, "is the same file as %s; nothing written", clash);
+		ret = -EEXIST;
+	} else if ((clash = rd_run_tree_of(dirfd, &dirst))) {
+		snprintf(why, why_len, "is inside %s, which this run reads; nothing written", clash);
+		ret = -EEXIST;
+	} else if (rd_run_output(what, &dirst, name, exists ? &st : NULL, &clash)) {
+		snprintf(why, why_len, "%s", strerror(ENOMEM));
+		ret = -ENOMEM;
+	} else if (clash) {
+		snprintf(why, why_len, "is the same file as %s; nothing written", clash);
+		ret = -EEXIST;
+	}
+	close(dirfd);
 	return ret;
 }
 

@@ -83,6 +83,7 @@ void rd_cli_init(struct rd_cli *cli, const char *prog)
 		on_exit(close_stdout_at_exit, NULL);
 	}
 	cli->scan_flags = RD_SCAN_ALL;
+	rd_run_reset();	/* a new run: no inputs or outputs yet (runfiles.h) */
 }
 
 void rd_cli_free(struct rd_cli *cli)
@@ -90,6 +91,7 @@ void rd_cli_free(struct rd_cli *cli)
 	rd_strlist_free(&cli->devices);
 	rd_warnings_free(&cli->warnings);
 	rd_strlist_free(&cli->warned);
+	rd_run_reset();
 }
 
 /*

@@ -76,5 +76,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		rd_fab_free(&loaded);
 	}
 	close(fd);
+	rd_run_reset();	/* each memfd was one of the run's inputs: not kept for ever */
 	return 0;
 }

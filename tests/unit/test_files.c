@@ -208,13 +208,195 @@ static void test_outfile(void **state)
 	scratch_remove();
 }
 
+/* Standard input from path, for the "-" cases. */
+static void redirect_stdin(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+
+	assert_true(fd >= 0);
+	assert_int_equal(dup2(fd, STDIN_FILENO), STDIN_FILENO);
+	close(fd);
+}
+
+/* Open and read path through rd_infile: one of the run's inputs after. */
+static void read_input(const char *path)
+{
+	char got[256], why[128];
+
+	assert_int_equal(read_all(path, got, sizeof(got), why, sizeof(why)), 0);
+}
+
+/* The run's table: inputs by device and inode, whatever the name. */
+static void test_run_inputs(void **state)
+{
+	char in[512], sym[600], hard[512];
+	struct stat st;
+	int fd;
+
+	(void)state;
+	scratch_make();
+	rd_run_reset();
+	put("in", "x\n");
+	snprintf(in, sizeof(in), "%s/in", scratch);
+	snprintf(sym, sizeof(sym), "%s/link", scratch);
+	snprintf(hard, sizeof(hard), "%s/hard", scratch);
+	assert_int_equal(symlink("in", sym), 0);
+	assert_int_equal(link(in, hard), 0);
+	assert_int_equal(stat(hard, &st), 0);
+	assert_null(rd_run_input_of(&st));
+	/* named through the symlink, found through the hard link; the first name stays */
+	assert_int_equal(rd_run_input("--hostfile link", sym), 0);
+	assert_int_equal(rd_run_input("input in", in), 0);
+	assert_string_equal(rd_run_input_of(&st), "--hostfile link");
+	/* what cannot be examined, and what is no regular file, adds nothing */
+	assert_int_equal(rd_run_input("--load none", path_of("none")), 0);
+	assert_int_equal(mkfifo(path_of("fifo"), 0600), 0);
+	assert_int_equal(rd_run_input("--load fifo", path_of("fifo")), 0);
+	assert_int_equal(stat(path_of("fifo"), &st), 0);
+	assert_null(rd_run_input_of(&st));
+	assert_int_equal(stat(scratch, &st), 0);
+	assert_null(rd_run_input_of(&st));
+	/* "-": standard input, when it is a regular file */
+	put("stdin", "y\n");
+	fd = dup(STDIN_FILENO);
+	assert_true(fd >= 0);
+	redirect_stdin(path_of("stdin"));
+	assert_int_equal(rd_run_input("stdin", "-"), 0);
+	assert_int_equal(stat(path_of("stdin"), &st), 0);
+	assert_string_equal(rd_run_input_of(&st), "stdin");
+	assert_int_equal(dup2(fd, STDIN_FILENO), STDIN_FILENO);
+	close(fd);
+	/* rd_infile_open adds what it opens, by its path (stdin as "stdin") */
+	put("read", "z\n");
+	snprintf(in, sizeof(in), "%s/read", scratch);
+	read_input(in);
+	assert_int_equal(stat(in, &st), 0);
+	snprintf(sym, sizeof(sym), "input %s", in);
+	assert_string_equal(rd_run_input_of(&st), sym);
+	rd_run_reset();
+	assert_int_equal(stat(hard, &st), 0);
+	assert_null(rd_run_input_of(&st));
+	scratch_remove();
+}
+
+/* rd_outfile_check into why; path is scratch/rel. */
+static int check_out(const char *what, const char *rel, char *why, size_t len)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", scratch, rel);
+	return rd_outfile_check(what, path, why, len);
+}
+
+static void expect_clash(const char *what, const char *rel, const char *msg)
+{
+	char why[256] = "";
+
+	assert_int_equal(check_out(what, rel, why, sizeof(why)), -EEXIST);
+	assert_string_equal(why, msg);
+}
+
+/* No output replaces an input of the run, by any name, nor another output. */
+static void test_outfile_run(void **state)
+{
+	char in[512], path[600], why[256], buf[32], cmd[700];
+	struct rd_outfile of;
+	FILE *f;
+
+	(void)state;
+	scratch_make();
+	rd_run_reset();
+	put("in", "keep\n");
+	snprintf(in, sizeof(in), "%s/in", scratch);
+	assert_int_equal(symlink("in", path_of("link")), 0);
+	snprintf(path, sizeof(path), "%s/hard", scratch);
+	assert_int_equal(link(in, path), 0);
+	assert_int_equal(symlink(".", path_of("dot")), 0);
+	mkdirs("sub");
+	assert_int_equal(rd_run_input("input in", in), 0);
+
+	/* early: every name of the input, through a symlink, a hard link, a linked directory */
+	expect_clash("--svg in", "in", "is the same file as input in; nothing written");
+	expect_clash("--svg link", "link", "is the same file as input in; nothing written");
+	expect_clash("--svg hard", "hard", "is the same file as input in; nothing written");
+	expect_clash("--svg dot/in", "dot/in", "is the same file as input in; nothing written");
+	expect_clash("--svg sub/../in", "sub/../in", "is the same file as input in; nothing written");
+	assert_int_equal(rd_outfile_check("--svg -", "-", why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "names standard output, not a file (./- is a file called \"-\"); "
+			    "nothing written");
+	assert_int_equal(rd_outfile_check("--svg", "", why, sizeof(why)), -ENOENT);
+	/* a directory that is not there: for rd_outfile_open to say */
+	assert_int_equal(check_out("--svg none/x", "none/x", why, sizeof(why)), 0);
+	/* outputs: the same file twice is refused, by name or by link */
+	assert_int_equal(check_out("--save out", "out", why, sizeof(why)), 0);
+	expect_clash("--dot dot/out", "dot/out", "is the same file as --save out; nothing written");
+	put("old", "x\n");
+	snprintf(path, sizeof(path), "%s/old", scratch);
+	assert_int_equal(link(path, path_of("old2")), 0);
+	assert_int_equal(check_out("--save old", "old", why, sizeof(why)), 0);
+	expect_clash("--dot old2", "old2", "is the same file as --save old; nothing written");
+	assert_int_equal(check_out("--dot other", "other", why, sizeof(why)), 0);
+
+	/* late: rd_outfile_open and each replacement refuse the inputs read so far */
+	expect_refused(in, -EEXIST, "the same file as input in; nothing written");
+	snprintf(path, sizeof(path), "%s/hard", scratch);
+	expect_refused(path, -EEXIST, "the same file as input in; nothing written");
+	expect_refused("-", -EINVAL, "standard output, not a file (./- is a file called \"-\"); "
+		       "nothing written");
+	put("later", "keep\n");
+	snprintf(path, sizeof(path), "%s/later", scratch);
+	assert_int_equal(rd_outfile_open(&of, path, why, sizeof(why)), 0);
+	read_input(path);
+	assert_int_equal(rd_outfile_replace(&of, write_hello, NULL, why, sizeof(why)), -EEXIST);
+	snprintf(cmd, sizeof(cmd), "the same file as input %s; nothing written", path);
+	assert_string_equal(why, cmd);
+	rd_outfile_close(&of);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	assert_string_equal(buf, "keep\n");
+
+	/* a tree read whole (--sysroot): nothing under it, however reached */
+	mkdirs("tree/sys/class");
+	snprintf(path, sizeof(path), "%s/tree", scratch);
+	assert_int_equal(rd_run_input_tree("--sysroot tree", path), 0);
+	expect_clash("--textfile", "tree/sys/class/x.prom",
+		     "is inside --sysroot tree, which this run reads; nothing written");
+	expect_clash("--textfile", "dot/tree/x.prom",
+		     "is inside --sysroot tree, which this run reads; nothing written");
+	snprintf(path, sizeof(path), "%s/tree/sys/x.prom", scratch);
+	expect_refused(path, -EEXIST, "inside --sysroot tree, which this run reads; nothing written");
+	assert_int_equal(check_out("--textfile", "x.prom", why, sizeof(why)), 0);
+
+	/* a new run forgets them */
+	rd_run_reset();
+	assert_int_equal(check_out("--svg in", "in", why, sizeof(why)), 0);
+	assert_int_equal(check_out("--svg t", "tree/x", why, sizeof(why)), 0);
+	rd_run_reset();
+	scratch_remove();
+}
+
+/*
+ * Each test is a run of its own: the files an earlier one read are gone, and
+ * a new file may get the inode one of them had.
+ */
+static int new_run(void **state)
+{
+	(void)state;
+	rd_run_reset();
+	return 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_infile_lines),
-		cmocka_unit_test(test_infile_refusals),
-		cmocka_unit_test(test_infile_fifo),
-		cmocka_unit_test(test_outfile),
+		cmocka_unit_test_setup(test_infile_lines, new_run),
+		cmocka_unit_test_setup(test_infile_refusals, new_run),
+		cmocka_unit_test_setup(test_infile_fifo, new_run),
+		cmocka_unit_test_setup(test_outfile, new_run),
+		cmocka_unit_test_setup(test_run_inputs, new_run),
+		cmocka_unit_test_setup(test_outfile_run, new_run),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
