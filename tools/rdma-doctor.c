@@ -288,6 +288,10 @@ int main(int argc, char **argv)
 	if (expect_file) {
 		char why[256] = "";
 
+		ret = rd_cli_input_file(&cli, "--expect", expect_file);
+		if (ret)
+			goto out;
+
 		ret = rd_dr_expect_read(expect_file, expect_timeout_ms, &expect, why, sizeof(why));
 		if (ret) {
 			ret = rd_cli_usage_error(&cli, "--expect %s: %s", expect_file, why);

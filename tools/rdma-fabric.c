@@ -602,6 +602,18 @@ int main(int argc, char **argv)
 					 sms ? "SMInfo (--sm)" : "counters (--errors)");
 		goto out;
 	}
+	/*
+	 * Every file named before any is read or swept: no output may replace an
+	 * input (the map read by default too), nor the other output.
+	 */
+	if (!name_map && access(DEFAULT_NAME_MAP, F_OK) == 0)
+		name_map = DEFAULT_NAME_MAP;
+	if ((load && (ret = rd_cli_input_file(&cli, "--load", load))) ||
+	    (baseline && (ret = rd_cli_input_file(&cli, "--baseline", baseline))) ||
+	    (name_map && (ret = rd_cli_input_file(&cli, "--node-name-map", name_map))) ||
+	    (save && (ret = rd_cli_output_file(&cli, "--save", save))) ||
+	    (dot && (ret = rd_cli_output_file(&cli, "--dot", dot))))
+		goto out;
 	co.only = &only;
 	co.skip = &skip;
 	if (!list_only && !links && !sms && !errs && !metrics && rd_fab_selected_count(&co) == 0) {
@@ -672,8 +684,6 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (!name_map && access(DEFAULT_NAME_MAP, F_OK) == 0)
-		name_map = DEFAULT_NAME_MAP;
 	if (name_map && (rd_fab_name_map(&fab, name_map, FILE_TIMEOUT_MS, why, sizeof(why)) ||
 			 (baseline && rd_fab_name_map(&base, name_map, FILE_TIMEOUT_MS, why, sizeof(why))))) {
 		rd_cli_error(&cli, "--node-name-map %s: %s", name_map, why);

@@ -572,10 +572,6 @@ int main(int argc, char **argv)
 			only_outliers = true;
 			break;
 		case OPT_SVG:
-			if (!*optarg) {
-				ret = rd_cli_usage_error(&cli, "--svg: an empty file name");
-				goto out;
-			}
 			svg = optarg;
 			break;
 		case OPT_TIMEOUT:
@@ -610,6 +606,21 @@ int main(int argc, char **argv)
 		ret = prefix_mode(&cli, prefix_name, &lim);
 		goto out;
 	}
+	/* Every file named before any is read: no output may replace an input. */
+	for (size_t i = 0; i < hostfiles.n; i++) {
+		ret = rd_cli_input_file(&cli, "--hostfile", hostfiles.v[i]);
+		if (ret)
+			goto out;
+	}
+	for (int i = optind; i < argc; i++) {
+		ret = rd_cli_input_file(&cli, NULL, argv[i]);
+		if (ret)
+			goto out;
+	}
+	if (optind == argc && (ret = rd_cli_input_file(&cli, NULL, "-")))
+		goto out;
+	if (svg && (ret = rd_cli_output_file(&cli, "--svg", svg)))
+		goto out;
 	for (size_t i = 0; i < hostfiles.n; i++) {
 		rc = rd_hostfile_read(hostfiles.v[i], lim.timeout_ms, &expect, &he);
 		if (rc == -ENOMEM) {

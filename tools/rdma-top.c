@@ -537,6 +537,10 @@ int main(int argc, char **argv)
 		}
 		if (once)
 			count = 1;
+		/* "-" or the --sysroot tree the samples come from: a usage error now. */
+		ret = rd_cli_output_file(&cli, "--textfile", textfile);
+		if (ret)
+			goto out;
 	} else if (format == FMT_JSON)
 		cli.json = true;
 	if (textfile) {

@@ -173,6 +173,29 @@ static bool valid_name(const char *s)
 	return true;
 }
 
+/* A file as messages name it: "--hostfile h", or "input in.jsonl" for an operand ("-": stdin). */
+static char *input_name(const char *opt, const char *path)
+{
+	char *what;
+
+	if (!opt && strcmp(path, "-") == 0)
+		return strdup("stdin");
+	if (opt ? asprintf(&what, "%s %s", opt, path) < 0 : asprintf(&what, "input %s", path) < 0)
+		return NULL;
+	return what;
+}
+
+static int input_tree(const struct rd_cli *cli, const char *opt, const char *dir)
+{
+	char *what = input_name(opt, dir);
+	int rc = what ? rd_run_input_tree(what, dir) : -ENOMEM;
+
+	free(what);
+	if (rc)
+		rd_cli_error(cli, "out of memory");
+	return rc;
+}
+
 int rd_cli_common_opt(struct rd_cli *cli, int opt, const char *arg)
 {
 	uint64_t port;
@@ -227,6 +250,9 @@ int rd_cli_common_opt(struct rd_cli *cli, int opt, const char *arg)
 			return -1;
 		}
 		cli->sysroot_dir = arg;
+		/* Read whole: no output of the run may go inside it (runfiles.h). */
+		if (input_tree(cli, "--sysroot", arg))
+			return -1;
 		return 1;
 	case RD_OPT_COLOR:
 		cli->color_arg = arg ? arg : "always";
@@ -315,6 +341,41 @@ int rd_cli_file_timeout(const struct rd_cli *cli, const char *arg, int *ms)
 	if (!ret)
 		*ms = (int)(secs * 1000 + 0.5);
 	return ret;
+}
+
+int rd_cli_input_file(const struct rd_cli *cli, const char *opt, const char *path)
+{
+	char *what;
+	int rc;
+
+	if (!*path)
+		return opt ? rd_cli_usage_error(cli, "%s: an empty file name", opt) :
+			     rd_cli_usage_error(cli, "an empty file name among the inputs");
+	what = input_name(opt, path);
+	rc = what ? rd_run_input(what, path) : -ENOMEM;
+	free(what);
+	if (rc) {
+		rd_cli_error(cli, "out of memory");
+		return RD_EXIT_FAIL;
+	}
+	return 0;
+}
+
+int rd_cli_output_file(const struct rd_cli *cli, const char *opt, const char *path)
+{
+	char why[512], *what;
+	int rc;
+
+	if (!*path)
+		return rd_cli_usage_error(cli, "%s: an empty file name", opt);
+	what = input_name(opt, path);
+	rc = what ? rd_outfile_check(what, path, why, sizeof(why)) : -ENOMEM;
+	free(what);
+	if (rc == -ENOMEM) {
+		rd_cli_error(cli, "out of memory");
+		return RD_EXIT_FAIL;
+	}
+	return rc ? rd_cli_usage_error(cli, "%s %s %s", opt, path, why) : 0;
 }
 
 int rd_cli_check_ids(const struct rd_cli *cli, struct rd_strlist *l, const char *arg, const char *opt,

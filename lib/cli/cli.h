@@ -162,6 +162,18 @@ int rd_cli_duration(const struct rd_cli *cli, const char *opt, const char *arg, 
 		    double *secs);
 
 /*
+ * The files of a run (base/runfiles.h), named before it reads or writes any.
+ * rd_cli_input_file: an option's input (opt NULL: an operand; "-" is
+ * stdin); an empty name is a usage error, and the file becomes one of the
+ * run's inputs.  rd_cli_output_file, once every input is named: an empty
+ * name, "-", or the same file as an input or an earlier output is a usage
+ * error naming both ("--svg in.jsonl is the same file as input in.jsonl;
+ * nothing written").  Each returns 0, or the exit status to leave with.
+ */
+int rd_cli_input_file(const struct rd_cli *cli, const char *opt, const char *path);
+int rd_cli_output_file(const struct rd_cli *cli, const char *opt, const char *path);
+
+/*
  * --only/--skip ID,...: each item of arg, checked by known() (an id or a
  * group of a tool's check table), added to l.  An empty item ("--only ''",
  * "a,,b") and an unknown id are usage errors naming opt; returns 0, or the

@@ -192,7 +192,13 @@ int rd_st_opt_apply(int opt, const char *arg, struct rd_st_config *c, struct rd_
 	case OPT_MCAST: ret = mcast_check(arg, why); c->mcast = arg; break;
 	case OPT_MESH: ch->mesh = true; break;
 	case 'w': mo->hosts = arg; break;
-	case OPT_HOSTFILE: mo->hostfile = arg; break;
+	case OPT_HOSTFILE:
+		if (!*arg) {
+			snprintf(why, 96, "an empty file name");
+			ret = -EINVAL;
+		}
+		mo->hostfile = arg;
+		break;
 	case OPT_SELF: ret = *arg ? 0 : -EINVAL; mo->self = arg; break;
 	case OPT_PAIRS:
 		ret = rd_st_plan_parse(arg, &mo->plan, why, 96);
