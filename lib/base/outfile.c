@@ -162,11 +162,23 @@ int rd_outfile_check(const char *what, const char *path, char *why, size_t why_l
 	return ret;
 }
 
-/* A new temporary file ".NAME.XXXXXX" in the directory; its fd, or -errno. */
+/*
+ * A new temporary file ".NAME.XXXXXX" in the directory; its fd, or -errno.
+ * A long NAME is cut so that the whole stays within the directory's longest
+ * name: a target named at that limit still gets its temporary.
+ */
 static int create_temp(const struct rd_outfile *of, char *tmp, size_t len)
 {
 	static const char chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	long max = fpathconf(of->dirfd, _PC_NAME_MAX);
+	size_t keep;
 
+	if (max <= 0 || max > NAME_MAX)
+		max = NAME_MAX;
+	if (len > (size_t)max + 1)
+		len = (size_t)max + 1;
+	/* the name's bytes that fit beside the dots and the suffix */
+	keep = len > sizeof("..XXXXXX") ? len - sizeof("..XXXXXX") : 0;
 	for (int tries = 0; tries < 100; tries++) {
 		unsigned char r[6];
 		char sfx[7];
@@ -177,7 +189,7 @@ static int create_temp(const struct rd_outfile *of, char *tmp, size_t len)
 		for (size_t i = 0; i < sizeof(r); i++)
 			sfx[i] = chars[r[i] % (sizeof(chars) - 1)];
 		sfx[6] = '\0';
-		if (snprintf(tmp, len, ".%s.%s", of->name, sfx) >= (int)len)
+		if (snprintf(tmp, len, ".%.*s.%s", (int)keep, of->name, sfx) >= (int)len)
 			return -ENAMETOOLONG;
 		/* O_EXCL | O_NOFOLLOW: a name someone planted is never opened. */
 		fd = openat(of->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);

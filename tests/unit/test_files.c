@@ -3,6 +3,7 @@
 #include "unit.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -377,6 +378,29 @@ static void test_outfile_run(void **state)
 	scratch_remove();
 }
 
+/* A target named at the longest a name may be still gets its temporary file. */
+static void test_outfile_long_name(void **state)
+{
+	char name[NAME_MAX + 1], path[NAME_MAX + 300], why[160], cmd[NAME_MAX + 400];
+	struct rd_outfile of;
+
+	(void)state;
+	scratch_make();
+	memset(name, 'n', NAME_MAX);
+	name[NAME_MAX] = '\0';
+	snprintf(path, sizeof(path), "%s/%s", scratch, name);
+	assert_int_equal(rd_outfile_open(&of, path, why, sizeof(why)), 0);
+	assert_int_equal(rd_outfile_replace(&of, write_hello, NULL, why, sizeof(why)), 0);
+	assert_int_equal(rd_outfile_replace(&of, write_hello, NULL, why, sizeof(why)), 0);
+	rd_outfile_close(&of);
+	assert_int_equal(access(path, R_OK), 0);
+	/* the target alone, no temporary left */
+	snprintf(cmd, sizeof(cmd), "test \"$(ls -A '%s')\" = '%s'", scratch, name);
+	assert_int_equal(system(cmd), 0);
+	rd_run_reset();
+	scratch_remove();
+}
+
 /*
  * Each test is a run of its own: the files an earlier one read are gone, and
  * a new file may get the inode one of them had.
@@ -397,6 +421,7 @@ int main(void)
 		cmocka_unit_test_setup(test_outfile, new_run),
 		cmocka_unit_test_setup(test_run_inputs, new_run),
 		cmocka_unit_test_setup(test_outfile_run, new_run),
+		cmocka_unit_test_setup(test_outfile_long_name, new_run),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
