@@ -26,6 +26,7 @@ struct hl_seg {
 	struct hl_range *ranges;
 	size_t nranges;
 	uint64_t count; /* names in the group */
+	size_t maxw;	/* the most digits one of its numbers prints with */
 };
 
 struct hl_item {
@@ -110,6 +111,37 @@ static int hl_number(const char *s, size_t *i, uint64_t *v, int *width,
 	return 0;
 }
 
+/* Digits of v in decimal. */
+static size_t hl_ndigits(uint64_t v)
+{
+	size_t n = 1;
+
+	while (v >= 10) {
+		v /= 10;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * A group opened at open stops at s[i], the end of its item: a space or tab
+ * with a ']' after it on the line is a range written with a space
+ * ("n[1, 3]"), said so; anything else leaves the '[' unclosed.
+ */
+static int hl_unclosed(const char *s, size_t i, size_t open, struct rd_hostlist_error *err)
+{
+	if (s[i] == ' ' || s[i] == '\t') {
+		size_t j = i;
+
+		while (s[j] && s[j] != '\n' && s[j] != '\r' && s[j] != ']')
+			j++;
+		if (s[j] == ']')
+			return hl_fail(err, i, "a space inside brackets (none in a range: n[1,3], "
+					   "not n[1, 3])");
+	}
+	return hl_fail(err, open, "'[' is never closed");
+}
+
 /* A bracket group starting at s[*i] == '['; on return *i is past ']'. */
 static int hl_group(const char *s, size_t *i, struct hl_seg *seg, struct rd_hostlist_error *err)
 {
@@ -123,7 +155,7 @@ static int hl_group(const char *s, size_t *i, struct hl_seg *seg, struct rd_host
 
 		rc = hl_number(s, i, &r.lo, &r.width, err);
 		if (rc)
-			return hl_item_end(s[at]) ? hl_fail(err, open, "'[' is never closed") : rc;
+			return hl_item_end(s[at]) ? hl_unclosed(s, at, open, err) : rc;
 		r.hi = r.lo;
 		if (s[*i] == '-') {
 			int w;
@@ -131,7 +163,7 @@ static int hl_group(const char *s, size_t *i, struct hl_seg *seg, struct rd_host
 			(*i)++;
 			rc = hl_number(s, i, &r.hi, &w, err);
 			if (rc)
-				return hl_item_end(s[*i]) ? hl_fail(err, open, "'[' is never closed") : rc;
+				return hl_item_end(s[*i]) ? hl_unclosed(s, *i, open, err) : rc;
 			if (r.hi < r.lo)
 				return hl_fail(err, at, "range %.*s goes backwards",
 					       (int)(*i - at), s + at);
@@ -150,6 +182,10 @@ static int hl_group(const char *s, size_t *i, struct hl_seg *seg, struct rd_host
 		}
 		seg->ranges[seg->nranges++] = r;
 		seg->count += r.hi - r.lo + 1;
+		if (hl_ndigits(r.hi) > seg->maxw)
+			seg->maxw = hl_ndigits(r.hi);
+		if ((size_t)r.width > seg->maxw)
+			seg->maxw = (size_t)r.width;
 		if (seg->count > RD_HOSTLIST_MAX)
 			return hl_fail(err, open, "bracket group has more than %d names",
 				       RD_HOSTLIST_MAX);
@@ -162,7 +198,7 @@ static int hl_group(const char *s, size_t *i, struct hl_seg *seg, struct rd_host
 			return 0;
 		}
 		if (hl_item_end(s[*i]))
-			return hl_fail(err, open, "'[' is never closed");
+			return hl_unclosed(s, *i, open, err);
 		return hl_fail(err, *i, "unexpected '%c' in brackets (want digits, '-', ',' or ']')",
 			       s[*i]);
 	}
@@ -188,8 +224,9 @@ static size_t hl_put_number(char *d, uint64_t v, int width)
 
 static int hl_generate(const struct hl_item *it, struct rd_strlist *out)
 {
-	size_t idx[64] = { 0 }; /* range index per segment */
-	uint64_t val[64] = { 0 };
+	/* Every segment puts a byte or more into a name: at most RD_HOSTNAME_MAX of them. */
+	size_t idx[RD_HOSTNAME_MAX] = { 0 }; /* range index per segment */
+	uint64_t val[RD_HOSTNAME_MAX] = { 0 };
 	size_t len = 1, n = it->nsegs;
 	char *buf;
 	int rc = 0;
@@ -247,15 +284,21 @@ static int hl_generate(const struct hl_item *it, struct rd_strlist *out)
 	return rc;
 }
 
-static int hl_expand_into(const char *s, struct rd_strlist *tmp, struct rd_hostlist_error *err)
+/*
+ * The items of s, each parsed and its names counted into *total before any is
+ * made: past RD_HOSTLIST_MAX -E2BIG, at once (before: what *total held when
+ * the run's earlier lists were done, for the message).  With out, each item's
+ * names are then made into it; without, s is only checked and counted.
+ */
+static int hl_walk(const char *s, uint64_t *total, uint64_t before, struct rd_strlist *out,
+		   struct rd_hostlist_error *err)
 {
 	struct hl_item it = { 0 };
 	size_t i = 0;
-	uint64_t total = 0;
 	int rc = 0;
 
 	while (s[i]) {
-		size_t start;
+		size_t start, namelen = 0;
 		uint64_t count = 1;
 
 		/* separators, empty items too ("a,,b" is a and b, as in Slurm) */
@@ -279,63 +322,110 @@ static int hl_expand_into(const char *s, struct rd_strlist *tmp, struct rd_hostl
 				count *= sg->count;
 				if (count > RD_HOSTLIST_MAX) {
 					rc = hl_fail(err, start, "'%.*s' expands to more than %d names",
-						     (int)(i - start), s + start, RD_HOSTLIST_MAX);
+						     (int)(i - start > 40 ? 40 : i - start), s + start,
+						     RD_HOSTLIST_MAX);
 					break;
 				}
-				continue;
-			}
-			if (s[i] == ']') {
+				namelen += sg->maxw;
+			} else if (s[i] == ']') {
 				rc = hl_fail(err, i, "']' without '['");
 				break;
-			}
-			if (!hl_name_char(s[i])) {
+			} else if (!hl_name_char(s[i])) {
 				if (isprint((unsigned char)s[i]))
 					rc = hl_fail(err, i, "'%c' is not allowed in a host name", s[i]);
 				else
 					rc = hl_fail(err, i, "byte 0x%02x is not allowed in a host name",
 						     (unsigned char)s[i]);
 				break;
+			} else {
+				sg->text = s + i;
+				while (hl_name_char(s[i]))
+					i++;
+				sg->len = (size_t)(s + i - sg->text);
+				namelen += sg->len;
 			}
-			sg->text = s + i;
-			while (hl_name_char(s[i]))
-				i++;
-			sg->len = (size_t)(s + i - sg->text);
+			/* Refused, not cut: a cut name could be another host's. */
+			if (namelen > RD_HOSTNAME_MAX) {
+				rc = hl_fail(err, start, "a host name longer than %d bytes",
+					     RD_HOSTNAME_MAX);
+				break;
+			}
 		}
 		if (rc)
 			break;
-		total += count;
-		if (total > RD_HOSTLIST_MAX) {
+		*total += count;
+		if (*total > RD_HOSTLIST_MAX) {
 			rc = -E2BIG;
-			if (err)
+			if (err && before)
+				(void)hl_fail(err, start, "more than %d names with the %llu listed before "
+					      "(one limit for every host list)", RD_HOSTLIST_MAX,
+					      (unsigned long long)before);
+			else if (err)
 				(void)hl_fail(err, start, "the list expands to more than %d names",
 					      RD_HOSTLIST_MAX);
 			break;
 		}
-		rc = hl_generate(&it, tmp);
-		if (rc)
-			break;
+		if (out) {
+			rc = hl_generate(&it, out);
+			if (rc)
+				break;
+		}
 	}
 	hl_item_clear(&it);
 	free(it.segs);
 	return rc;
 }
 
-int rd_hostlist_expand(const char *expr, struct rd_strlist *out, struct rd_hostlist_error *err)
+static void hl_err_clear(struct rd_hostlist_error *err)
 {
-	struct rd_strlist tmp = { 0 };
-	int rc;
-
 	if (err) {
 		err->line = 0;
 		err->column = 0;
 		err->msg[0] = '\0';
 	}
-	rc = hl_expand_into(expr, &tmp, err);
+}
+
+int rd_hostlist_expand(const char *expr, struct rd_strlist *out, struct rd_hostlist_error *err)
+{
+	struct rd_strlist tmp = { 0 };
+	uint64_t before = out->n, total = before;
+	int rc;
+
+	hl_err_clear(err);
+	/* Checked and counted whole first: a list over the limit makes no name. */
+	rc = hl_walk(expr, &total, before, NULL, err);
+	total = before;
+	if (!rc)
+		rc = hl_walk(expr, &total, before, &tmp, err);
 	if (rc) {
 		rd_strlist_free(&tmp);
 		return rc;
 	}
 	return rd_strlist_move(out, &tmp);
+}
+
+/* A hostfile's host lists, comments and blank lines gone, one a line. */
+struct hl_text {
+	char *s;
+	size_t len, cap;
+};
+
+static int hl_text_add(struct hl_text *t, const char *line, size_t len)
+{
+	if (t->len + len + 2 > t->cap) {
+		size_t cap = (t->len + len + 2) * 2;
+		char *n = realloc(t->s, cap);
+
+		if (!n)
+			return -ENOMEM;
+		t->s = n;
+		t->cap = cap;
+	}
+	memcpy(t->s + t->len, line, len);
+	t->len += len;
+	t->s[t->len++] = '\n';
+	t->s[t->len] = '\0';
+	return 0;
 }
 
 int rd_hostfile_read(const char *path, int timeout_ms, struct rd_strlist *out,
@@ -349,25 +439,40 @@ int rd_hostfile_read(const char *path, int timeout_ms, struct rd_strlist *out,
 	};
 	struct rd_strlist tmp = { 0 };
 	struct rd_hostlist_error e = { 0 };
+	struct hl_text text = { 0 };
+	uint64_t before = out->n, total = before;
 	struct rd_infile f;
 	char *line;
 	size_t len;
 	int rc;
 
+	/*
+	 * Each line checked and counted as it comes (a file over the limit is
+	 * refused at the line that passes it, before any name is made), kept,
+	 * and the names made at the end from what was kept.
+	 */
 	rc = rd_infile_open(&f, path, &lim, e.msg, sizeof(e.msg));
 	while (rc == 0 && (rc = rd_infile_line(&f, &line, &len, e.msg, sizeof(e.msg))) == 1) {
-		char *hash = strchr(line, '#');
+		char *hash = memchr(line, '#', len);
 
-		if (hash)
+		if (hash) {
 			*hash = '\0';
-		rc = hl_expand_into(line, &tmp, &e);
+			len = (size_t)(hash - line);
+		}
+		rc = hl_walk(line, &total, before, NULL, &e);
 		if (rc) {
 			e.line = f.lineno;
 			break;
 		}
-		rc = 0;
+		rc = strspn(line, " \t\r,") < len ? hl_text_add(&text, line, len) : 0;
+		if (rc)
+			break;
 	}
 	rd_infile_close(&f);
+	total = before;
+	if (rc == 0 && text.s)
+		rc = hl_walk(text.s, &total, before, &tmp, &e);
+	free(text.s);
 	if (rc)
 		rd_strlist_free(&tmp);
 	else
@@ -401,21 +506,10 @@ static int hl_name_cmp(const void *pa, const void *pb)
 	return 0;
 }
 
-static int hl_digits(uint64_t v)
-{
-	int n = 1;
-
-	while (v >= 10) {
-		v /= 10;
-		n++;
-	}
-	return n;
-}
-
 /* Does x print as written inside a range whose first number has width w? */
 static bool hl_fits(const struct hl_name *x, int w)
 {
-	int d = hl_digits(x->num);
+	int d = (int)hl_ndigits(x->num);
 
 	return x->len == (d > w ? d : w);
 }

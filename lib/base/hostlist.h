@@ -16,8 +16,17 @@
 
 #include "util.h"
 
-/* Upper bound on the names one expression may expand to (-E2BIG beyond). */
+/*
+ * Upper bound on the names of a run's host lists together (-E2BIG beyond):
+ * the names already in the list an expansion appends to count, so -w, a
+ * hostfile and the environment gathered into one list share it.  The names
+ * of an expression or a hostfile are counted before any is made, so a list
+ * over the limit costs no more than reading it.
+ */
 #define RD_HOSTLIST_MAX 1000000
+
+/* The longest host name: a longer one is refused, never cut (it could become another's). */
+#define RD_HOSTNAME_MAX 255
 
 struct rd_hostlist_error {
 	size_t line;   /* hostfile line, 1-based; 0 for a plain expression */
@@ -27,8 +36,9 @@ struct rd_hostlist_error {
 
 /*
  * Append the names of expr to out.  Returns 0, or -EINVAL with err filled in
- * for malformed input (out is then left as it was), -E2BIG past
- * RD_HOSTLIST_MAX names, -ENOMEM.  err may be NULL.
+ * for malformed input (a name longer than RD_HOSTNAME_MAX too), -E2BIG when
+ * out would hold more than RD_HOSTLIST_MAX names, -ENOMEM; out is then left
+ * as it was.  err may be NULL.
  */
 int rd_hostlist_expand(const char *expr, struct rd_strlist *out, struct rd_hostlist_error *err);
 
@@ -41,9 +51,11 @@ int rd_hostlist_expand(const char *expr, struct rd_strlist *out, struct rd_hostl
  * Read a hostfile: blank lines and '#' comments (whole-line or trailing) are
  * skipped, each other line holds one hostlist expression.  "-" is stdin;
  * a pipe or FIFO silent for timeout_ms is an error.
+ * Appends to out as rd_hostlist_expand does, under the same limit.
  * Returns 0, or -errno when the file cannot be read or breaks a limit
  * (err->msg says why, err->line is 0), or -EINVAL with err->line/column for
- * the first malformed line.
+ * the first malformed line, -E2BIG with them for the line that passes
+ * RD_HOSTLIST_MAX names; out is then left as it was.
  */
 int rd_hostfile_read(const char *path, int timeout_ms, struct rd_strlist *out,
 		     struct rd_hostlist_error *err);

@@ -77,7 +77,13 @@ static void test_errors(void **state)
 	rejects("h[1,]", 5, "expected a number, found ']'");
 	rejects("h[1[2]]", 4, "unexpected '[' in brackets (want digits, '-', ',' or ']')");
 	rejects("h[1;2]", 4, "unexpected ';' in brackets (want digits, '-', ',' or ']')");
-	rejects("h[1-3 4]", 2, "'[' is never closed");
+	/* a space in a range, said so; one at the end of an unclosed group is not that */
+	rejects("h[1-3 4]", 6, "a space inside brackets (none in a range: n[1,3], not n[1, 3])");
+	rejects("h[1, 3]", 5, "a space inside brackets (none in a range: n[1,3], not n[1, 3])");
+	rejects("h[1 -3]", 4, "a space inside brackets (none in a range: n[1,3], not n[1, 3])");
+	rejects("h[1-\t3]", 5, "a space inside brackets (none in a range: n[1,3], not n[1, 3])");
+	rejects("h[1-3 ", 2, "'[' is never closed");
+	rejects("h[1-3 x", 2, "'[' is never closed");
 	rejects("host:1", 5, "':' is not allowed in a host name");
 	rejects("@group", 1, "'@' is not allowed in a host name");
 	rejects("h\001", 2, "byte 0x01 is not allowed in a host name");
@@ -193,6 +199,134 @@ static void test_compress(void **state)
 		      "n1234567890123456789,n1234567890123456788");
 }
 
+/* A host name is at most 255 bytes: a longer one is refused whole, never cut. */
+static void test_name_length(void **state)
+{
+	char name[300], expr[1000];
+	struct rd_strlist l = { 0 };
+	struct rd_hostlist_error e;
+
+	(void)state;
+	memset(name, 'a', 255);
+	name[255] = '\0';
+	assert_int_equal(rd_hostlist_expand(name, &l, &e), 0);
+	assert_int_equal(l.n, 1);
+	assert_int_equal(strlen(l.v[0]), 255);
+	rd_strlist_free(&l);
+	/* 256 bytes, as written or as a range makes them (the widest number counts) */
+	snprintf(expr, sizeof(expr), "ok,%sb", name);
+	rejects(expr, 4, "a host name longer than 255 bytes");
+	snprintf(expr, sizeof(expr), "%.250s[1-99999]", name);
+	assert_int_equal(rd_hostlist_expand(expr, &l, &e), 0);
+	assert_int_equal(strlen(l.v[l.n - 1]), 255);
+	rd_strlist_free(&l);
+	snprintf(expr, sizeof(expr), "%.250s[1-100000]", name);
+	rejects(expr, 1, "a host name longer than 255 bytes");
+	snprintf(expr, sizeof(expr), "%.250s[000001-2]", name);
+	rejects(expr, 1, "a host name longer than 255 bytes");
+	/* many groups: each a byte or more of the name, so at most 255 of them */
+	expr[0] = '\0';
+	for (int i = 0; i < 256; i++)
+		strcat(expr, "[1]");
+	rejects(expr, 1, "a host name longer than 255 bytes");
+	expr[3 * 100] = '\0';
+	assert_int_equal(rd_hostlist_expand(expr, &l, &e), 0);
+	assert_int_equal(strlen(l.v[0]), 100);
+	rd_strlist_free(&l);
+}
+
+/*
+ * One limit for the run: the names already in the list count, whether they
+ * came from -w, a hostfile or the environment, and the limit is found before
+ * a name is made.
+ */
+static void test_run_limit(void **state)
+{
+	struct rd_strlist l = { 0 };
+	struct rd_hostlist_error e;
+	char path[300];
+	FILE *f;
+
+	(void)state;
+	scratch_make();
+	assert_int_equal(rd_hostlist_expand("n[1-600000]", &l, &e), 0);
+	assert_int_equal(rd_hostlist_expand("m[1-400000]", &l, &e), 0);
+	assert_int_equal(l.n, RD_HOSTLIST_MAX);
+	assert_int_equal(rd_hostlist_expand("x", &l, &e), -E2BIG);
+	assert_int_equal(e.column, 1);
+	assert_string_equal(e.msg, "more than 1000000 names with the 1000000 listed before (one limit "
+			    "for every host list)");
+	assert_int_equal(l.n, RD_HOSTLIST_MAX);
+	rd_strlist_free(&l);
+
+	/* a hostfile after -w: its lines count on from -w's names */
+	assert_int_equal(rd_hostlist_expand("n[1-600000]", &l, &e), 0);
+	put("half", "# more\nm[1-300000]\nm[300001-600000]\n");
+	snprintf(path, sizeof(path), "%s/half", scratch);
+	assert_int_equal(rd_hostfile_read(path, 1000, &l, &e), -E2BIG);
+	assert_int_equal(e.line, 3);
+	assert_int_equal(e.column, 1);
+	assert_string_equal(e.msg, "more than 1000000 names with the 600000 listed before (one limit "
+			    "for every host list)");
+	assert_int_equal(l.n, 600000);
+	/* and an expression after a hostfile */
+	rd_strlist_free(&l);
+	put("some", "a[1-999999]\n");
+	snprintf(path, sizeof(path), "%s/some", scratch);
+	assert_int_equal(rd_hostfile_read(path, 1000, &l, &e), 0);
+	assert_int_equal(rd_hostlist_expand("b,c", &l, &e), -E2BIG);
+	assert_int_equal(e.column, 3);
+	assert_int_equal(l.n, 999999);
+	rd_strlist_free(&l);
+
+	/*
+	 * The bomb: a line at the limit, many times over.  Refused at line 2
+	 * with nothing made (before, each line was made whole: minutes).
+	 */
+	snprintf(path, sizeof(path), "%s/bomb", scratch);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	for (int i = 0; i < 100000; i++)
+		fputs("n[1-1000000]\n", f);
+	fclose(f);
+	assert_int_equal(rd_hostfile_read(path, 1000, &l, &e), -E2BIG);
+	assert_int_equal(e.line, 2);
+	assert_string_equal(e.msg, "the list expands to more than 1000000 names");
+	assert_int_equal(l.n, 0);
+	assert_null(l.v);
+	/* one expression of two items at the limit: refused before the first is made */
+	assert_int_equal(rd_hostlist_expand("n[1-1000000] m[1-1000000]", &l, &e), -E2BIG);
+	assert_int_equal(e.column, 14);
+	assert_null(l.v);
+	scratch_remove();
+}
+
+/* A hostfile's malformed line: the line and column, the space in a range named. */
+static void test_hostfile_space(void **state)
+{
+	struct rd_strlist l = { 0 };
+	struct rd_hostlist_error e;
+	char path[300];
+
+	(void)state;
+	scratch_make();
+	put("sp", "a\nnode[01-04, 07]  # rack 1\n");
+	snprintf(path, sizeof(path), "%s/sp", scratch);
+	assert_int_equal(rd_hostfile_read(path, 1000, &l, &e), -EINVAL);
+	assert_int_equal(e.line, 2);
+	assert_int_equal(e.column, 12);
+	assert_string_equal(e.msg, "a space inside brackets (none in a range: n[1,3], not n[1, 3])");
+	assert_int_equal(l.n, 0);
+	/* blank, comment-only and separator-only lines make nothing */
+	put("ok", "\n  \n,\n# x\nb[1-2] # y\r\nc\r\n");
+	snprintf(path, sizeof(path), "%s/ok", scratch);
+	assert_int_equal(rd_hostfile_read(path, 1000, &l, &e), 0);
+	assert_int_equal(l.n, 3);
+	assert_string_equal(l.v[2], "c");
+	rd_strlist_free(&l);
+	scratch_remove();
+}
+
 /* Expanding into a list that has names appends; a failure leaves it as it was. */
 static void test_expand_appends(void **state)
 {
@@ -230,6 +364,9 @@ int main(void)
 		cmocka_unit_test(test_hostfile),
 		cmocka_unit_test(test_compress),
 		cmocka_unit_test(test_expand_appends),
+		cmocka_unit_test(test_name_length),
+		cmocka_unit_test(test_run_limit),
+		cmocka_unit_test(test_hostfile_space),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
