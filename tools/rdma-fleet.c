@@ -530,7 +530,7 @@ int main(int argc, char **argv)
 	};
 	struct rd_strlist expect = { 0 }, hostfiles = { 0 };
 	struct rd_infile_limits lim = fleet_limits;
-	struct rd_hostlist_error he;
+	struct rd_hostlist_error he = { 0 };
 	struct rd_fleet *f = NULL;
 	struct rd_out *o = NULL;
 	bool prefix = false, have_expect = false, only_outliers = false;
@@ -632,6 +632,11 @@ int main(int argc, char **argv)
 			ret = rd_cli_usage_error(&cli, "--hostfile %s: line %zu, column %zu: %s (one host "
 						 "or host list a line)", hostfiles.v[i], he.line, he.column,
 						 he.msg);
+			goto out;
+		}
+		if (rc && he.line) {
+			ret = rd_cli_usage_error(&cli, "--hostfile %s: line %zu, column %zu: %s",
+						 hostfiles.v[i], he.line, he.column, he.msg);
 			goto out;
 		}
 		if (rc) {

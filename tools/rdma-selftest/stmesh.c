@@ -296,22 +296,23 @@ static int mesh_hosts(struct rd_cli *cli, const struct rd_st_config *cfg,
 
 	if (!env || !*env)
 		env = getenv("SLURM_NODELIST");
+	/* Malformed or too many names (-EINVAL, -E2BIG): a usage error; only -ENOMEM is not. */
 	if (o->hosts) {
 		rc = rd_hostlist_expand(o->hosts, hosts, &he);
-		if (rc == -EINVAL)
+		if (rc && rc != -ENOMEM)
 			return rd_cli_usage_error(cli, "--hosts '%s': column %zu: %s", o->hosts, he.column,
 						  he.msg);
 	} else if (o->hostfile) {
 		/* The run's --timeout bounds the wait on a pipe or FIFO too. */
 		rc = rd_hostfile_read(o->hostfile, cfg->timeout_ms, hosts, &he);
-		if (rc == -EINVAL && he.line)
+		if (rc && rc != -ENOMEM && he.line)
 			return rd_cli_usage_error(cli, "--hostfile %s: line %zu, column %zu: %s",
 						  o->hostfile, he.line, he.column, he.msg);
 		if (rc && rc != -ENOMEM)
 			return rd_cli_usage_error(cli, "--hostfile %s: %s", o->hostfile, he.msg);
 	} else if (env && *env) {
 		rc = rd_hostlist_expand(env, hosts, &he);
-		if (rc == -EINVAL)
+		if (rc && rc != -ENOMEM)
 			return rd_cli_usage_error(cli, "SLURM_JOB_NODELIST '%s': column %zu: %s", env,
 						  he.column, he.msg);
 	} else {
@@ -356,6 +357,12 @@ int rd_stmesh_main(struct rd_cli *cli, const struct rd_st_config *cfg,
 			ret = RD_EXIT_OK;
 			goto out;
 		}
+	}
+	if (!o->self && node && strlen(node) > RD_HOSTNAME_MAX) {
+		/* Cut, it could be another host's name: refused, as --self is. */
+		ret = rd_cli_usage_error(cli, "SLURMD_NODENAME: a host name of %zu bytes (at most %d; "
+					 "--self NAME names this host)", strlen(node), RD_HOSTNAME_MAX);
+		goto out;
 	}
 	if (o->self)
 		rd_strlcpy(self, o->self, sizeof(self));

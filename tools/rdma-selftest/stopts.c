@@ -199,7 +199,16 @@ int rd_st_opt_apply(int opt, const char *arg, struct rd_st_config *c, struct rd_
 		}
 		mo->hostfile = arg;
 		break;
-	case OPT_SELF: ret = *arg ? 0 : -EINVAL; mo->self = arg; break;
+	case OPT_SELF:
+		/* A longer name would be cut, and then match another host's. */
+		if (strlen(arg) > RD_HOSTNAME_MAX) {
+			snprintf(why, 96, "a host name of %zu bytes (at most %d)", strlen(arg),
+				 RD_HOSTNAME_MAX);
+			ret = -EINVAL;
+		}
+		ret = ret || !*arg ? -EINVAL : 0;
+		mo->self = arg;
+		break;
 	case OPT_PAIRS:
 		ret = rd_st_plan_parse(arg, &mo->plan, why, 96);
 		break;
