@@ -1194,14 +1194,20 @@ int rd_fleet_feed(struct rd_fleet *f, const char *src, size_t lineno, const char
 	size_t at = 0, n = host_prefix(line, &at);
 	struct chan *c;
 
+	if (n > RD_HOSTNAME_MAX) {
+		/* Cut, it could be another host's name: the line is the source's problem. */
+		char host[256];
+
+		source_host(src, host, sizeof(host));
+		return problem_add(f, host, src, lineno, "a host name of %zu bytes before ': ' (at "
+				   "most %d), line skipped", n, RD_HOSTNAME_MAX);
+	}
 	if (n) {
 		size_t start = 0;
-		char host[256];
+		char host[RD_HOSTNAME_MAX + 1];
 
 		while (line[start] == ' ')
 			start++;
-		if (n >= sizeof(host))
-			n = sizeof(host) - 1;
 		memcpy(host, line + start, n);
 		host[n] = '\0';
 		c = chan_get(f, src, host);
