@@ -294,13 +294,19 @@ static void desc_host(const struct rd_fab_node *n, char *host, size_t len)
 	host[k] = '\0';
 }
 
-/* A description from the wire: printable, without trailing blanks. */
+/*
+ * A description from the wire, as the node says it (up to its NUL, without
+ * trailing blanks): "h005 \xc3\xa9t\xc3\xa9" is UTF-8 a site may use.  Bytes
+ * are kept as they are; each writer escapes what its format cannot hold
+ * (the output layer control characters and bytes that are not UTF-8, DOT and
+ * the metrics the same), so nothing valid is lost on the way.
+ */
 static void clean_desc(const char *in, char *out, size_t len)
 {
 	size_t k = 0;
 
 	for (size_t i = 0; i < IB_SMP_DATA_SIZE && in[i] && k + 1 < len; i++)
-		out[k++] = isprint((unsigned char)in[i]) ? in[i] : '?';
+		out[k++] = in[i];
 	while (k > 0 && out[k - 1] == ' ')
 		k--;
 	out[k] = '\0';

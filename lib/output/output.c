@@ -212,6 +212,26 @@ static bool is_bidi(uint32_t cp)
 	       (cp >= 0x2066 && cp <= 0x2069);
 }
 
+void rd_dot_string(FILE *fp, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	fputc('"', fp);
+	while (*p) {
+		uint32_t cp = 0;
+		size_t n = utf8_seq(p, &cp);
+
+		if (*p == '\\' || *p == '"')
+			fprintf(fp, "\\%c", *p);
+		else if (n == 0)
+			fputs("\xef\xbf\xbd", fp);	/* U+FFFD */
+		else if (cp >= 0x20 && cp != 0x7f && !(cp >= 0x80 && cp < 0xa0))
+			(void)fwrite(p, 1, n, fp);	/* errors: ferror() at the end */
+		p += n ? n : 1;
+	}
+	fputc('"', fp);
+}
+
 char *rd_text_escape(const char *s, bool keep_layout)
 {
 	const unsigned char *p = (const unsigned char *)s;

@@ -136,6 +136,15 @@ char *rd_text_escape(const char *s, bool keep_layout);
  */
 void rd_metric_label_value(FILE *fp, const char *s);
 
+/*
+ * A Graphviz DOT string, quotes included: backslash and double quote
+ * escaped, control characters (C0, DEL, C1) dropped, valid UTF-8 kept as it
+ * is (Graphviz reads UTF-8) and a byte that is not UTF-8 written U+FFFD, as
+ * in JSON: Graphviz refuses a graph that is not UTF-8.  Write errors:
+ * ferror(fp).
+ */
+void rd_dot_string(FILE *fp, const char *s);
+
 /* Colour decision for --color=auto|always|never with NO_COLOR; -EINVAL on a bad word. */
 int rd_color_mode(const char *arg, int fd, bool *color);
 

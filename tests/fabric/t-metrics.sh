@@ -6,7 +6,11 @@
 # parsers (python3-prometheus-client's OpenMetrics and text parsers, promtool
 # for the Prometheus text), carry the names of guilbaults/infiniband-exporter
 # (infiniband_<counter>_total, component/local_*/remote_* labels), and every
-# error counter's value equals perfquery's (oracle_counters).
+# error counter's value equals perfquery's (oracle_counters).  h007's node
+# description holds UTF-8 ("été"), a byte that is not UTF-8 and a control
+# character, and a node name map saved in Latin-1 names spine01 "spine01
+# r\xe9seau": label values keep the UTF-8, a byte that is not UTF-8 and a
+# control character become U+FFFD, and both scrapes still parse.
 set -u
 # shellcheck source=tests/fabric/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -14,6 +18,8 @@ set -u
 D=$FABRIC_DIR
 B=$FABRIC_BUILD
 "$GEN_NET" small > "$D/small.net"
+desc7=$'h007 \xc3\xa9t\xc3\xa9\xff\x01 mlx5_0'
+sed -i "s/# \"h007 mlx5_0\"/# \"$desc7\"/" "$D/small.net"
 fab_check "sim and OpenSM up" sim_start "$D/sim" "$D/small.net" || exit 1
 fab_check "OpenSM: SUBNET UP" sim_sm_start || exit 1
 sock=$SIM_SOCK
@@ -24,8 +30,9 @@ sim_console 'PerformanceSet "h004"[1] PortCounters.PortRcvErrors=17' > /dev/null
 sim_console 'PerformanceSet "spine01"[1] PortCounters.PortXmitWait=5000' > /dev/null
 sim_console 'PerformanceSet "h003"[1] PortCountersExtended.PortXmitData=123456789012' > /dev/null
 
-fab_check "--format openmetrics" fab_save "$D/om.txt" sim_run "$B/rdma-fabric" --format openmetrics
-fab_check "--format prometheus" fab_save "$D/prom.txt" sim_run "$B/rdma-fabric" --format prometheus
+printf '%s "spine01 r\xe9seau"\n' "$(oracle_guid spine01)" > "$D/latin1.map"
+fab_check "--format openmetrics" fab_save "$D/om.txt" sim_run "$B/rdma-fabric" --format openmetrics --node-name-map "$D/latin1.map"
+fab_check "--format prometheus" fab_save "$D/prom.txt" sim_run "$B/rdma-fabric" --format prometheus --node-name-map "$D/latin1.map"
 fab_check_grep "OpenMetrics: well-formed, ends in # EOF" '^openmetrics: 21 families, [0-9]+ samples, well-formed$' \
 	bash -c "'$RD_ROOT/tests/cli/top-check-metrics.sh' openmetrics < '$D/om.txt'"
 fab_check_grep "Prometheus text: well-formed" '^prometheus: 21 families, [0-9]+ samples, well-formed$' \
@@ -61,6 +68,14 @@ fab_check_grep "labels: component, local and remote name, GUID, port" \
 fab_check_grep "PortXmitData from the 64-bit PortCountersExtended (past 2^32)" \
 	"^infiniband_portxmitdata_total component=ca,local_guid=$h003,local_name=h003 mlx5_0,local_port=1,.* 1234567[0-9]{5}\$" \
 	cat "$D/samples.txt"
+fab_check_grep "a description in UTF-8 with a byte that is not and a control: the UTF-8 kept, the others U+FFFD" \
+	"^infiniband_symbolerrorcounter_total component=switch,.*remote_name=h007 "$'\xc3\xa9t\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd'" mlx5_0,remote_port=1 0\$" \
+	cat "$D/samples.txt"
+fab_check_grep "a name map in Latin-1: its byte that is not UTF-8 is U+FFFD in the label" \
+	"^infiniband_symbolerrorcounter_total component=switch,.*remote_name=spine01 r"$'\xef\xbf\xbd'"seau,remote_port=1 0\$" \
+	cat "$D/samples.txt"
+fab_check_eq "the raw scrapes hold no byte that is not UTF-8" "ok|ok" \
+	"$(iconv -f UTF-8 -t UTF-8 "$D/om.txt" > /dev/null 2>&1 && echo ok)|$(iconv -f UTF-8 -t UTF-8 "$D/prom.txt" > /dev/null 2>&1 && echo ok)"
 fab_check_grep "width and speed gauges: 4 lanes of 10 Gb/s" \
 	"^infiniband_speed component=switch,local_guid=$leaf01,.*local_port=2,.* 10\$" cat "$D/samples.txt"
 

@@ -423,6 +423,21 @@ static void test_json_edges(void **state)
 	free(buf);
 }
 
+/* A DOT string: UTF-8 kept, quotes and backslashes escaped, controls dropped, bad bytes U+FFFD. */
+static void test_dot_string(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	rd_dot_string(f, "sw1 Z\xc3\xbcrich \"a\\b\"\x01\x7f\xc2\x85 bad\xff\xc3");
+	rd_dot_string(f, "");
+	fclose(f);
+	assert_string_equal(buf, "\"sw1 Z\xc3\xbcrich \\\"a\\\\b\\\" bad\xef\xbf\xbd\xef\xbf\xbd\"\"\"");
+	free(buf);
+}
+
 /* One double in a JSON line, as the writer prints it: {"v":...}. */
 static void double_json(double v, char *out, size_t len)
 {
@@ -652,6 +667,7 @@ int main(void)
 		cmocka_unit_test(test_matches_jsonc),
 		cmocka_unit_test(test_escape_positions),
 		cmocka_unit_test(test_json_edges),
+		cmocka_unit_test(test_dot_string),
 		cmocka_unit_test(test_double_digits),
 		cmocka_unit_test(test_named_keys),
 		cmocka_unit_test(test_color_mode),

@@ -5,19 +5,7 @@
 #include <stdio.h>
 
 #include "fabdot.h"
-
-/* A DOT string: quotes and backslashes escaped, control characters dropped. */
-static void put_str(FILE *fp, const char *s)
-{
-	fputc('"', fp);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fputc('\\', fp);
-		if ((unsigned char)*s >= 0x20)
-			fputc(*s, fp);
-	}
-	fputc('"', fp);
-}
+#include "output/output.h"
 
 /* The worst result a check gave this port (or the link it ends), PASS if none. */
 static enum rd_fab_status port_status(const struct rd_fab_report *r, uint64_t guid, int port)
@@ -51,7 +39,7 @@ int rd_fabdot_write(FILE *fp, const struct rd_fab *fab, const struct rd_fab_repo
 		const struct rd_fab_node *n = &fab->nodes[i];
 
 		fprintf(fp, "\tn%zu [label=", i);
-		put_str(fp, n->name);
+		rd_dot_string(fp, n->name);
 		fprintf(fp, ", shape=%s, tooltip=\"%#018llx\"];\n", n->type == RD_FAB_SWITCH ? "box" : "ellipse",
 			(unsigned long long)n->guid);
 	}
