@@ -45,6 +45,15 @@ static int lookup(const struct gidx *v, size_t n, uint64_t guid)
 	return g ? g->idx : -1;
 }
 
+/* Whether any node of b is in the fabric whose index is inow. */
+static bool shares_a_node(const struct rd_fab *b, const struct gidx *inow, size_t n_now)
+{
+	for (size_t i = 0; i < b->n_nodes; i++)
+		if (lookup(inow, n_now, b->nodes[i].guid) >= 0)
+			return true;
+	return false;
+}
+
 /* "h005 mlx5_0 port 1" of the baseline, by its own names. */
 static void base_label(const struct rd_fab *b, int node, int port, char *buf, size_t len)
 {
@@ -65,6 +74,22 @@ void rd_fck_baseline(struct ctx *c)
 	ibase = index_nodes(base);
 	if (!inow || !ibase)
 		goto out;
+	/*
+	 * A baseline that shares no node with the fabric is of another fabric
+	 * (another site's, a test bed's): every node gone and every node new
+	 * would bury that in hundreds of results, so say it once.
+	 */
+	if (base->n_nodes && now->n_nodes && !shares_a_node(base, inow, now->n_nodes)) {
+		struct rd_fab_result *x = rd_fck_add(c, RD_FAB_FAIL, "the baseline is of another fabric: "
+						     "none of its %zu node GUIDs is among this fabric's %zu",
+						     base->n_nodes, now->n_nodes);
+
+		if (x)
+			rd_strlcpy(x->object, "baseline", sizeof(x->object));
+		rd_fck_fix(x, "compare with a baseline saved from this fabric (rdma-fabric --save FILE "
+			   "here, when it is as it should be)");
+		goto out;
+	}
 	/* Nodes of the baseline that are gone. */
 	for (size_t i = 0; i < base->n_nodes; i++) {
 		if (lookup(inow, now->n_nodes, base->nodes[i].guid) >= 0)

@@ -375,6 +375,13 @@ static void test_baseline(void **state)
 	port_up(0, 7, 1, 7);
 	port_up(1, 7, 0, 7);
 	assert_string_equal(run("link.baseline", &r, &o), "WARN sw1 port 7 <-> sw2 port 7");
+	/* A baseline of another fabric (no GUID in common): one FAIL that says so. */
+	build();
+	snapshot();
+	for (int n = 0; n < NNODES; n++)
+		base_nodes[n].guid += 0x1000;
+	assert_string_equal(run("link.baseline", &r, &o), "FAIL baseline");
+	assert_non_null(strstr(first(&r, "link.baseline")->detail, "the baseline is of another fabric"));
 	rd_fab_report_free(&r);
 }
 
