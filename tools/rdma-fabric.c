@@ -684,12 +684,23 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (name_map && (rd_fab_name_map(&fab, name_map, FILE_TIMEOUT_MS, why, sizeof(why)) ||
-			 (baseline && rd_fab_name_map(&base, name_map, FILE_TIMEOUT_MS, why, sizeof(why))))) {
+	if (name_map && (rd_fab_name_map(&fab, name_map, FILE_TIMEOUT_MS, &cli.warnings, why, sizeof(why)) ||
+			 (baseline && rd_fab_name_map(&base, name_map, FILE_TIMEOUT_MS, &cli.warnings, why,
+						      sizeof(why))))) {
 		rd_cli_error(&cli, "--node-name-map %s: %s", name_map, why);
 		ret = RD_EXIT_FAIL;
 		goto out;
 	}
+	/*
+	 * The default map is read on every run without being asked for: one
+	 * that cannot be read is a warning, and the run goes on with the nodes'
+	 * own descriptions (as infiniband-diags do).
+	 */
+	if (!name_map && access(DEFAULT_NAME_MAP, F_OK) == 0 &&
+	    (rd_fab_name_map(&fab, DEFAULT_NAME_MAP, FILE_TIMEOUT_MS, &cli.warnings, why, sizeof(why)) ||
+	     (baseline && rd_fab_name_map(&base, DEFAULT_NAME_MAP, FILE_TIMEOUT_MS, &cli.warnings, why,
+					  sizeof(why)))))
+		rd_warn(&cli.warnings, "node name map %s: %s (skipped)", DEFAULT_NAME_MAP, why);
 	if (save && rd_fab_save(&fab, save, why, sizeof(why))) {
 		rd_cli_error(&cli, "--save %s: %s", save, why);
 		ret = RD_EXIT_FAIL;

@@ -165,8 +165,14 @@ int rd_fab_save(const struct rd_fab *fab, const char *path, char *why, size_t wh
 
 void rd_fab_free(struct rd_fab *fab);
 
-/* --node-name-map FILE (infiniband-diags' format: "GUID name" a line). */
-int rd_fab_name_map(struct rd_fab *fab, const char *path, int timeout_ms, char *why, size_t why_len);
+/*
+ * --node-name-map FILE (infiniband-diags' format: "GUID name" a line, '#'
+ * comments).  A malformed line is skipped with a warning in w naming the
+ * file and the line; a file none of whose lines is a map line is -EINVAL
+ * ("not a node name map"), one that cannot be read -errno, with why.
+ */
+int rd_fab_name_map(struct rd_fab *fab, const char *path, int timeout_ms, struct rd_warnings *w,
+		    char *why, size_t why_len);
 
 /* ---- rates ---- */
 const char *rd_fab_width_name(uint8_t w);	/* "4X"; "?" for a mask that is not one width */

@@ -360,17 +360,71 @@ out:
 	return ret;
 }
 
+/* Malformed lines of a node name map named one by one; past this many, counted. */
+#define NAME_MAP_WARN_LINES 10
+
 /*
- * infiniband-diags' node name map: "0x0002c903000e0b72 "leaf01"" a line, '#'
- * comments; the name may be quoted or bare.  A line that does not parse is
- * an error naming it (a map that silently names nothing would mislead).
+ * One line of a node name map: "0x0002c903000e0b72 "leaf01"" or a bare name,
+ * '#' comments.  Returns 1 with *guid and *name (pointing into line, ended
+ * there), 0 for a blank or comment line, -1 with *what for a line that is
+ * not one.
  */
-int rd_fab_name_map(struct rd_fab *fab, const char *path, int timeout_ms, char *why, size_t why_len)
+static int name_map_line(char *line, unsigned long long *guid, char **name, const char **what)
+{
+	char *s = line, *end;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	if (!*s || *s == '#')
+		return 0;
+	errno = 0;
+	*guid = strtoull(s, &end, 0);
+	if (errno || end == s || !isspace((unsigned char)*end)) {
+		*what = "not 'GUID name'";
+		return -1;
+	}
+	s = end;
+	while (isspace((unsigned char)*s))
+		s++;
+	if (*s == '"') {
+		*name = ++s;
+		end = strchr(s, '"');
+		if (!end) {
+			*what = "a name without its closing quote";
+			return -1;
+		}
+	} else {
+		*name = s;
+		for (end = s; *end && *end != '\r' && *end != '#'; end++)
+			;
+		while (end > *name && isspace((unsigned char)end[-1]))
+			end--;
+	}
+	*end = '\0';
+	if (!**name) {
+		*what = "an empty name";
+		return -1;
+	}
+	return 1;
+}
+
+/*
+ * infiniband-diags' node name map.  A line that does not parse is skipped
+ * with a warning naming the file and the line, as ibnetdiscover warns and
+ * goes on: one typo in a map that every run reads must not stop every
+ * health check.  A file in which no line parses is not a map at all: that
+ * is an error (a map that silently names nothing would mislead).
+ */
+int rd_fab_name_map(struct rd_fab *fab, const char *path, int timeout_ms, struct rd_warnings *w,
+		    char *why, size_t why_len)
 {
 	struct rd_infile_limits lim = {
 		.max_bytes = 16u << 20, .max_line = 1024, .max_lines = 200000, .timeout_ms = timeout_ms,
 	};
+	struct rd_warnings skipped = { { 0 } };	/* said only if the file is a map at all */
 	struct rd_infile f;
+	size_t good = 0, bad = 0, first_bad = 0;
+	const char *first_what = "";
 	char *line;
 	size_t len;
 	int ret;
@@ -379,48 +433,41 @@ int rd_fab_name_map(struct rd_fab *fab, const char *path, int timeout_ms, char *
 	if (ret)
 		return ret;
 	while ((ret = rd_infile_line(&f, &line, &len, why, why_len)) == 1) {
-		char *s = line, *end, *name;
-		unsigned long long guid;
+		unsigned long long guid = 0;
+		const char *what = "";
+		char *name = NULL;
+		int r = name_map_line(line, &guid, &name, &what);
 
-		while (isspace((unsigned char)*s))
-			s++;
-		if (!*s || *s == '#')
-			continue;
-		errno = 0;
-		guid = strtoull(s, &end, 0);
-		if (errno || end == s || !isspace((unsigned char)*end)) {
-			snprintf(why, why_len, "line %zu: not 'GUID name'", f.lineno);
-			ret = -EINVAL;
-			break;
-		}
-		s = end;
-		while (isspace((unsigned char)*s))
-			s++;
-		if (*s == '"') {
-			name = ++s;
-			end = strchr(s, '"');
-			if (!end) {
-				snprintf(why, why_len, "line %zu: a name without its closing quote", f.lineno);
-				ret = -EINVAL;
-				break;
+		if (r < 0) {
+			if (!bad++) {
+				first_bad = f.lineno;
+				first_what = what;
 			}
-		} else {
-			name = s;
-			for (end = s; *end && *end != '\r' && *end != '#'; end++)
-				;
-			while (end > name && isspace((unsigned char)end[-1]))
-				end--;
+			if (bad <= NAME_MAP_WARN_LINES)
+				rd_warn(&skipped, "node name map %s: line %zu: %s: skipped", path, f.lineno,
+					what);
+			continue;
 		}
-		*end = '\0';
-		if (!*name) {
-			snprintf(why, why_len, "line %zu: an empty name", f.lineno);
-			ret = -EINVAL;
-			break;
-		}
+		if (r == 0)
+			continue;
+		good++;
 		for (size_t i = 0; i < fab->n_nodes; i++)
 			if (fab->nodes[i].guid == guid)
 				rd_strlcpy(fab->nodes[i].name, name, sizeof(fab->nodes[i].name));
 	}
 	rd_infile_close(&f);
+	if (ret >= 0 && bad && !good) {
+		snprintf(why, why_len, "not a node name map: no line is 'GUID name' (line %zu: %s)",
+			 first_bad, first_what);
+		ret = -EINVAL;
+	}
+	if (ret >= 0) {
+		for (size_t i = 0; i < skipped.msgs.n; i++)
+			rd_warn(w, "%s", skipped.msgs.v[i]);
+		if (bad > NAME_MAP_WARN_LINES)
+			rd_warn(w, "node name map %s: %zu more malformed lines skipped", path,
+				bad - NAME_MAP_WARN_LINES);
+	}
+	rd_warnings_free(&skipped);
 	return ret < 0 ? ret : 0;
 }

@@ -43,6 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct rd_fab_port ports[3] = { { 0 } };
 	struct rd_fab_node nodes[2] = { { 0 } };
 	struct rd_fab fab = { 0 }, loaded;
+	struct rd_warnings warnings = { 0 };
 	unsigned int lanes, mbps;
 	char path[64], why[256], word[32];
 	int fd;
@@ -62,7 +63,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	nodes[1].nports = 1;
 	fab.nodes = nodes;
 	fab.n_nodes = 2;
-	(void)rd_fab_name_map(&fab, path, 100, why, sizeof(why));
+	(void)rd_fab_name_map(&fab, path, 100, &warnings, why, sizeof(why));
+	rd_warnings_free(&warnings);
 	check_links(&fab);
 	memcpy(word, data, size < sizeof(word) - 1 ? size : sizeof(word) - 1);
 	word[size < sizeof(word) - 1 ? size : sizeof(word) - 1] = '\0';
