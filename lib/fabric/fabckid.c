@@ -24,6 +24,20 @@ static void sm_label(const struct ctx *c, const struct rd_fab_sm *s, char *buf, 
 	}
 }
 
+/*
+ * A result about one SM: its object the SM's label, its guid, port and host
+ * those of the port that answered (when the sweep found it), as every result
+ * about one port carries them.
+ */
+static void sm_object(const struct ctx *c, struct rd_fab_result *x, const struct rd_fab_sm *s)
+{
+	if (!x)
+		return;
+	if (s->node >= 0)
+		rd_fck_port(c, x, s->node, s->port);
+	sm_label(c, s, x->object, sizeof(x->object));
+}
+
 static const struct rd_fab_sm *master_sm(const struct rd_fab *fab, unsigned int *n_master)
 {
 	const struct rd_fab_sm *m = NULL;
@@ -58,8 +72,7 @@ void rd_fck_sm(struct ctx *c)
 
 			sm_label(c, s, l, sizeof(l));
 			x = rd_fck_add(c, RD_FAB_WARN, "%s: %s", l, s->why);
-			if (x)
-				rd_strlcpy(x->object, l, sizeof(x->object));
+			sm_object(c, x, s);
 			rd_fck_fix(x, "a port names this LID as its SM, or the port says it runs one, "
 				"but SMInfo got no answer: is the SM process alive?");
 			continue;
@@ -101,21 +114,19 @@ void rd_fck_sm(struct ctx *c)
 			"the masters' logs name the port each one sweeps from");
 	}
 	if (m && n_master == 1 && best && best != m && best->priority > m->priority) {
-		char l[300];
-
-		sm_label(c, m, l, sizeof(l));
 		x = rd_fck_add(c, RD_FAB_WARN, "the master has priority %u, but the SM at LID %u has priority %u "
 			"and is %s", m->priority, best->lid, best->priority, rd_fab_sm_state_name(best->state));
-		if (x)
-			rd_strlcpy(x->object, l, sizeof(x->object));
+		sm_object(c, x, m);
 		rd_fck_fix(x, "the master should hand over to the higher priority at its next sweep; "
 			"when it does not, it ignores other SMs (OpenSM: ignore_other_sm, -d0) or their "
 			"SM keys differ (sm_key): mend its configuration and restart it, and the "
 			"higher-priority SM takes over");
 	}
-	if (m)
-		rd_fck_pass(c, "one master (LID %u, priority %u), %u SM%s answered", m->lid, m->priority,
-			      answered, answered == 1 ? "" : "s");
+	if (m && c->r->n == c->first) {
+		x = rd_fck_add(c, RD_FAB_PASS, "one master (LID %u, priority %u), %u SM%s answered", m->lid,
+			       m->priority, answered, answered == 1 ? "" : "s");
+		sm_object(c, x, m);
+	}
 }
 
 void rd_fck_smlid(struct ctx *c)

@@ -46,6 +46,9 @@ sim_run "$B/rdma-fabric" --only sm.master -j > "$D/prio2.json"
 fab_check_eq "sm.master: exit 0, one WARN: the master's priority 0 below the standby's 5, with the fix" \
 	"0|warn|the master has priority 0, but the SM at LID 12 has priority 5 and is standby|yes" \
 	"$?|$(jq -r '.results[] | select(.status != "pass") | "\(.status)|\(.detail)|\(.fix | test("hand over.*ignore_other_sm") | if . then "yes" else "no" end)"' "$D/prio2.json")"
+fab_check_eq "sm.master's WARN names the master in -j as in its text: h001's node GUID, port 1, host h001" \
+	"SM at LID 1 (h001 mlx5_0 port 1)|$(oracle_guid 'h001 mlx5_0')|1|h001" \
+	"$(jq -r '.results[] | select(.status == "warn") | "\(.object)|\(.guid)|\(.port)|\(.host)"' "$D/prio2.json")"
 fab_check "stop both SMs" sim_sm_stop all
 
 fab_check "OpenSM again, alone" sim_sm_start || exit 1

@@ -257,11 +257,15 @@ static void test_sms(void **state)
 
 	(void)state;
 	build();
-	assert_string_equal(run("sm.master", &r, NULL), "PASS fabric");
+	/* Each result about one SM carries its port's GUID, port and host, as its text names it. */
+	assert_string_equal(run("sm.master", &r, NULL), "PASS SM at LID 3 (h1 mlx5_0 port 1)");
+	assert_true(first(&r, "sm.master")->guid == nodes[2].guid && first(&r, "sm.master")->port == 1);
+	assert_string_equal(first(&r, "sm.master")->host, "h1");
 	/* No SM answered. */
 	sm.answered = false;
 	snprintf(sm.why, sizeof(sm.why), "no answer to SMInfo at LID 3");
 	assert_string_equal(run("sm.master", &r, NULL), "WARN SM at LID 3 (h1 mlx5_0 port 1)|FAIL fabric");
+	assert_true(first(&r, "sm.master")->guid == nodes[2].guid && first(&r, "sm.master")->port == 1);
 	/* Two masters. */
 	build();
 	two[0] = sm;
@@ -277,6 +281,7 @@ static void test_sms(void **state)
 	fab.sms[1].state = 2;
 	fab.sms[1].priority = 10;
 	assert_string_equal(run("sm.master", &r, NULL), "WARN SM at LID 3 (h1 mlx5_0 port 1)");
+	assert_true(first(&r, "sm.master")->guid == nodes[2].guid && first(&r, "sm.master")->port == 1);
 	/* A port whose SMLid names the standby. */
 	ports[4][1].sm_lid = 4;
 	assert_string_equal(run("sm.lid", &r, NULL), "FAIL h3 mlx5_0 port 1");
