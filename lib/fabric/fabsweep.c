@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -223,30 +224,48 @@ static int capture_begin(int *saved)
 	return mfd;
 }
 
-static void capture_end(int mfd, int saved, struct rd_strlist *msgs)
+/*
+ * The lines discovery wrote: the first 200 (each up to 511 bytes) are kept,
+ * plenty to name the fault; every line is read for the count of queries that
+ * got no answer, which libibnetdisc does not keep: one line "umad (DR path
+ * ... Attr 0x11:0) bad status 110; Connection timed out" for each (a "mad
+ * (...) bad status" line is a node that answered with an error).
+ */
+static unsigned int capture_end(int mfd, int saved, struct rd_strlist *msgs)
 {
-	static char buf[65536];
-	size_t used = 0;
+	unsigned int unanswered = 0;
+	struct stat st;
+	const char *d;
 
 	if (mfd < 0)
-		return;
+		return 0;
 	fflush(stderr);
 	dup2(saved, STDERR_FILENO);
 	close(saved);
-	/* The first 64 KiB and 200 lines are kept; that is plenty to name the fault. */
-	if (lseek(mfd, 0, SEEK_SET) == 0)
-		for (;;) {
-			ssize_t r = used < sizeof(buf) - 1 ? read(mfd, buf + used, sizeof(buf) - 1 - used) : 0;
-
-			if (r <= 0)
-				break;
-			used += (size_t)r;
-		}
+	if (fstat(mfd, &st) < 0 || st.st_size <= 0) {
+		close(mfd);
+		return 0;
+	}
+	d = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, mfd, 0);
 	close(mfd);
-	buf[used] = '\0';
-	for (char *save = NULL, *l = strtok_r(buf, "\n", &save); l && msgs->n < 200;
-	     l = strtok_r(NULL, "\n", &save))
-		rd_strlist_add(msgs, l);
+	if (d == MAP_FAILED)
+		return 0;
+	for (size_t off = 0, len = (size_t)st.st_size; off < len;) {
+		const char *l = d + off, *nl = memchr(l, '\n', len - off);
+		size_t n = nl ? (size_t)(nl - l) : len - off;
+		char line[512];
+
+		off += n + (nl != NULL);
+		if (!n)
+			continue;
+		rd_strlcpy(line, l, n < sizeof(line) ? n + 1 : sizeof(line));
+		if (strstr(line, "umad (") && strstr(line, "bad status"))
+			unanswered++;
+		if (msgs->n < 200)
+			rd_strlist_add(msgs, line);
+	}
+	munmap((void *)d, (size_t)st.st_size);
+	return unanswered;
 }
 
 static void add_slow(struct rd_fab *fab, int node, int port, const char *what)
@@ -450,6 +469,8 @@ static void read_data_counters(struct rd_fab *fab, struct ibmad_port *mp, unsign
 				asked = true;
 				if (pma_query_via(buf, &id, 0, timeout, CLASS_PORT_INFO, mp))
 					ext = mad_get_field(buf, 0, IB_CPI_CAPMASK_F) & (3u << 9);
+				else
+					add_slow(fab, (int)i, p, "ClassPortInfo");
 				memset(buf, 0, sizeof(buf));
 			}
 			if (!ext)
@@ -512,6 +533,8 @@ static void probe_dark_ports(struct rd_fab *fab, struct ibmad_port *mp, unsigned
 			fab->mads++;
 			if (smp_query_via(buf, &id, IB_ATTR_NODE_INFO, 0, timeout, mp))
 				pt->probe_guid = mad_get_field64(buf, 0, IB_NODE_GUID_F);
+			else
+				fab->mad_fail++;
 		}
 	}
 }
@@ -620,6 +643,7 @@ int rd_fab_sweep(struct rd_fab *fab, const struct rd_fab_sweep_opts *o, char *wh
 	struct ibmad_port *mp = NULL;
 	ibnd_fabric_t *f;
 	int port = 0, ret, mfd, saved;
+	unsigned int unanswered;
 
 	memset(fab, 0, sizeof(*fab));
 	fab->from_node = fab->from_port = -1;
@@ -638,7 +662,7 @@ int rd_fab_sweep(struct rd_fab *fab, const struct rd_fab_sweep_opts *o, char *wh
 	cfg.max_smps = 8;	/* SMPs in flight during discovery */
 	mfd = capture_begin(&saved);
 	f = ibnd_discover_fabric(ca, port, NULL, &cfg);
-	capture_end(mfd, saved, &fab->msgs);
+	unanswered = capture_end(mfd, saved, &fab->msgs);
 	if (!f) {
 		snprintf(why, why_len, "%s port %d: discovery failed%s%s", ca, port,
 			 fab->msgs.n ? ": " : " (is the port Active and a subnet manager running?)",
@@ -649,6 +673,7 @@ int rd_fab_sweep(struct rd_fab *fab, const struct rd_fab_sweep_opts *o, char *wh
 	fab->ibnd = f;
 	fab->live = true;
 	fab->mads = f->total_mads_used;
+	fab->mad_fail = unanswered;	/* discovery's; every query after it adds its own */
 	ret = rd_fab_from_ibnd(fab, f);
 	if (ret) {
 		snprintf(why, why_len, "%s", strerror(-ret));

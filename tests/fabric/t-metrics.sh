@@ -10,7 +10,8 @@
 # description holds UTF-8 ("été"), a byte that is not UTF-8 and a control
 # character, and a node name map saved in Latin-1 names spine01 "spine01
 # r\xe9seau": label values keep the UTF-8, a byte that is not UTF-8 and a
-# control character become U+FFFD, and both scrapes still parse.
+# control character become U+FFFD, and both scrapes still parse.  A switch
+# that stops answering: every unanswered query is counted (-j and metrics).
 set -u
 # shellcheck source=tests/fabric/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -103,6 +104,21 @@ done < "$D/oracle.txt" | sort | join -j1 <(awk '{ print $1 "_" $2 }' <<< "$mine"
 	<(awk '{ print $1 "_" $2, $0 }' /dev/stdin | sort) 2> /dev/null | cut -d' ' -f2- | sort)
 fab_check_eq "every error counter equals perfquery's ($(wc -l <<< "$mine") values)" "$theirs" "$mine"
 fab_check_grep "the nonzero ones among them" "PortRcvErrors 17\$" echo "$mine"
+
+# A switch stops answering, and with it every node behind it: each query
+# that got no answer is counted, discovery's too (its "umad ... bad status"
+# lines) and those of rdma-fabric's own probe of the dark ports (node.answer
+# names each), in -j's summary and in the metrics alike.
+fab_check 'Error "leaf02" 100: leaf02 drops every MAD' sim_console 'Error "leaf02" 100'
+sim_run "$B/rdma-fabric" -j > "$D/dark.json" 2> "$D/dark.err"
+sim_run "$B/rdma-fabric" --format openmetrics > "$D/dark.om" 2> /dev/null
+lost=$(( $(grep -c 'discovery: .*umad (.*) bad status' "$D/dark.err") + \
+	$(jq '[.results[] | select(.check == "node.answer" and (.detail | test("no answer")))] | length' "$D/dark.json") ))
+fab_log "leaf02 silent: $lost queries unanswered (discovery's and the probe's); summary: $(jq -c .summary "$D/dark.json")"
+fab_check_eq "leaf02 silent: mads_unanswered in -j and rdma_fabric_mads_unanswered count every lost query ($lost), scrape_ok 0" \
+	"$lost|$lost|0|yes" \
+	"$(jq .summary.mads_unanswered "$D/dark.json")|$(awk '$1 == "rdma_fabric_mads_unanswered" { print $2 }' "$D/dark.om")|$(awk '$1 == "infiniband_scrape_ok" { print $2 }' "$D/dark.om")|$([ "$lost" -ge 6 ] && echo yes)"
+sim_console 'Error "leaf02" 0' > /dev/null
 
 sim_stop
 fab_check_eq "nothing left running" "" "$(sim_leftovers "$sock" 2> /dev/null || true)"
