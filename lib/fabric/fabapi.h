@@ -79,6 +79,13 @@ struct rd_fab_port {
 	 */
 	bool probed;
 	uint64_t probe_guid;
+	/*
+	 * A position where a GUID that two nodes share answers, or the port of
+	 * the node discovery knows by that GUID when no position is surely
+	 * its own (see struct rd_fab_seen): id.guid names it, and its link is
+	 * not judged (or not there).
+	 */
+	bool dup;
 	/* PMA PortCounters: read[] says which sweeps read them (0: first, 1: after --interval) */
 	bool ctr_read[2];
 	bool ctr_ext;		/* the data and packet counters are PortCountersExtended's 64 bits */
@@ -97,6 +104,28 @@ struct rd_fab_node {
 	int dr_cnt;			/* the directed route a sweep reached it by (-1: none) */
 	uint8_t dr[64];
 	struct rd_fab_port *ports;	/* [0..nports]; port 0 is a switch's management port */
+};
+
+/*
+ * What answered NodeInfo when the sweep asked at a switch port (or at its own
+ * port) by directed route: done when discovery lost a link (an Active port
+ * without a peer, libibnetdisc's "Duplicate" complaint, a link to a port that
+ * is not up), since libibnetdisc takes two nodes with one GUID for one, links
+ * the last place it met that GUID and drops the link it had.  Every position
+ * is then asked, and each answer is checked against the other end: a switch
+ * (or the sweeping node) asked at the port the answer names must name this
+ * position back.  A GUID and port that answer at two positions, or whose
+ * node names another position, are shared: each such position is dup.
+ */
+struct rd_fab_seen {
+	int node, port;		/* the position: a switch of the model (or the sweeping node) and its port */
+	bool answered;
+	uint64_t guid;		/* the NodeGUID that answered there */
+	int type;		/* its node type (enum rd_fab_node_type) */
+	int local_port;		/* its port the query came in by */
+	char desc[65];		/* its NodeDescription, read where dup ("" if not read) */
+	bool dup;		/* its GUID and port are another node's too */
+	bool confirmed;		/* the node discovery knows by this GUID names this position back */
 };
 
 /* One subnet manager as SMInfo describes it. */
@@ -119,6 +148,8 @@ struct rd_fab {
 	struct rd_fab_sm *sms;
 	size_t n_sms;
 	struct rd_strlist msgs;		/* discovery's own complaints, one line each */
+	struct rd_fab_seen *seen;	/* the directed-route probes' answers (may be none) */
+	size_t n_seen;
 	unsigned int mads;		/* MADs sent (discovery and ours) */
 	unsigned int mad_fail;		/* queries that got no answer */
 	struct rd_strlist slow;		/* "NODE port N: PortCounters: timeout" */

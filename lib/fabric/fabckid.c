@@ -254,14 +254,97 @@ static int guidref_cmp(const void *a, const void *b)
 	return x->guid < y->guid ? -1 : x->guid > y->guid;
 }
 
+/*
+ * The other positions where the GUID of seen[k] answers, for its detail:
+ * 'leaf01 port 1 ("h001 mlx5_0")'.  One node reached over another of its
+ * cables (the same description, another port) is not another position.
+ */
+static void other_positions(const struct rd_fab *fab, size_t k, char *buf, size_t len)
+{
+	const struct rd_fab_seen *s = &fab->seen[k];
+	size_t l = 0;
+	unsigned int shown = 0, more = 0;
+
+	buf[0] = '\0';
+	for (size_t j = 0; j < fab->n_seen; j++) {
+		const struct rd_fab_seen *o = &fab->seen[j];
+		char pos[200];
+
+		if (j == k || !o->answered || !o->dup || o->guid != s->guid ||
+		    (strcmp(o->desc, s->desc) == 0 && o->local_port != s->local_port))
+			continue;
+		if (shown == 3) {
+			more++;
+			continue;
+		}
+		rd_fab_port_label(fab, o->node, o->port, pos, sizeof(pos));
+		if (l < len)
+			l += (size_t)snprintf(buf + l, len - l, "%s%s%s%s%s", shown ? ", " : "", pos,
+					      o->desc[0] ? " (\"" : "", o->desc, o->desc[0] ? "\")" : "");
+		shown++;
+	}
+	if (more && l < len)
+		snprintf(buf + l, len - l, " and %u more", more);
+}
+
+/*
+ * A position where a GUID two nodes share answers (the sweep's directed-route
+ * probes): one FAIL each, on the switch port it sits behind, named by the
+ * description it answers with, with the other places the GUID answers.
+ */
+static void shared_guids(struct ctx *c)
+{
+	const struct rd_fab *fab = c->fab;
+
+	for (size_t k = 0; k < fab->n_seen; k++) {
+		const struct rd_fab_seen *s = &fab->seen[k];
+		int g = rd_fab_node_by_guid(fab, s->guid);
+		bool mine = s->confirmed && g >= 0 && g == fab->from_node && s->local_port == fab->from_port;
+		char dr[200], others[220], as[80] = "";
+		struct rd_fab_result *x;
+
+		if (!s->answered || !s->dup)
+			continue;
+		rd_fab_dr_str(&fab->nodes[s->node], s->port, dr, sizeof(dr));
+		other_positions(fab, k, others, sizeof(others));
+		if (!others[0] && g >= 0) {
+			char dg[200];
+
+			rd_fab_dr_str(&fab->nodes[g], -1, dg, sizeof(dg));
+			rd_snprintf(others, sizeof(others), "%s (directed route %s), which does not name "
+				    "this port as its peer", fab->nodes[g].name, dg);
+		}
+		if (s->desc[0])
+			snprintf(as, sizeof(as), " as \"%s\"", s->desc);
+		x = rd_fck_add(c, RD_FAB_FAIL, "GUID %#018llx port %d answers here%s (directed route %s%s); "
+			       "it also answers at %s", (unsigned long long)s->guid, s->local_port, as, dr,
+			       mine ? ": the port this sweep runs from" : "", others[0] ? others : "?");
+		rd_fck_port(c, x, s->node, s->port);
+		if (x) {
+			x->peer_guid = s->guid;
+			x->peer_port = s->local_port;
+			rd_fab_desc_host(s->type, s->desc, x->host, sizeof(x->host));
+		}
+		rd_fck_fix(x, "two nodes answer with one GUID, and the SM can send one's traffic to the "
+			   "other: see which one's GUID is copied (smpquery -D nodedesc %s, and at the other "
+			   "places) and give it its own (an HCA: flint -d DEVICE sg GUID)", dr);
+	}
+}
+
 void rd_fck_guids(struct ctx *c)
 {
 	const struct rd_fab *fab = c->fab;
 	struct guidref *v;
-	size_t n = 0, cap = 0;
+	size_t n = 0, cap = 0, before = c->r->n;
+	bool placed;
 
-	/* libibnetdisc merges two nodes that share a GUID and says so on stderr. */
-	for (size_t i = 0; i < fab->msgs.n; i++) {
+	shared_guids(c);
+	/*
+	 * libibnetdisc's own "duplicate" complaint, when the probes did not
+	 * place the GUID (a port that would not answer them).
+	 */
+	placed = c->r->n > before;
+	for (size_t i = 0; i < fab->msgs.n && !placed; i++) {
 		if (strcasestr(fab->msgs.v[i], "duplicate")) {
 			struct rd_fab_result *x = rd_fck_add(c, RD_FAB_FAIL, "%s", fab->msgs.v[i]);
 
@@ -271,27 +354,6 @@ void rd_fck_guids(struct ctx *c)
 				"find the card with the copied GUID (flint query) and burn its own");
 		}
 	}
-	/*
-	 * It merges them silently too: an Active port whose peer it did not take
-	 * answers, asked directly, with a GUID another node already has.
-	 */
-	for (size_t i = 0; i < fab->n_nodes; i++)
-		for (int p = 1; p <= fab->nodes[i].nports; p++) {
-			const struct rd_fab_port *pt = &fab->nodes[i].ports[p];
-			int other = pt->probe_guid ? rd_fab_node_by_guid(fab, pt->probe_guid) : -1;
-			struct rd_fab_result *x;
-			char l[200];
-
-			if (pt->peer_node >= 0 || other < 0)
-				continue;
-			rd_fab_port_label(fab, other, -1, l, sizeof(l));
-			x = rd_fck_add(c, RD_FAB_FAIL, "the node behind it answers with GUID %#018llx, which is "
-				       "also %s's: discovery took the two for one node and hid one",
-				       (unsigned long long)pt->probe_guid, l);
-			rd_fck_port(c, x, (int)i, p);
-			rd_fck_fix(x, "find the node with the copied GUID (smpquery -D nodeinfo on this "
-				   "port's route) and burn its own (flint ... sg)");
-		}
 	for (size_t i = 0; i < fab->n_nodes; i++)
 		cap += (size_t)fab->nodes[i].nports + 2;
 	v = calloc(cap ? cap : 1, sizeof(*v));

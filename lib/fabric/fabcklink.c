@@ -46,6 +46,9 @@ void rd_fck_answer(struct ctx *c)
 			if (!pt->has_info || p == 0)
 				continue;
 			ports++;
+			/* Where a shared GUID answers: id.guid names it. */
+			if (pt->dup)
+				continue;
 			if (pt->state == RD_FAB_ACTIVE && pt->peer_node < 0 && fab->live) {
 				char dr[200];
 				struct rd_fab_result *x;

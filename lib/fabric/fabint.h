@@ -22,6 +22,18 @@ int rd_fab_node_order(int ta, const char *da, uint64_t ga, int tb, const char *d
 /* Fill fab from libibnetdisc's fabric (ibnd_fabric_t *), which fab keeps. */
 int rd_fab_from_ibnd(struct rd_fab *fab, void *ibnd_fabric);
 
+/* A NodeDescription from the wire (64 bytes, NUL-padded) as the model keeps it. */
+void rd_fab_clean_desc(const char *in, char *out, size_t len);
+/* The host an HCA's description names ("node017 mlx5_0": "node017"), or "". */
+void rd_fab_desc_host(int type, const char *desc, char *host, size_t len);
+
+/* The directed-route probes after discovery (fabprobe.c), and their verdict (fabident.c). */
+struct ibmad_port;
+bool rd_fab_probe_wanted(const struct rd_fab *fab);
+void rd_fab_probe(struct rd_fab *fab, struct ibmad_port *mp, unsigned int timeout);
+/* Mark each fab->seen entry dup/confirmed and mend discovery's links to what the probes saw. */
+void rd_fab_judge_seen(struct rd_fab *fab);
+
 /* A new zeroed result at the end of r (port numbers -1), or NULL without memory. */
 struct rd_fab_result *rd_fab_report_slot(struct rd_fab_report *r);
 

@@ -274,23 +274,23 @@ void rd_fab_port_label(const struct rd_fab *fab, int node, int port, char *buf, 
  * "<hostname> <device>" ("node017 mlx5_0", or "node017 HCA-1" on older
  * stacks).  Only a CA's, and only a word that can be a host name.
  */
-static void desc_host(const struct rd_fab_node *n, char *host, size_t len)
+void rd_fab_desc_host(int type, const char *desc, char *host, size_t len)
 {
 	size_t k = 0;
 
 	host[0] = '\0';
-	if (n->type != RD_FAB_CA)
+	if (type != RD_FAB_CA)
 		return;
-	while (n->desc[k] && n->desc[k] != ' ' && k + 1 < len) {
-		unsigned char c = (unsigned char)n->desc[k];
+	while (desc[k] && desc[k] != ' ' && k + 1 < len) {
+		unsigned char c = (unsigned char)desc[k];
 
 		if (!isalnum(c) && c != '-' && c != '.' && c != '_')
 			return;
 		k++;
 	}
-	if (n->desc[k] != ' ' || k == 0)
+	if (desc[k] != ' ' || k == 0)
 		return;
-	memcpy(host, n->desc, k);
+	memcpy(host, desc, k);
 	host[k] = '\0';
 }
 
@@ -301,7 +301,7 @@ static void desc_host(const struct rd_fab_node *n, char *host, size_t len)
  * (the output layer control characters and bytes that are not UTF-8, DOT and
  * the metrics the same), so nothing valid is lost on the way.
  */
-static void clean_desc(const char *in, char *out, size_t len)
+void rd_fab_clean_desc(const char *in, char *out, size_t len)
 {
 	size_t k = 0;
 
@@ -377,9 +377,9 @@ int rd_fab_node_setup(struct rd_fab_node *nd, uint64_t guid, int type, int nport
 	nd->guid = guid;
 	nd->type = type == RD_FAB_SWITCH || type == RD_FAB_ROUTER ? type : RD_FAB_CA;
 	nd->nports = nports < 0 ? 0 : nports > 254 ? 254 : nports;
-	clean_desc(desc, nd->desc, sizeof(nd->desc));
+	rd_fab_clean_desc(desc, nd->desc, sizeof(nd->desc));
 	rd_strlcpy(nd->name, nd->desc[0] ? nd->desc : "(no description)", sizeof(nd->name));
-	desc_host(nd, nd->host, sizeof(nd->host));
+	rd_fab_desc_host(nd->type, nd->desc, nd->host, sizeof(nd->host));
 	nd->vendor_id = mad_get_field((void *)nodeinfo, 0, IB_NODE_VENDORID_F);
 	nd->device_id = mad_get_field((void *)nodeinfo, 0, IB_NODE_DEVID_F);
 	nd->dr_cnt = -1;
@@ -510,6 +510,7 @@ void rd_fab_free(struct rd_fab *fab)
 		free(fab->nodes[i].ports);
 	free(fab->nodes);
 	free(fab->sms);
+	free(fab->seen);
 	rd_strlist_free(&fab->msgs);
 	rd_strlist_free(&fab->slow);
 	if (fab->ibnd)

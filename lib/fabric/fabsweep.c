@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * A live sweep: choose the local InfiniBand port, discover the fabric with
- * libibnetdisc, then ask every SM-capable port for SMInfo and every port for
- * its PMA PortCounters through one libibmad port.  Every MAD has a timeout
- * and a retry limit (libibmad's); a node that does not answer is named in
- * fab->slow and the sweep goes on.
+ * libibnetdisc, check what it lost by directed route (fabprobe.c), then ask
+ * every SM-capable port for SMInfo and every port for its PMA PortCounters
+ * through one libibmad port.  Every MAD has a timeout and a retry limit
+ * (libibmad's); a node that does not answer is named in fab->slow and the
+ * sweep goes on.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -496,49 +497,6 @@ static void read_counters(struct rd_fab *fab, struct ibmad_port *mp, unsigned in
 		read_data_counters(fab, mp, timeout, round);
 }
 
-/*
- * An Active port whose peer discovery did not take: ask the peer for its
- * NodeInfo by directed route (the node's route plus this port).  No answer
- * is a dead or hung node; an answer whose GUID the fabric already has is two
- * nodes sharing a GUID, which libibnetdisc took for one (checks: id.guid).
- */
-static bool has_dark_port(const struct rd_fab *fab)
-{
-	for (size_t i = 0; i < fab->n_nodes; i++)
-		for (int p = 1; p <= fab->nodes[i].nports; p++)
-			if (fab->nodes[i].ports[p].state == RD_FAB_ACTIVE &&
-			    fab->nodes[i].ports[p].peer_node < 0)
-				return true;
-	return false;
-}
-
-static void probe_dark_ports(struct rd_fab *fab, struct ibmad_port *mp, unsigned int timeout)
-{
-	for (size_t i = 0; i < fab->n_nodes; i++) {
-		struct rd_fab_node *n = &fab->nodes[i];
-
-		for (int p = 1; p <= n->nports; p++) {
-			struct rd_fab_port *pt = &n->ports[p];
-			uint8_t buf[1024] = { 0 };
-			ib_portid_t id = { 0 };
-
-			if (pt->state != RD_FAB_ACTIVE || pt->peer_node >= 0 || n->dr_cnt < 0 ||
-			    n->dr_cnt + 1 >= IB_SUBNET_PATH_HOPS_MAX || n->dr_cnt + 1 >= (int)sizeof(n->dr))
-				continue;
-			memcpy(id.drpath.p, n->dr, (size_t)n->dr_cnt + 1);
-			id.drpath.p[n->dr_cnt + 1] = (uint8_t)p;
-			id.drpath.cnt = n->dr_cnt + 1;
-			id.drpath.drslid = id.drpath.drdlid = 0xffff;
-			pt->probed = true;
-			fab->mads++;
-			if (smp_query_via(buf, &id, IB_ATTR_NODE_INFO, 0, timeout, mp))
-				pt->probe_guid = mad_get_field64(buf, 0, IB_NODE_GUID_F);
-			else
-				fab->mad_fail++;
-		}
-	}
-}
-
 /* --reset: every counter of PortCounters (CounterSelect and CounterSelect2 all ones) to 0. */
 static void reset_counters(struct rd_fab *fab, struct ibmad_port *mp, unsigned int timeout, int round)
 {
@@ -680,7 +638,7 @@ int rd_fab_sweep(struct rd_fab *fab, const struct rd_fab_sweep_opts *o, char *wh
 		rd_fab_free(fab);
 		return ret;
 	}
-	if (!o->counters && !o->sms && !has_dark_port(fab))
+	if (!o->counters && !o->sms && !rd_fab_probe_wanted(fab))
 		return 0;
 	/* Under ibsim this port must be opened after discovery (see the fabric notes). */
 	mp = mad_rpc_open_port(ca, port, mgmt, (int)RD_ARRAY_SIZE(mgmt));
@@ -692,7 +650,7 @@ int rd_fab_sweep(struct rd_fab *fab, const struct rd_fab_sweep_opts *o, char *wh
 	}
 	mad_rpc_set_timeout(mp, (int)timeout);
 	mad_rpc_set_retries(mp, (int)cfg.retries);
-	probe_dark_ports(fab, mp, timeout);
+	rd_fab_probe(fab, mp, timeout);
 	if (o->sms) {
 		read_sms(fab, mp, timeout);
 		fab->have_sms = true;

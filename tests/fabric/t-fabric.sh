@@ -11,9 +11,10 @@
 # timeouts; --save/--load round trip, byte-equal to ibnetdiscover --cache,
 # --save refusing a symlink and a FIFO; a second SM (OpenSM hands over to
 # it), no SM (sm.master); with the SM stopped, a duplicate LID (id.lid), an
-# HCA given another's GUID (id.guid: libibnetdisc's "Duplicate Port") and a
-# switch given another's GUID (id.guid must FAIL; libibnetdisc merges the
-# two switches without a word).
+# HCA given another's GUID, one given the GUID of the node the sweep runs
+# from, and a switch given another's (libibnetdisc merges the two without a
+# word): id.guid names every position where the GUID answers and nothing
+# else, and the links are the oracle's but for the copy's position.
 set -u
 # shellcheck source=tests/fabric/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -52,7 +53,7 @@ links_canon() {
 		LC_ALL=C sort
 }
 
-leaf01=$(oracle_guid leaf01) leaf02=$(oracle_guid leaf02)
+leaf01=$(oracle_guid leaf01) leaf02=$(oracle_guid leaf02) h001=$(oracle_guid 'h001 mlx5_0')
 h002=$(oracle_guid 'h002 mlx5_0') h003=$(oracle_guid 'h003 mlx5_0') h004=$(oracle_guid 'h004 mlx5_0')
 h005=$(oracle_guid 'h005 mlx5_0') h006=$(oracle_guid 'h006 mlx5_0')
 
@@ -305,32 +306,74 @@ fab_check_eq "duplicate LID: the id.lid FAIL names h002 and h003 and LID $lid3" 
 		grep 'h002' | grep 'h003' | grep -qw "$lid3" && echo yes)"
 lid2=$(jq -r --arg g "$h002" '.ports[] | select(.guid == $g) | .lid' "$D/links.json")
 fab_check "Baselid \"h002\"[1] $lid2 (its own again)" sim_console "Baselid \"h002\"[1] $lid2"
+# The FAILs and WARNs a duplicated GUID adds: all but those of the fabric
+# without it (its two degraded links, no SM, the error counters the faults
+# above left) and libibnetdisc's own messages;
+# "check|object|host|peer_guid|peer_port" lines.
+faults() {
+	jq -r '.results[] | select((.status == "fail" or .status == "warn") and .check != "link.degraded" and
+		.check != "sm.master" and .check != "fabric.discovery" and (.check | startswith("port.") | not)) |
+		"\(.check)|\(.object)|\(.host // "-")|\(.peer_guid // "-")|\(.peer_port // "-")"' "$1" | LC_ALL=C sort
+}
+# One result's detail by check and object.
+detail_of() { jq -r --arg c "$2" --arg o "$3" '.results[] | select(.check == $c and .object == $o) | .detail' "$1"; }
+
+# An HCA given another's GUID: libibnetdisc takes the two for one node and
+# hides one ("Duplicate Port"). Both positions are named, each by the
+# description its node answers with, and nothing else.
 fab_check "Guid \"h003\" $h004 (h004's node GUID)" sim_console "Guid \"h003\" $h004"
 rf "$D/dupguid.json" -j
 fab_log "duplicate GUID: $(jq -c '[.results[] | select(.status != "pass" and .status != "skip") | [.check, .status, .object, .detail]]' "$D/dupguid.json")"
-fab_check_eq "duplicate GUID: exit 1, id.guid FAIL" "1 fail" \
-	"$rf_rc $(jq -r '[.results[] | select(.check == "id.guid") | .status] | unique | join(",")' "$D/dupguid.json")"
-# ibsim derives an HCA's port GUID from its node GUID (node + 1), so h003
-# now has h004's node and port GUIDs: libibnetdisc refuses the second port
-# ("Duplicate Port") and leaves h003 out; rdma-fabric repeats that message.
-printf -v h004p '0x%016x' $((h004 + 1))
-fab_check_eq "duplicate GUID: the id.guid FAIL is libibnetdisc's 'Duplicate Port' of $h004p (h004's port GUID)" "1" \
-	"$(jq -r '.results[] | select(.check == "id.guid" and .status == "fail") | .detail' "$D/dupguid.json" |
-		grep -c "Duplicate Port: Port with guid $h004p already exists")"
+fab_check_eq "h003 with h004's GUID: exit 1, id.guid FAILs at both positions (leaf01 ports 3 and 4, the copy's host and the original's), nothing else" \
+	"1|id.guid|leaf01 port 3|h003|$h004|1"$'\n'"id.guid|leaf01 port 4|h004|$h004|1" \
+	"$rf_rc|$(faults "$D/dupguid.json")"
+fab_check_eq "h003 with h004's GUID: each position named by the description that answers there, with the other" \
+	"GUID $h004 port 1 answers here as \"h003 mlx5_0\" (directed route 0,1,3); it also answers at leaf01 port 4 (\"h004 mlx5_0\")|GUID $h004 port 1 answers here as \"h004 mlx5_0\" (directed route 0,1,4); it also answers at leaf01 port 3 (\"h003 mlx5_0\")" \
+	"$(detail_of "$D/dupguid.json" id.guid 'leaf01 port 3')|$(detail_of "$D/dupguid.json" id.guid 'leaf01 port 4')"
 fab_check "Guid \"h003\" $h003 (its own again)" sim_console "Guid \"h003\" $h003"
+
+# An HCA given the GUID of the node the sweep runs from (h001): discovery
+# met that GUID again behind leaf02 and, linking it there, dropped leaf02's
+# link to spine01 as well as h001's; rdma-fabric's probe then met leaf02
+# over that cable and blamed it ("...which is also leaf02's"). Both
+# positions are named, leaf02 is not, and the links are the oracle's but for
+# the copy's position.
+h007=$(oracle_guid 'h007 mlx5_0')
+fab_check "Guid \"h007\" $h001 (the sweeping node's GUID)" sim_console "Guid \"h007\" $h001"
+rf "$D/dupself.json" -j
+fab_log "the sweeper's GUID copied: $(jq -c '[.results[] | select(.status != "pass" and .status != "skip") | [.check, .status, .object, .detail]]' "$D/dupself.json")"
+fab_check_eq "h007 with h001's GUID: id.guid FAILs at leaf01 port 1 (h001) and leaf02 port 3 (h007), nothing else: no healthy switch blamed" \
+	"1|id.guid|leaf01 port 1|h001|$h001|1"$'\n'"id.guid|leaf02 port 3|h007|$h001|1" \
+	"$rf_rc|$(faults "$D/dupself.json")"
+fab_check_grep "h007 with h001's GUID: leaf01 port 1 is said to be the port the sweep runs from, with the copy's place" \
+	'^GUID 0x0000000000100000 port 1 answers here as "h001 mlx5_0" \(directed route 0,1,1: the port this sweep runs from\); it also answers at leaf02 port 3 \("h007 mlx5_0"\)$' \
+	detail_of "$D/dupself.json" id.guid 'leaf01 port 1'
+rf "$D/dupself-links.json" --links -j
+fab_check_eq "h007 with h001's GUID: --links equals oracle_links of the healthy fabric but for h007 (hidden) and leaf02 port 3 (no peer)" \
+	"$(awk -v h="$h007" -v l="$leaf02" '$1 == h { next } $1 == l && $2 == 3 { $7 = "-"; $8 = "-" } { print }' "$D/links.oracle" | LC_ALL=C sort)" \
+	"$(links_canon "$D/dupself-links.json")"
+fab_check_eq "h007 with h001's GUID: h001's port keeps its own LID (libibnetdisc had left h007's there)" \
+	"$(jq -r --arg g "$h001" '.ports[] | select(.guid == $g) | .lid' "$D/links.json")" \
+	"$(jq -r --arg g "$h001" '.ports[] | select(.guid == $g) | .lid' "$D/dupself-links.json")"
+fab_check "Guid \"h007\" $h007 (its own again)" sim_console "Guid \"h007\" $h007"
 
 # Two switches with one GUID: libibnetdisc merges them without a word
 # (ibnetdiscover sees 6 nodes, leaf02 and its hosts gone). rdma-fabric
-# must still tell that the GUID is shared: id.guid FAIL (its man page: "two
-# nodes or two ports with one GUID FAIL").
+# names every position where the GUID answers: spine01 ports 1-3 (leaf01,
+# whose own ports name them back) and 4-6 (leaf02, answering with leaf01's
+# GUID), each with its description.
 fab_check "Guid \"leaf02\" $leaf01 (leaf01's GUID)" sim_console "Guid \"leaf02\" $leaf01"
 rf "$D/dupsw.json" -j
 fab_check "oracle_nodes" fab_save "$D/dupsw.nodes" oracle_nodes
 fab_check_eq "two switches, one GUID: rdma-fabric and ibnetdiscover both see 6 nodes (libibnetdisc merged)" \
 	"$(grep -c . "$D/dupsw.nodes")" "$(jq -r .summary.nodes "$D/dupsw.json")"
 fab_log "two switches, one GUID: $(jq -c '[.results[] | select(.status != "pass" and .status != "skip" and .check != "link.degraded" and .check != "sm.master") | [.check, .status, .object, .detail]]' "$D/dupsw.json")"
-fab_check_eq "two switches, one GUID: id.guid FAIL naming $leaf01" "fail|yes" \
-	"$(jq -r '[.results[] | select(.check == "id.guid") | .status] | unique | join(",")' "$D/dupsw.json")|$(jq -r '.results[] | select(.check == "id.guid" and .status == "fail") | "\(.object) \(.detail)"' "$D/dupsw.json" | grep -q "${leaf01#0x}" && echo yes)"
+fab_check_eq "two switches, one GUID: id.guid FAILs at spine01 ports 1-6, leaf01's GUID and port behind each, nothing else" \
+	"$(for p in 1 2 3 4 5 6; do echo "id.guid|spine01 port $p|-|$leaf01|$(( (p - 1) % 3 + 5 ))"; done)" \
+	"$(faults "$D/dupsw.json")"
+fab_check_eq "two switches, one GUID: spine01 port 4 answers as leaf02, port 1 as leaf01" \
+	"as \"leaf02\" (directed route 0,1,5,4)|as \"leaf01\" (directed route 0,1,5,1)" \
+	"$(detail_of "$D/dupsw.json" id.guid 'spine01 port 4' | grep -o 'as "[^"]*" ([^)]*)')|$(detail_of "$D/dupsw.json" id.guid 'spine01 port 1' | grep -o 'as "[^"]*" ([^)]*)')"
 fab_check "Guid \"leaf02\" $leaf02 (its own again)" sim_console "Guid \"leaf02\" $leaf02"
 
 sock=$SIM_SOCK

@@ -7,6 +7,7 @@
 #include "unit.h"
 
 #include "fabric/fabric.h"
+#include "fabric/fabint.h"	/* rd_fab_judge_seen: the probes' verdict without MADs */
 
 /* Two switches (8 ports) joined on port 8, two CAs on each: 4X QDR everywhere, one SM. */
 #define NNODES 6
@@ -303,18 +304,11 @@ static void test_identity(void **state)
 	build();
 	nodes[5].guid = nodes[4].guid;
 	assert_string_equal(run("id.guid", &r, NULL), "FAIL h4 mlx5_0");
-	/* h4 shares h3's GUID: discovery hid it; asked directly, it answers with h3's GUID. */
+	/* Asked directly, nothing answers: a dead node, with the route to probe. */
 	build();
 	ports[1][2].peer_node = ports[1][2].peer_port = -1;
 	ports[1][2].probed = true;
-	ports[1][2].probe_guid = nodes[4].guid;
 	fab.n_nodes = NNODES - 1;
-	assert_string_equal(run("id.guid", &r, NULL), "FAIL sw2 port 2");
-	assert_non_null(strstr(first(&r, "id.guid")->detail,
-			       "answers with GUID 0x0000000000000104, which is also h3 mlx5_0's"));
-	assert_string_equal(run("node.answer", &r, NULL), "PASS fabric");
-	/* Asked directly, nothing answers: a dead node, with the route to probe. */
-	ports[1][2].probe_guid = 0;
 	nodes[1].dr_cnt = 1;
 	nodes[1].dr[0] = 0;
 	nodes[1].dr[1] = 8;
@@ -346,6 +340,104 @@ static void unplug(int n, int p)
 	ports[n][p].peer_node = ports[n][p].peer_port = -1;
 	ports[n][p].state = RD_FAB_DOWN;
 	ports[n][p].phys = RD_FAB_PHYS_POLLING;
+}
+
+/* What the sweep's probes would have seen: one answer at node n's port p. */
+static struct rd_fab_seen seen[16];
+
+static void saw(int n, int p, int answer, int answer_port, const char *desc)
+{
+	struct rd_fab_seen *s = &seen[fab.n_seen++];
+
+	memset(s, 0, sizeof(*s));
+	s->node = n;
+	s->port = p;
+	s->answered = true;
+	s->guid = nodes[answer].guid;
+	s->type = nodes[answer].type;
+	s->local_port = answer_port;
+	snprintf(s->desc, sizeof(s->desc), "%s", desc);
+}
+
+/* build()'s fabric as the sweep reaches it from h1: sw1 by 0,1, sw2 by 0,1,8; every port asked. */
+static void probed_from_h1(const char *desc_sw2_2, int answer_sw2_2)
+{
+	static const uint8_t r_sw1[] = { 0, 1 }, r_sw2[] = { 0, 1, 8 };
+
+	memcpy(nodes[0].dr, r_sw1, sizeof(r_sw1));
+	nodes[0].dr_cnt = 1;
+	memcpy(nodes[1].dr, r_sw2, sizeof(r_sw2));
+	nodes[1].dr_cnt = 2;
+	nodes[2].dr_cnt = 0;
+	fab.from_node = 2;
+	fab.from_port = 1;
+	fab.seen = seen;
+	fab.n_seen = 0;
+	saw(0, 1, 2, 1, "h1 mlx5_0");
+	saw(0, 2, 3, 1, "h2 mlx5_0");
+	saw(0, 8, 1, 8, "sw2");
+	saw(1, 1, 4, 1, "h3 mlx5_0");
+	saw(1, 2, answer_sw2_2, 1, desc_sw2_2);
+	saw(1, 8, 0, 8, "sw1");
+	saw(2, 1, 0, 1, "sw1");
+	fab.n_nodes = NNODES - 1;	/* h4 is the copy: discovery took it for another node */
+}
+
+/*
+ * A GUID two nodes share: every position where it answers FAILs id.guid,
+ * each named by the description that answers there, and nothing else: the
+ * links discovery lost or made wrong are mended from the probes' answers.
+ */
+static void test_shared_guid(void **state)
+{
+	struct rd_fab_report r = { 0 };
+
+	(void)state;
+	/* h4 answers with h3's GUID: neither position can be told the original. */
+	build();
+	unplug(1, 2);
+	probed_from_h1("h4 mlx5_0", 4);
+	rd_fab_judge_seen(&fab);
+	assert_string_equal(run("id.guid", &r, NULL), "FAIL sw2 port 1|FAIL sw2 port 2");
+	assert_string_equal(first(&r, "id.guid")->detail,
+			    "GUID 0x0000000000000104 port 1 answers here as \"h3 mlx5_0\" (directed route "
+			    "0,1,8,1); it also answers at sw2 port 2 (\"h4 mlx5_0\")");
+	assert_string_equal((first(&r, "id.guid") + 1)->host, "h4");
+	assert_true((first(&r, "id.guid") + 1)->peer_guid == nodes[4].guid);
+	assert_int_equal(ports[1][1].peer_node, -1);
+	assert_int_equal(ports[4][1].peer_node, -1);
+	assert_string_equal(run("node.answer", &r, NULL), "PASS fabric");
+	/*
+	 * h4 answers with h1's GUID, h1 being the node the sweep runs from.
+	 * libibnetdisc, meeting that GUID behind sw2, linked h1 to sw2 port 8
+	 * and lost sw1-sw2 and h1-sw1: probed, sw2 answers over that cable as
+	 * itself, and must not be named.
+	 */
+	build();
+	unplug(1, 2);
+	ports[0][8].peer_node = ports[0][8].peer_port = -1;
+	ports[0][1].peer_node = ports[0][1].peer_port = -1;
+	ports[2][1].peer_node = 1;
+	ports[2][1].peer_port = 8;
+	ports[1][8].peer_node = 2;
+	ports[1][8].peer_port = 1;
+	probed_from_h1("h4 mlx5_0", 2);
+	rd_fab_judge_seen(&fab);
+	assert_string_equal(run("id.guid", &r, NULL), "FAIL sw1 port 1|FAIL sw2 port 2");
+	assert_non_null(strstr(first(&r, "id.guid")->detail, "(directed route 0,1,1: the port this sweep "
+			       "runs from); it also answers at sw2 port 2 (\"h4 mlx5_0\")"));
+	assert_true(ports[2][1].peer_node == 0 && ports[2][1].peer_port == 1);
+	assert_true(ports[0][8].peer_node == 1 && ports[0][8].peer_port == 8);
+	assert_true(ports[1][8].peer_node == 0 && ports[1][8].peer_port == 8);
+	assert_string_equal(run("node.answer", &r, NULL), "PASS fabric");
+	assert_string_equal(run("link.mismatch", &r, NULL), "PASS fabric");
+	/* Nothing shared: the same answers on the healthy fabric name nobody. */
+	build();
+	probed_from_h1("h4 mlx5_0", 5);
+	fab.n_nodes = NNODES;
+	rd_fab_judge_seen(&fab);
+	assert_string_equal(run("id.guid", &r, NULL), "PASS fabric");
+	rd_fab_report_free(&r);
 }
 
 static void test_baseline(void **state)
@@ -424,6 +516,7 @@ int main(void)
 		cmocka_unit_test(test_counters),
 		cmocka_unit_test(test_sms),
 		cmocka_unit_test(test_identity),
+		cmocka_unit_test(test_shared_guid),
 		cmocka_unit_test(test_baseline),
 		cmocka_unit_test(test_selection),
 	};
