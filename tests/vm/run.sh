@@ -396,6 +396,11 @@ tails=()
 
 # ------------------------------------------------------------- results
 passed=0 failed=0 skipped=0
+# Checks per scenario (between its BEGIN and END markers), over every VM of
+# the run: a scenario that recorded no check on any VM fails, since a script
+# that stopped early, or checks that never ran, must not pass as silence.
+# (In a fleet, one VM may only serve while another checks.)
+declare -A scen_checks=()
 results=()
 problems=()
 unfinished=()
@@ -406,25 +411,21 @@ for r in "${roles[@]}"; do
     tag=""
     [ $pair = 0 ] && [ "$nodes" = 0 ] || tag="[$r] "
     vm_bad=0
-    # A scenario (between its BEGIN and END markers) that records no
-    # check at all fails: a script that stopped early, or checks that
-    # never ran, must not pass as silence.
-    checks=0
+    scen=""
     if [ -f "$out" ]; then
         while IFS= read -r line; do
             case $line in
-                "@@VM BEGIN "*) checks=0 ;;
-                "@@VM END "*)
-                    if [ "$checks" = 0 ]; then
-                        failed=$((failed + 1)) vm_bad=1
-                        scen=${line#@@VM END }
-                        results+=("FAIL: $tag${scen%% rc=*}: the scenario recorded no check")
-                    fi ;;
-                "@@VM PASS: "*) passed=$((passed + 1)) checks=$((checks + 1))
+                "@@VM BEGIN "*) scen=${line#@@VM BEGIN }
+                    scen_checks[$scen]=${scen_checks[$scen]:-0} ;;
+                "@@VM END "*) scen="" ;;
+                "@@VM PASS: "*) passed=$((passed + 1))
+                    [ -z "$scen" ] || scen_checks[$scen]=$((${scen_checks[$scen]} + 1))
                     results+=("PASS: $tag${line#@@VM PASS: }") ;;
-                "@@VM SKIP: "*) skipped=$((skipped + 1)) checks=$((checks + 1))
+                "@@VM SKIP: "*) skipped=$((skipped + 1))
+                    [ -z "$scen" ] || scen_checks[$scen]=$((${scen_checks[$scen]} + 1))
                     results+=("SKIP: $tag${line#@@VM SKIP: }") ;;
-                "@@VM FAIL: "*) failed=$((failed + 1)) vm_bad=1 checks=$((checks + 1))
+                "@@VM FAIL: "*) failed=$((failed + 1)) vm_bad=1
+                    [ -z "$scen" ] || scen_checks[$scen]=$((${scen_checks[$scen]} + 1))
                     results+=("FAIL: $tag${line#@@VM FAIL: }")
                     grabbing=1; continue ;;
                 "    | "*) [ "${grabbing:-0}" = 0 ] || results+=("$line"); continue ;;
@@ -459,6 +460,13 @@ for r in "${roles[@]}"; do
     ready=$(sed -n 's/^@@VM READY uptime=\([0-9.]*\).*/\1/p' "$out" 2>/dev/null | head -n1)
     wall=$(echo "${end_of[$r]:-$t1} ${start_of[$r]}" | awk '{printf "%.1f", $1 - $2}')
     info "VM $r: userland up at ${booted:-?}s, rxe ready at ${ready:-?}s (guest uptime); ${wall}s wall"
+done
+
+for s in "${!scen_checks[@]}"; do
+    if [ "${scen_checks[$s]}" = 0 ]; then
+        failed=$((failed + 1))
+        results+=("FAIL: $s: the scenario recorded no check on any VM")
+    fi
 done
 
 # With --show the transcript was on the screen: the console only tells more
