@@ -128,8 +128,16 @@ static int prefix_mode(struct rd_cli *cli, const char *name, const struct rd_inf
 	return ret;
 }
 
+/*
+ * Read one input into the fleet.  RD_EXIT_OK; RD_EXIT_FAIL when it cannot be
+ * opened or memory ran out (the run stops); and when it breaks off after
+ * lines arrived (a pipe silent past --timeout, a limit, a read error) it
+ * keeps what arrived, names the input and the line where it stopped in
+ * *broken, and returns RD_EXIT_OK: the report of what arrived goes on, and
+ * the hosts that never answered are named there.
+ */
 static int read_source(struct rd_cli *cli, struct rd_fleet *f, const char *path,
-		       const struct rd_infile_limits *lim)
+		       const struct rd_infile_limits *lim, struct rd_strlist *broken)
 {
 	const char *name = strcmp(path, "-") ? path : "stdin";
 	struct rd_infile in;
@@ -155,8 +163,17 @@ static int read_source(struct rd_cli *cli, struct rd_fleet *f, const char *path,
 		return RD_EXIT_FAIL;
 	}
 	if (rc < 0) {
-		rd_cli_error(cli, "%s: cannot read: %s", name, why);
-		return RD_EXIT_FAIL;
+		char msg[320];
+
+		if (in.lineno == 0) {
+			rd_cli_error(cli, "%s: cannot read: %s", name, why);
+			return RD_EXIT_FAIL;
+		}
+		snprintf(msg, sizeof(msg), "%s: stopped after line %zu: %s; what arrived before it is "
+			 "reported", name, in.lineno, why);
+		rd_cli_error(cli, "%s", msg);
+		if (rd_strlist_add(broken, msg))
+			return RD_EXIT_FAIL;
 	}
 	rc = rd_fleet_source_end(f, path);
 	if (rc == -ENOMEM)
@@ -355,7 +372,7 @@ static unsigned int text_width(void)
 }
 
 static int print_summary(struct rd_out *o, const struct rd_fleet *f, bool only_outliers,
-			 size_t *nbad_facts, size_t *nproblems)
+			 const struct rd_strlist *broken, size_t *nbad_facts, size_t *nproblems)
 {
 	const struct rd_strlist *hosts = rd_fleet_hosts(f);
 	const struct rd_fleet_problem *pv;
@@ -461,7 +478,16 @@ static int print_summary(struct rd_out *o, const struct rd_fleet *f, bool only_o
 		nwarn += pairs[i].ok && pairs[i].warning;
 	if (nwarn)
 		snprintf(warned, sizeof(warned), " (%zu with a warning)", nwarn);
-	if (!*nbad_facts && !np && !nk && npairs)
+	/* an input that broke off: what arrived is above, but the run is not whole */
+	for (size_t i = 0; i < broken->n; i++)
+		rd_out_line(o, "%sinput %s", i ? "" : "\n", broken->v[i]);
+	if (broken->n)
+		rd_out_strlist(o, RD_JSON, "inputs_broken", NULL, broken, "; ");
+	if (broken->n)
+		rd_out_line(o, "\nresult: fail: %zu input%s broke off, %zu fact%s with outliers, %zu "
+			    "problem%s", broken->n, broken->n == 1 ? "" : "s", *nbad_facts,
+			    *nbad_facts == 1 ? "" : "s", np, np == 1 ? "" : "s");
+	else if (!*nbad_facts && !np && !nk && npairs)
 		rd_out_line(o, "\nresult: pass: %zu mesh pair%s of %zu host%s pass%s", npairs,
 			    npairs == 1 ? "" : "s", hosts->n, hosts->n == 1 ? "" : "s", warned);
 	else if (!*nbad_facts && !np)
@@ -472,7 +498,7 @@ static int print_summary(struct rd_out *o, const struct rd_fleet *f, bool only_o
 		rd_out_line(o, "\nresult: fail: %zu fact%s with outliers, %zu problem%s", *nbad_facts,
 			    *nbad_facts == 1 ? "" : "s", np, np == 1 ? "" : "s");
 	rd_out_str(o, RD_JSON, "result", NULL,
-		   *nbad_facts || np || !rd_fleet_documents(f) ? "fail" : "pass");
+		   *nbad_facts || np || broken->n || !rd_fleet_documents(f) ? "fail" : "pass");
 	rd_out_u64(o, RD_JSON, "facts_with_outliers", NULL, *nbad_facts);
 	rd_out_section_end(o);
 	return 0;
@@ -528,7 +554,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct rd_strlist expect = { 0 }, hostfiles = { 0 };
+	struct rd_strlist expect = { 0 }, hostfiles = { 0 }, broken = { 0 };
 	struct rd_infile_limits lim = fleet_limits;
 	struct rd_hostlist_error he = { 0 };
 	struct rd_fleet *f = NULL;
@@ -663,11 +689,11 @@ int main(int argc, char **argv)
 			ret = rd_cli_usage_error(&cli, "no input: name files, or pipe pdsh, clush or srun output in");
 			goto out;
 		}
-		if (read_source(&cli, f, "-", &lim))
+		if (read_source(&cli, f, "-", &lim, &broken))
 			goto out;
 	}
 	for (int i = optind; i < argc; i++)
-		if (read_source(&cli, f, argv[i], &lim))
+		if (read_source(&cli, f, argv[i], &lim, &broken))
 			goto out;
 	if (rd_fleet_analyze(f)) {
 		rd_cli_error(&cli, "out of memory");
@@ -681,12 +707,13 @@ int main(int argc, char **argv)
 	if (svg && write_svg(&cli, f, svg))
 		goto out;
 	o = rd_out_new(stdout, cli.json, cli.color);
-	if (!o || print_summary(o, f, only_outliers, &nbad, &nprob)) {
+	if (!o || print_summary(o, f, only_outliers, &broken, &nbad, &nprob)) {
 		rd_cli_error(&cli, "out of memory");
 		goto out;
 	}
-	ret = nbad || nprob || !rd_fleet_documents(f) ? RD_EXIT_FAIL : RD_EXIT_OK;
+	ret = nbad || nprob || broken.n || !rd_fleet_documents(f) ? RD_EXIT_FAIL : RD_EXIT_OK;
 out:
+	rd_strlist_free(&broken);
 	rd_fleet_free(f);
 	rd_strlist_free(&expect);
 	rd_strlist_free(&hostfiles);

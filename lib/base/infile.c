@@ -143,8 +143,8 @@ static int wait_readable(struct rd_infile *f, char *why, size_t why_len)
 		return -err;
 	}
 	if (n == 0) {
-		snprintf(why, why_len, "no data for %d s (a pipe or FIFO whose writer is silent or absent)",
-			 (f->lim.timeout_ms + 999) / 1000);
+		snprintf(why, why_len, "no data for %g s (a pipe or FIFO whose writer is silent or absent)",
+			 f->lim.timeout_ms / 1000.0);
 		return -ETIMEDOUT;
 	}
 	return 0;
