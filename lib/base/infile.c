@@ -192,15 +192,36 @@ static int fill(struct rd_infile *f, char *why, size_t why_len)
 		f->eof = true;
 		return 0;
 	}
-	/* A NUL byte is binary data: said at once, not after a line's worth of it. */
+	/*
+	 * A NUL byte is binary data: said without reading on.  A file is binary
+	 * and said so at once; from a pipe, the whole lines before it are kept
+	 * and returned first (what other hosts sent must not be lost to it).
+	 */
 	nul = f->lim.binary ? NULL : memchr(f->buf + f->end, '\0', (size_t)n);
-	if (nul) {
+	if (nul && f->regular) {
 		size_t line = f->lineno + 1;
 
 		for (const char *c = f->buf + f->start; c < nul; c++)
 			line += *c == '\n';
 		snprintf(why, why_len, "line %zu: binary data (a NUL byte)", line);
 		return -EINVAL;
+	}
+	if (nul) {
+		size_t line = f->lineno + 1;
+		char *cut = f->buf + f->start;
+
+		for (char *c = f->buf + f->start; c < nul; c++)
+			if (*c == '\n') {
+				line++;
+				cut = c + 1;
+			}
+		snprintf(f->pending_why, sizeof(f->pending_why), "line %zu: binary data (a NUL byte)",
+			 line);
+		f->pending = -EINVAL;
+		f->total += (size_t)(cut - (f->buf + f->end) > 0 ? cut - (f->buf + f->end) : 0);
+		f->end = (size_t)(cut - f->buf);
+		f->eof = true;
+		return 0;
 	}
 	f->end += (size_t)n;
 	f->total += (size_t)n;
@@ -249,12 +270,20 @@ int rd_infile_line(struct rd_infile *f, char **line, size_t *len, char *why, siz
 			}
 			s[n] = '\0';	/* the newline, or the byte fill() keeps spare */
 			f->start += nl ? n + 1 : n;
+			/* A UTF-8 byte-order mark some editors write is not part of the first line. */
+			if (f->lineno == 1 && n >= 3 && memcmp(s, "\xef\xbb\xbf", 3) == 0) {
+				s += 3;
+				n -= 3;
+			}
 			*line = s;
 			*len = n;
 			return 1;
 		}
-		if (f->eof)
-			return 0;
+		if (f->eof) {
+			if (f->pending)
+				snprintf(why, why_len, "%s", f->pending_why);
+			return f->pending;
+		}
 		if (avail > f->lim.max_line) {
 			char sz[32];
 

@@ -37,6 +37,10 @@ struct rd_infile {
 	size_t total;		/* bytes read so far */
 	size_t lineno;		/* lines returned so far */
 	bool eof;
+	/* An error met past the lines still in buf (a NUL byte): the lines
+	 * before it are returned first, then this. */
+	int pending;
+	char pending_why[64];
 };
 
 /*

@@ -972,6 +972,35 @@ static int conflict_check(struct rd_fleet *f, struct reader_ctx *c, const struct
 	}
 }
 
+/*
+ * json-c reads NaN and Infinity (even in its strict mode); JSON has neither,
+ * and no tool of the kit writes them: a document holding one is malformed.
+ */
+static bool has_nonfinite(json_object *o, int depth)
+{
+	if (depth > 64)
+		return false;	/* json-c's own nesting limit is lower */
+	switch (json_object_get_type(o)) {
+	case json_type_double:
+		return !isfinite(json_object_get_double(o));
+	case json_type_array:
+		for (size_t i = 0; i < json_object_array_length(o); i++)
+			if (has_nonfinite(json_object_array_get_idx(o, i), depth + 1))
+				return true;
+		return false;
+	case json_type_object: {
+		json_object_object_foreach(o, key, val) {
+			(void)key;
+			if (has_nonfinite(val, depth + 1))
+				return true;
+		}
+		return false;
+	}
+	default:
+		return false;
+	}
+}
+
 static int chan_document(struct rd_fleet *f, struct chan *c, json_object *doc, size_t line)
 {
 	char buf[256];
@@ -983,6 +1012,9 @@ static int chan_document(struct rd_fleet *f, struct chan *c, json_object *doc, s
 	int ret;
 
 	rc.attributed = c->prefix != NULL;
+	if (has_nonfinite(doc, 0))
+		return problem_add(f, hostname, c->src, line, "malformed JSON: NaN or Infinity is not a "
+				   "JSON number, skipped");
 	if (!c->prefix && json_object_is_type(doc, json_type_object) &&
 	    (named = obj_str(doc, "host")) != NULL && *named) {
 		hostname = named;
@@ -1038,6 +1070,8 @@ static int chan_open(struct rd_fleet *f, struct chan *c, size_t lineno)
 		f->spare_tok = NULL;
 		if (!c->tok)
 			return -ENOMEM;
+		/* no single quotes, comments or trailing commas: what JSON is */
+		json_tokener_set_flags(c->tok, JSON_TOKENER_STRICT);
 	}
 	c->open = true;
 	c->doc_line = lineno;
