@@ -188,6 +188,7 @@ int main(int argc, char **argv)
 	struct gid_filter f = { .vlan = -1 };
 	struct rd_device_list list = { 0 };
 	struct rd_vlan_map vlans = { 0 };
+	struct rd_netdev_cache netdevs;
 	struct rd_gid_live *live = NULL;
 	bool best = false, compat = false;
 	unsigned int found = 0, best_found = 0, best_ports = 0;
@@ -201,6 +202,7 @@ int main(int argc, char **argv)
 	uint64_t num;
 
 	rd_cli_init(&cli, "rdma-gids");
+	rd_netdev_cache_init(&netdevs, &cli.sr);
 	while ((opt = rd_cli_getopt(&cli, argc, argv, ":46" RD_COMMON_SHORTOPTS, longopts)) != -1) {
 		if (opt == RD_CLI_OPT_USAGE) {
 			ret = RD_EXIT_USAGE;
@@ -363,7 +365,7 @@ int main(int argc, char **argv)
 				}
 				r = &res[nres++];
 				/* --best honours the listing filters: -n, -4, -6, --ver. */
-				if (rd_gid_choose(&cli.sr, d, p, &t, &f.m, f.vlan, r)) {
+				if (rd_gid_choose(&netdevs, d, p, &t, &f.m, f.vlan, r)) {
 					rd_gid_table_free(&t);
 					rd_cli_error(&cli, "out of memory");
 					ret = RD_EXIT_FAIL;
@@ -474,6 +476,7 @@ int main(int argc, char **argv)
 out:
 	rd_gid_live_close(live);
 	free(res);
+	rd_netdev_cache_free(&netdevs);
 	rd_vlan_map_free(&vlans);
 	rd_device_list_free(&list);
 	return rd_cli_exit(&cli, o, ret);

@@ -1284,7 +1284,7 @@ static void ck_ns_gid(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_por
 		if (!g->ndev[0])
 			continue;
 		seen++;
-		if (!rd_sys_exists(c->sr, "/sys/class/net/%s", g->ndev))
+		if (!rd_netdev_visible(&c->netdevs, g->ndev))
 			(void)rd_strlist_add_unique(&away, g->ndev);
 		else
 			visible++;

@@ -405,13 +405,13 @@ static void port_facts(struct rd_dr_ctx *c, const struct rd_nl_ports *nl,
 	dp->ib = (p->known & RD_PORT_LINK_LAYER) && p->link_layer == RD_LL_INFINIBAND;
 	if (rd_port_netdev(c->sr, nl, d, p, dp->netdev, sizeof(dp->netdev), &via, &dp->other_netns))
 		dp->netdev[0] = '\0';
-	if (dp->netdev[0] && rd_netdev_read(c->sr, dp->netdev, vlans, &dp->nd) == 0)
+	if (dp->netdev[0] && rd_netdev_read_cached(&c->netdevs, dp->netdev, vlans, &dp->nd) == 0)
 		dp->has_nd = true;
 	if (dp->roce && rd_port_gid_table_vlans(c->sr, d, p, false, vlans, &dp->gids, c->w) == 0) {
 		struct rd_gid_netns uc;
 
 		/* The choice rdma-gids --best and rdma-selftest make, so that they agree. */
-		rd_gid_netns_init(&uc, c->sr);
+		rd_gid_netns_init(&uc, &c->netdevs);
 		dp->has_gids = true;
 		dp->best = rd_gid_best(&dp->gids, p, -1, rd_gid_netdev_usable, &uc, dp->best_reason,
 				       sizeof(dp->best_reason), dp->best_why, sizeof(dp->best_why));
@@ -552,6 +552,7 @@ int rd_doctor_run(const struct rd_dr_opts *opts, struct rd_device_list *list,
 	bool have_nl = false;
 
 	memset(rep, 0, sizeof(*rep));
+	rd_netdev_cache_init(&c.netdevs, c.sr);
 	c.live = rd_sysroot_is_live(opts->sr);
 	rep->devices = list->n;
 	if (c.live && list->n) {
@@ -602,6 +603,7 @@ int rd_doctor_run(const struct rd_dr_opts *opts, struct rd_device_list *list,
 out:
 	free_ports(&c);
 	rd_routes_free(&c.routes);
+	rd_netdev_cache_free(&c.netdevs);
 	rd_vlan_map_free(&vlans);
 	if (have_nl)
 		rd_nl_ports_free(&nl);

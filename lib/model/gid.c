@@ -402,27 +402,23 @@ const struct rd_gid *rd_gid_best(const struct rd_gid_table *t, const struct rd_p
 	return best;
 }
 
-void rd_gid_netns_init(struct rd_gid_netns *u, const struct rd_sysroot *sr)
+void rd_gid_netns_init(struct rd_gid_netns *u, struct rd_netdev_cache *netdevs)
 {
 	memset(u, 0, sizeof(*u));
-	u->sr = sr;
-	u->netns_view = rd_sys_exists(sr, "/sys/class/net");
+	u->netdevs = netdevs;
 }
 
 bool rd_gid_netdev_usable(void *ctx, const char *ifname)
 {
 	struct rd_gid_netns *u = ctx;
-	char target[RD_PATH_MAX];
 
 	u->checked++;
-	/* No entry at all in /sys/class/net (a dangling link is an entry: damage, not elsewhere). */
-	if (u->netns_view && !strchr(ifname, '/') &&
-	    rd_sys_readlink(u->sr, target, sizeof(target), "/sys/class/net/%s", ifname) == -ENOENT) {
+	if (rd_netdev_elsewhere(u->netdevs, ifname)) {
 		if (!u->elsewhere++)
 			rd_strlcpy(u->elsewhere_name, ifname, sizeof(u->elsewhere_name));
 		return false;
 	}
-	return rd_netdev_is_up(u->sr, ifname);
+	return rd_netdev_is_up(u->netdevs, ifname);
 }
 
 bool rd_gid_netns_why(const struct rd_gid_netns *u, char *why, size_t why_len)

@@ -102,15 +102,16 @@ const struct rd_gid *rd_gid_best(const struct rd_gid_table *t, const struct rd_p
  * usable here means in this network namespace and up.  A GID whose netdev
  * another namespace holds (shared RDMA netns mode, a container) cannot be
  * used by a process here, whatever its state.  Pass rd_gid_netdev_usable as
- * rd_gid_best's up and a struct rd_gid_netns as its up_ctx.
+ * rd_gid_best's up and a struct rd_gid_netns as its up_ctx: one a choice (it
+ * counts what that choice saw), over the netdev cache the run keeps.
  */
+struct rd_netdev_cache;
 struct rd_gid_netns {
-	const struct rd_sysroot *sr;
-	bool netns_view;	/* /sys/class/net is there: a netdev not in it is elsewhere */
+	struct rd_netdev_cache *netdevs;	/* the run's, each netdev read once (netdev.h) */
 	unsigned int checked, elsewhere;
 	char elsewhere_name[64];
 };
-void rd_gid_netns_init(struct rd_gid_netns *u, const struct rd_sysroot *sr);
+void rd_gid_netns_init(struct rd_gid_netns *u, struct rd_netdev_cache *netdevs);
 bool rd_gid_netdev_usable(void *ctx, const char *ifname);
 /*
  * After rd_gid_best gave NULL: when every netdev it looked at was in another

@@ -28,9 +28,9 @@ bool rd_gid_filter_active(const struct rd_gid_filter *f)
 	return f->netdev || f->v4_only || f->v6_only || f->ver != RD_GID_VER_UNKNOWN || f->have_ip;
 }
 
-int rd_gid_choose(const struct rd_sysroot *sr, const struct rd_device *d, const struct rd_port *p,
-		  const struct rd_gid_table *t, const struct rd_gid_filter *f, int vlan,
-		  struct rd_gid_choice *c)
+int rd_gid_choose(struct rd_netdev_cache *netdevs, const struct rd_device *d,
+		  const struct rd_port *p, const struct rd_gid_table *t,
+		  const struct rd_gid_filter *f, int vlan, struct rd_gid_choice *c)
 {
 	struct rd_gid_table sel = { 0 };
 	struct rd_gid_netns uc;
@@ -46,7 +46,7 @@ int rd_gid_choose(const struct rd_sysroot *sr, const struct rd_device *d, const 
 	for (size_t k = 0; k < t->n; k++)
 		if (rd_gid_filter_match(&t->v[k], f))
 			sel.v[sel.n++] = t->v[k];
-	rd_gid_netns_init(&uc, sr);
+	rd_gid_netns_init(&uc, netdevs);
 	g = rd_gid_best(&sel, p, vlan, rd_gid_netdev_usable, &uc, c->text, sizeof(c->text), why,
 			sizeof(why));
 	if (g) {

@@ -40,11 +40,12 @@ struct rd_gid_choice {
 /*
  * Choose port p's GID from its table t among the entries f lets through, on
  * VLAN vlan (rd_gid_best's rule; a netdev must be up and in this network
- * namespace): fills c.  Returns -ENOMEM, else 0 (c->ok says whether one was found).
+ * namespace, as the run's netdev cache has it: every port's choice asks it):
+ * fills c.  Returns -ENOMEM, else 0 (c->ok says whether one was found).
  */
-int rd_gid_choose(const struct rd_sysroot *sr, const struct rd_device *d, const struct rd_port *p,
-		  const struct rd_gid_table *t, const struct rd_gid_filter *f, int vlan,
-		  struct rd_gid_choice *c);
+int rd_gid_choose(struct rd_netdev_cache *netdevs, const struct rd_device *d,
+		  const struct rd_port *p, const struct rd_gid_table *t,
+		  const struct rd_gid_filter *f, int vlan, struct rd_gid_choice *c);
 
 /* The family a chosen GID is for NCCL: 0 IPv4, 1 IPv6. */
 int rd_gid_family_index(const struct rd_gid *g);

@@ -154,19 +154,140 @@ bool rd_netdev_state_up(const char *operstate, int carrier)
 	return strcmp(operstate, "unknown") == 0 && carrier == 1;
 }
 
-bool rd_netdev_is_up(const struct rd_sysroot *sr, const char *ifname)
+/* What a run has read of one netdev, each file at most once (the SEEN_* bits). */
+enum { SEEN_OPER = 1u << 0, SEEN_CARRIER = 1u << 1, SEEN_LINK = 1u << 2, SEEN_VISIBLE = 1u << 3 };
+
+struct rd_netdev_seen {
+	unsigned int have;
+	int oper_ret;		/* operstate: 0 or -errno */
+	char operstate[32];
+	int carrier_ret;	/* carrier: 0 or -errno */
+	uint64_t carrier;
+	int link_ret;		/* readlink of /sys/class/net/IF: 0 or -errno */
+	bool visible;		/* /sys/class/net/IF resolves */
+};
+
+void rd_netdev_cache_init(struct rd_netdev_cache *nc, const struct rd_sysroot *sr)
+{
+	memset(nc, 0, sizeof(*nc));
+	nc->sr = sr;
+	nc->netns_view = -1;
+}
+
+void rd_netdev_cache_free(struct rd_netdev_cache *nc)
+{
+	rd_strmap_free(&nc->index);
+	free(nc->v);
+	rd_netdev_cache_init(nc, nc->sr);
+}
+
+/* ifname's entry, empty the first time it is asked for; NULL out of memory. */
+static struct rd_netdev_seen *seen(struct rd_netdev_cache *nc, const char *ifname)
+{
+	size_t at = nc->n;
+	int ret;
+
+	if (nc->n == nc->cap) {	/* room first: a name in the index always has its entry */
+		size_t cap = nc->cap ? nc->cap * 2 : 16;
+		struct rd_netdev_seen *v = realloc(nc->v, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		nc->v = v;
+		nc->cap = cap;
+	}
+	ret = rd_strmap_sget_or_add(&nc->index, ifname, &at);
+	if (ret < 0)
+		return NULL;
+	if (ret == 0)
+		memset(&nc->v[nc->n++], 0, sizeof(*nc->v));
+	return &nc->v[at];
+}
+
+/*
+ * The netdev's operstate into buf (len at most 32), as rd_sys_read_str
+ * gives it; a value that does not fit is -EOVERFLOW.
+ */
+static int read_operstate(struct rd_netdev_cache *nc, const char *ifname, char *buf, size_t len)
+{
+	struct rd_netdev_seen *s = seen(nc, ifname);
+
+	if (!s)
+		return rd_sys_read_str(nc->sr, buf, len, "/sys/class/net/%s/operstate", ifname);
+	if (!(s->have & SEEN_OPER)) {
+		s->oper_ret = rd_sys_read_str(nc->sr, s->operstate, sizeof(s->operstate),
+					      "/sys/class/net/%s/operstate", ifname);
+		s->have |= SEEN_OPER;
+	}
+	if (s->oper_ret)
+		return s->oper_ret;
+	if (strlen(s->operstate) >= len)
+		return -EOVERFLOW;
+	rd_strlcpy(buf, s->operstate, len);
+	return 0;
+}
+
+static int read_carrier(struct rd_netdev_cache *nc, const char *ifname, uint64_t *v)
+{
+	struct rd_netdev_seen *s = seen(nc, ifname);
+
+	if (!s)
+		return rd_sys_read_u64(nc->sr, v, "/sys/class/net/%s/carrier", ifname);
+	if (!(s->have & SEEN_CARRIER)) {
+		s->carrier_ret = rd_sys_read_u64(nc->sr, &s->carrier, "/sys/class/net/%s/carrier",
+						 ifname);
+		s->have |= SEEN_CARRIER;
+	}
+	*v = s->carrier;
+	return s->carrier_ret;
+}
+
+bool rd_netdev_is_up(struct rd_netdev_cache *nc, const char *ifname)
 {
 	char state[32];
 	uint64_t carrier;
 
 	if (strchr(ifname, '/'))
 		return false;
-	if (rd_sys_read_str(sr, state, sizeof(state), "/sys/class/net/%s/operstate", ifname))
+	if (read_operstate(nc, ifname, state, sizeof(state)))
 		return true;
 	/* sysfs fails the carrier read (EINVAL) on a netdev that is down: unknown */
-	return rd_netdev_state_up(state,
-				  rd_sys_read_u64(sr, &carrier, "/sys/class/net/%s/carrier", ifname) ? -1 :
+	return rd_netdev_state_up(state, read_carrier(nc, ifname, &carrier) ? -1 :
 				  carrier == 1 ? 1 : 0);
+}
+
+bool rd_netdev_elsewhere(struct rd_netdev_cache *nc, const char *ifname)
+{
+	char target[RD_PATH_MAX];
+	struct rd_netdev_seen *s;
+
+	if (nc->netns_view < 0)
+		nc->netns_view = rd_sys_exists(nc->sr, "/sys/class/net");
+	if (!nc->netns_view || strchr(ifname, '/'))
+		return false;
+	s = seen(nc, ifname);
+	if (!s)
+		return rd_sys_readlink(nc->sr, target, sizeof(target), "/sys/class/net/%s",
+				       ifname) == -ENOENT;
+	if (!(s->have & SEEN_LINK)) {
+		s->link_ret = rd_sys_readlink(nc->sr, target, sizeof(target), "/sys/class/net/%s",
+					      ifname);
+		s->have |= SEEN_LINK;
+	}
+	return s->link_ret == -ENOENT;
+}
+
+bool rd_netdev_visible(struct rd_netdev_cache *nc, const char *ifname)
+{
+	struct rd_netdev_seen *s = seen(nc, ifname);
+
+	if (!s)
+		return rd_sys_exists(nc->sr, "/sys/class/net/%s", ifname);
+	if (!(s->have & SEEN_VISIBLE)) {
+		s->visible = rd_sys_exists(nc->sr, "/sys/class/net/%s", ifname);
+		s->have |= SEEN_VISIBLE;
+	}
+	return s->visible;
 }
 
 static bool valid_ifname(const char *s)
@@ -229,8 +350,9 @@ int64_t rd_parse_netdev_speed(const char *s)
 	return sp > 0 ? sp : -1;
 }
 
-int rd_netdev_read(const struct rd_sysroot *sr, const char *name, const struct rd_vlan_map *vlans,
-		   struct rd_netdev_info *nd)
+/* rd_netdev_read, with operstate and carrier through nc when it is not NULL. */
+static int netdev_read(const struct rd_sysroot *sr, struct rd_netdev_cache *nc, const char *name,
+		       const struct rd_vlan_map *vlans, struct rd_netdev_info *nd)
 {
 	char base[RD_PATH_MAX], buf[256];
 	uint64_t v;
@@ -250,9 +372,10 @@ int rd_netdev_read(const struct rd_sysroot *sr, const char *name, const struct r
 		if (!rd_sys_exists(sr, "%s/", base))
 			return 0;
 		nd->present = true;
-		if (rd_sys_read_str(sr, nd->operstate, sizeof(nd->operstate), "%s/operstate", base))
+		if (nc ? read_operstate(nc, name, nd->operstate, sizeof(nd->operstate)) :
+			 rd_sys_read_str(sr, nd->operstate, sizeof(nd->operstate), "%s/operstate", base))
 			nd->operstate[0] = '\0';
-		if (rd_sys_read_u64(sr, &v, "%s/carrier", base) == 0)
+		if ((nc ? read_carrier(nc, name, &v) : rd_sys_read_u64(sr, &v, "%s/carrier", base)) == 0)
 			nd->carrier = v ? 1 : 0;
 		if (rd_sys_read_u64(sr, &nd->mtu, "%s/mtu", base) == 0)
 			nd->has_mtu = true;
@@ -283,6 +406,18 @@ int rd_netdev_read(const struct rd_sysroot *sr, const char *name, const struct r
 	if (rd_sys_link_basename(sr, buf, sizeof(buf), "%s/master", base) == 0)
 		rd_strlcpy(nd->master, buf, sizeof(nd->master));
 	return 0;
+}
+
+int rd_netdev_read(const struct rd_sysroot *sr, const char *name, const struct rd_vlan_map *vlans,
+		   struct rd_netdev_info *nd)
+{
+	return netdev_read(sr, NULL, name, vlans, nd);
+}
+
+int rd_netdev_read_cached(struct rd_netdev_cache *nc, const char *name,
+			  const struct rd_vlan_map *vlans, struct rd_netdev_info *nd)
+{
+	return netdev_read(nc->sr, nc, name, vlans, nd);
 }
 
 void rd_netdev_info_free(struct rd_netdev_info *nd)

@@ -61,11 +61,43 @@ void rd_vlan_map_free(struct rd_vlan_map *map);
  * carrier 1 (drivers that do not report operstate).  carrier: 1, 0, -1 unknown.
  */
 bool rd_netdev_state_up(const char *operstate, int carrier);
+
 /*
- * The same, read from sysfs.  A netdev we cannot see (another network
- * namespace) counts as up: we cannot know, so it does not disqualify.
+ * The netdevs a run has asked about, each one's files read once.  Every GID
+ * choice asks of every candidate GID whether its netdev is here and up, and
+ * thousands of GIDs name a few netdevs (read for each GID, operstate and
+ * carrier were 8 320 of rdma-doctor's opens on bench/'s 32-device tree, for
+ * 128 files); rdma-doctor reads the port's netdev too.  The caller keeps one
+ * for the run, as it keeps the VLAN map, and passes it down: a snapshot, so
+ * not for a tool that follows changes (rdma-events, rdma-top).  Out of
+ * memory, a question is answered uncached.
  */
-bool rd_netdev_is_up(const struct rd_sysroot *sr, const char *ifname);
+struct rd_netdev_seen;
+struct rd_netdev_cache {
+	const struct rd_sysroot *sr;
+	struct rd_strmap index;		/* name -> position in v */
+	struct rd_netdev_seen *v;
+	size_t n, cap;
+	int netns_view;			/* /sys/class/net is there: 1, 0; -1 not asked yet */
+};
+void rd_netdev_cache_init(struct rd_netdev_cache *nc, const struct rd_sysroot *sr);
+/* Forget every netdev (the cache stays usable, empty). */
+void rd_netdev_cache_free(struct rd_netdev_cache *nc);
+
+/*
+ * rd_netdev_state_up() of a netdev's sysfs operstate and carrier.  A netdev
+ * we cannot see (another network namespace) counts as up: we cannot know,
+ * so it does not disqualify.
+ */
+bool rd_netdev_is_up(struct rd_netdev_cache *nc, const char *ifname);
+/*
+ * /sys/class/net is there (this is a network namespace's view) and has no
+ * entry at all for ifname: another namespace holds it.  A dangling link is
+ * an entry (a damaged copy), not elsewhere.
+ */
+bool rd_netdev_elsewhere(struct rd_netdev_cache *nc, const char *ifname);
+/* /sys/class/net/IFNAME resolves (links followed): the netdev is visible here. */
+bool rd_netdev_visible(struct rd_netdev_cache *nc, const char *ifname);
 
 
 /* Facts about one netdev. */
@@ -94,6 +126,9 @@ struct rd_netdev_info {
  */
 int rd_netdev_read(const struct rd_sysroot *sr, const char *name, const struct rd_vlan_map *vlans,
 		   struct rd_netdev_info *nd);
+/* The same, its operstate and carrier shared with the run's other questions (above). */
+int rd_netdev_read_cached(struct rd_netdev_cache *nc, const char *name,
+			  const struct rd_vlan_map *vlans, struct rd_netdev_info *nd);
 void rd_netdev_info_free(struct rd_netdev_info *nd);
 struct rtnl_link;
 /* The facts rtnetlink gives, from libnl's parse of an RTM_NEWLINK (present, operstate, carrier,

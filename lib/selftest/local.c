@@ -56,15 +56,18 @@ int rd_st_pick_gid(const struct rd_sysroot *sr, const struct rd_device *d, const
 		if (!g)
 			snprintf(lp->why, sizeof(lp->why), "GID index %d is empty (see rdma-gids)", want);
 	} else {
+		struct rd_netdev_cache netdevs;
 		struct rd_gid_netns uc;
 		char reason[160];
 
 		/* The choice rdma-gids --best and rdma-doctor make, so that they agree. */
-		rd_gid_netns_init(&uc, sr);
+		rd_netdev_cache_init(&netdevs, sr);
+		rd_gid_netns_init(&uc, &netdevs);
 		g = rd_gid_best(&t, p, -1, rd_gid_netdev_usable, &uc, reason, sizeof(reason), lp->why,
 				sizeof(lp->why));
 		if (!g)
 			(void)rd_gid_netns_why(&uc, lp->why, sizeof(lp->why));
+		rd_netdev_cache_free(&netdevs);
 	}
 	if (g) {
 		lp->gid_index = (int)g->index;

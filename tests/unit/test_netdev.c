@@ -203,8 +203,10 @@ static void test_nldev_parse(void **state)
 static void test_netdev_facts(void **state)
 {
 	struct rd_sysroot sr;
-	struct rd_netdev_info nd;
+	struct rd_netdev_info nd, ndc;
+	struct rd_netdev_cache nc;
 	struct rd_vlan_map vlans;
+	static const char *const names[] = { "bond0", "eth9", "v", "gone", "../../etc", "long" };
 
 	(void)state;
 	scratch_make();
@@ -216,6 +218,8 @@ static void test_netdev_facts(void **state)
 	put("sys/class/net/eth9/speed", "-1\n");
 	put("sys/class/net/v/operstate", "unknown\n");
 	put("sys/class/net/v/carrier", "1\n");
+	put("sys/class/net/long/operstate", "lowerlayerdown-x\n");	/* 16: more than nd has room for */
+	put("sys/class/net/long/carrier", "1\n");
 	put("proc/net/vlan/config", "VLAN Dev name | VLAN ID\nName-Type: X\nv | 7 | eth9\n");
 	assert_int_equal(rd_sysroot_init(&sr, scratch), 0);
 	assert_int_equal(rd_vlan_map_read(&sr, &vlans), 0);
@@ -249,9 +253,41 @@ static void test_netdev_facts(void **state)
 	assert_false(nd.present);
 	rd_netdev_info_free(&nd);
 
-	assert_true(rd_netdev_is_up(&sr, "bond0"));
-	assert_false(rd_netdev_is_up(&sr, "eth9"));
-	assert_true(rd_netdev_is_up(&sr, "elsewhere"));	/* not visible: cannot tell */
+	rd_netdev_cache_init(&nc, &sr);
+	assert_true(rd_netdev_is_up(&nc, "bond0"));
+	assert_false(rd_netdev_is_up(&nc, "eth9"));
+	assert_true(rd_netdev_is_up(&nc, "elsewhere"));	/* not visible: cannot tell */
+	assert_false(rd_netdev_is_up(&nc, "a/b"));
+	assert_false(rd_netdev_is_up(&nc, "long"));	/* up to 31 bytes read: not "up" */
+	/* The cache gives rd_netdev_read's facts, whichever question read the files first. */
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		assert_int_equal(rd_netdev_read(&sr, names[i], &vlans, &nd), 0);
+		assert_int_equal(rd_netdev_read_cached(&nc, names[i], &vlans, &ndc), 0);
+		assert_int_equal(nd.present, ndc.present);
+		assert_string_equal(nd.operstate, ndc.operstate);
+		assert_int_equal(nd.carrier, ndc.carrier);
+		assert_int_equal(nd.mtu, ndc.mtu);
+		assert_int_equal(nd.vlan, ndc.vlan);
+		assert_string_equal(rd_netdev_updown(&nd), rd_netdev_updown(&ndc));
+		rd_netdev_info_free(&nd);
+		rd_netdev_info_free(&ndc);
+	}
+	/* Read once a run: a change is seen by the next run (a new cache), not this one. */
+	put("sys/class/net/eth9/operstate", "up\n");
+	put("sys/class/net/eth9/carrier", "1\n");
+	assert_false(rd_netdev_is_up(&nc, "eth9"));
+	assert_int_equal(rd_netdev_read_cached(&nc, "eth9", NULL, &ndc), 0);
+	assert_string_equal(ndc.operstate, "down");
+	rd_netdev_info_free(&ndc);
+	rd_netdev_cache_free(&nc);
+	assert_true(rd_netdev_is_up(&nc, "eth9"));
+	/* Here or elsewhere: a name with no entry under /sys/class/net is another namespace's. */
+	assert_true(rd_netdev_visible(&nc, "bond0"));
+	assert_false(rd_netdev_elsewhere(&nc, "bond0"));
+	assert_false(rd_netdev_visible(&nc, "elsewhere"));
+	assert_true(rd_netdev_elsewhere(&nc, "elsewhere"));
+	assert_false(rd_netdev_elsewhere(&nc, "a/b"));
+	rd_netdev_cache_free(&nc);
 	rd_vlan_map_free(&vlans);
 	scratch_remove();
 }
