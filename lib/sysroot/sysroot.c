@@ -288,6 +288,25 @@ static void dircache_drop(const char *path)
 	}
 }
 
+/*
+ * The cached descriptor dfd is still the directory at path's directory (the
+ * same inode: while dfd holds it, a directory made again there has another).
+ */
+static bool dir_unchanged(int dfd, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[RD_PATH_MAX];
+	struct stat held, now;
+	size_t len = slash ? (size_t)(slash - path) : 0;
+
+	if (!len || len >= sizeof(dir))
+		return false;
+	memcpy(dir, path, len);
+	dir[len] = '\0';
+	return fstat(dfd, &held) == 0 && stat(dir, &now) == 0 && held.st_dev == now.st_dev &&
+	       held.st_ino == now.st_ino;
+}
+
 /* open(path, flags) through the directory cache. */
 static int open_cached(const char *path, int flags)
 {
@@ -299,6 +318,17 @@ static int open_cached(const char *path, int flags)
 		return open(path, flags);
 	fd = openat(dfd, name, flags);
 	if (fd < 0 && cached && (errno == ENOENT || errno == ENODEV || errno == ESTALE)) {
+		int err = errno;
+
+		/*
+		 * An attribute absent from a directory still in its place is
+		 * absent (a soft device's parent, a port's missing file): not
+		 * opened a second time.
+		 */
+		if (err == ENOENT && dir_unchanged(dfd, path)) {
+			errno = err;
+			return -1;
+		}
 		/* The directory may have gone since it was cached: ask once more. */
 		dircache_drop(path);
 		dfd = dircache_get(path, &name, &cached);

@@ -275,6 +275,13 @@ static void test_dircache(void **state)
 	put("sys/d3/v", "33\n");
 	assert_int_equal(rd_sys_read_u64(&sr, &v, "/sys/d3/v"), 0);
 	assert_int_equal(v, 33);
+	/* Absent from a directory that is still there: -ENOENT, and the file once it is made. */
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(rd_sys_read_u64(&sr, &v, "/sys/d5/v"), 0);
+	assert_int_equal(rd_sys_read_u64(&sr, &v, "/sys/d5/absent"), -ENOENT);
+	put("sys/d5/absent", "55\n");
+	assert_int_equal(rd_sys_read_u64(&sr, &v, "/sys/d5/absent"), 0);
+	assert_int_equal(v, 55);
 	/* Moved aside and replaced (a device renamed): forget, then the new one. */
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(rd_sys_read_u64(&sr, &v, "/sys/d4/v"), 0);
