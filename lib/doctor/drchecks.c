@@ -54,35 +54,46 @@ static const char *unreadable_why(const struct rd_device *d)
 
 static void ck_dev_present(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_port *dp)
 {
-	struct rd_strlist names = { 0 }, bad = { 0 }, missing = { 0 };
+	struct rd_strlist own = { 0 }, bad = { 0 }, missing = { 0 };
+	const struct rd_strlist *names = &own;
 	const char *exp;
 	double n;
 	int ret;
 
 	(void)d;
 	(void)dp;
-	/* Every device of the node, not only those -d names: the count is the node's. */
-	ret = rd_device_names(c->sr, &names);
-	if (ret == -ENOENT || (ret == 0 && names.n == 0)) {
+	/*
+	 * Every device of the node, not only those -d names: the count is the
+	 * node's.  The scan that made the list has listed them already.
+	 */
+	if (c->list->scanned) {
+		names = &c->list->names;
+		ret = c->list->class_ret;
+	} else {
+		ret = rd_device_names(c->sr, &own);
+	}
+	if (ret == -ENOENT || (ret == 0 && names->n == 0)) {
 		rd_dr_emit(c, RD_DR_FAIL, NULL,
 			   "no RDMA device (%s)", ret ? "no /sys/class/infiniband: no RDMA driver loaded" :
 			   "/sys/class/infiniband is empty");
-		rd_strlist_free(&names);
+		rd_strlist_free(&own);
 		return;
 	}
 	/* A device listed but half gone (a dangling link, no ports) is a fault, not a SKIP. */
-	for (size_t i = 0; i < names.n; i++) {
+	for (size_t i = 0; i < names->n; i++) {
 		const struct rd_device *ld = NULL;
 		struct rd_device tmp;
 		struct rd_warnings w = { 0 };
 		const char *why;
 
 		for (unsigned int k = 0; k < c->list->n && !ld; k++)
-			if (strcmp(c->list->v[k].name, names.v[i]) == 0)
+			if (strcmp(c->list->v[k].name, names->v[i]) == 0)
 				ld = &c->list->v[k];
 		if (ld) {
 			why = unreadable_why(ld);
-		} else if (rd_device_read_flags(c->sr, names.v[i], &tmp, &w, RD_SCAN_NO_NETDEVS)) {
+		} else if (c->list->scanned && rd_strlist_has(&c->list->unreadable, names->v[i])) {
+			why = "cannot be read";	/* as the scan found it */
+		} else if (rd_device_read_flags(c->sr, names->v[i], &tmp, &w, RD_SCAN_NO_NETDEVS)) {
 			why = "cannot be read";
 		} else {
 			why = unreadable_why(&tmp);
@@ -92,7 +103,7 @@ static void ck_dev_present(struct rd_dr_ctx *c, struct rd_device *d, struct rd_d
 		if (why) {
 			char item[160];
 
-			snprintf(item, sizeof(item), "%s (%s)", names.v[i], why);
+			snprintf(item, sizeof(item), "%s (%s)", names->v[i], why);
 			if (rd_strlist_add(&bad, item))
 				break;
 		}
@@ -103,7 +114,7 @@ static void ck_dev_present(struct rd_dr_ctx *c, struct rd_device *d, struct rd_d
 		const struct rd_dr_expect_scoped *x = &c->o->expect->scoped[i];
 		char item[160];
 
-		if (rd_strlist_has(&names, x->dev)) {
+		if (rd_strlist_has(names, x->dev)) {
 			const struct rd_device *ld = NULL;
 
 			for (unsigned int k = 0; k < c->list->n && !ld; k++)
@@ -125,7 +136,7 @@ static void ck_dev_present(struct rd_dr_ctx *c, struct rd_device *d, struct rd_d
 
 		rd_dr_emit(c, RD_DR_FAIL, "dmesg | tail -50; rdma dev show (a driver unbinding, a hot-unplug "
 			   "or a firmware fault left the device half gone: reload the driver)",
-			   "%zu of %zu RDMA device%s unusable: %s", bad.n, names.n, names.n == 1 ? "" : "s",
+			   "%zu of %zu RDMA device%s unusable: %s", bad.n, names->n, names->n == 1 ? "" : "s",
 			   joined ? joined : "?");
 		free(joined);
 	} else if (missing.n) {
@@ -135,22 +146,22 @@ static void ck_dev_present(struct rd_dr_ctx *c, struct rd_device *d, struct rd_d
 			   "did not come up, or a name that changed: check the driver and the --expect "
 			   "file)", "%s", joined ? joined : "?");
 		free(joined);
-	} else if (exp && fabs(n - (double)names.n) > 0.5) {
+	} else if (exp && fabs(n - (double)names->n) > 0.5) {
 		/* The fix fits the miss: fewer devices is a device that did not come up (its
 		 * driver is loaded: the others are here), more is an expectation to update. */
-		const char *fix = (double)names.n > n ?
+		const char *fix = (double)names->n > n ?
 			"rdma dev show (more devices than expected: a new card or a VF; update devices= "
 			"in the --expect file)" :
 			"rdma dev show; lspci -nn | grep -i -e infiniband -e ethernet; dmesg | grep -i -e mlx "
 			"-e rdma (a device that did not come up: its driver probe, firmware or PCIe link)";
 
-		rd_dr_emit(c, RD_DR_FAIL, names.n ? fix : NULL, "%zu RDMA devices, expected %s", names.n, exp);
+		rd_dr_emit(c, RD_DR_FAIL, names->n ? fix : NULL, "%zu RDMA devices, expected %s", names->n, exp);
 	} else {
-		rd_dr_emit(c, RD_DR_PASS, NULL, "%zu RDMA device%s", names.n, names.n == 1 ? "" : "s");
+		rd_dr_emit(c, RD_DR_PASS, NULL, "%zu RDMA device%s", names->n, names->n == 1 ? "" : "s");
 	}
 	rd_strlist_free(&bad);
 	rd_strlist_free(&missing);
-	rd_strlist_free(&names);
+	rd_strlist_free(&own);
 }
 
 static void ck_dev_rdma_cm(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_port *dp)

@@ -403,16 +403,19 @@ static void port_facts(struct rd_dr_ctx *c, const struct rd_nl_ports *nl,
 
 	dp->roce = tr && strcmp(tr, "RoCE") == 0;
 	dp->ib = (p->known & RD_PORT_LINK_LAYER) && p->link_layer == RD_LL_INFINIBAND;
-	if (rd_port_netdev(c->sr, nl, d, p, dp->netdev, sizeof(dp->netdev), &via, &dp->other_netns))
+	if (dp->roce && rd_port_gid_table_vlans(c->sr, d, p, false, vlans, &dp->gids, c->w) == 0)
+		dp->has_gids = true;
+	/* The table has read the netdev of GID 0, the port's first answer. */
+	if (rd_port_netdev_ndev0(c->sr, nl, d, p, dp->has_gids ? rd_gid_table_ndev(&dp->gids, 0) : NULL,
+				 dp->netdev, sizeof(dp->netdev), &via, &dp->other_netns))
 		dp->netdev[0] = '\0';
 	if (dp->netdev[0] && rd_netdev_read_cached(&c->netdevs, dp->netdev, vlans, &dp->nd) == 0)
 		dp->has_nd = true;
-	if (dp->roce && rd_port_gid_table_vlans(c->sr, d, p, false, vlans, &dp->gids, c->w) == 0) {
+	if (dp->has_gids) {
 		struct rd_gid_netns uc;
 
 		/* The choice rdma-gids --best and rdma-selftest make, so that they agree. */
 		rd_gid_netns_init(&uc, &c->netdevs);
-		dp->has_gids = true;
 		dp->best = rd_gid_best(&dp->gids, p, -1, rd_gid_netdev_usable, &uc, dp->best_reason,
 				       sizeof(dp->best_reason), dp->best_why, sizeof(dp->best_why));
 		if (!dp->best)

@@ -621,11 +621,11 @@ int rd_device_scan_flags(const struct rd_sysroot *sr, const struct rd_strlist *f
 	struct uverbs_map uv = { 0 };
 	int ret;
 
-	list->v = NULL;
-	list->n = 0;
+	memset(list, 0, sizeof(*list));
 	if (unknown)
 		*unknown = NULL;
 	ret = rd_device_names(sr, &names);
+	list->class_ret = ret;
 	if (ret == -ENOENT)
 		ret = 0;	/* no class directory: no devices */
 	if (ret)
@@ -664,13 +664,18 @@ int rd_device_scan_flags(const struct rd_sysroot *sr, const struct rd_strlist *f
 			else
 				rd_warn(w, "%s: listed in %s but cannot be read: %s; skipped",
 					names.v[i], class, why ? rd_read_strerror(why) : "vanished");
-			ret = 0;
+			ret = rd_strlist_add(&list->unreadable, names.v[i]);
+			if (ret)
+				goto out;
 			continue;
 		}
 		if (ret)
 			goto out;
 		list->n++;
 	}
+	list->names = names;	/* kept: the node's devices, listed once */
+	memset(&names, 0, sizeof(names));
+	list->scanned = true;
 out:
 	uverbs_map_free(&uv);
 	rd_strlist_free(&names);
@@ -686,4 +691,7 @@ void rd_device_list_free(struct rd_device_list *list)
 	free(list->v);
 	list->v = NULL;
 	list->n = 0;
+	rd_strlist_free(&list->names);
+	rd_strlist_free(&list->unreadable);
+	list->scanned = false;
 }

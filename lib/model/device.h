@@ -91,6 +91,16 @@ struct rd_device {
 struct rd_device_list {
 	struct rd_device *v;
 	unsigned int n;
+	/*
+	 * What the scan found in /sys/class/infiniband, filtered by name or
+	 * not: every name, and those it could not read (warned about and left
+	 * out), so that a question about the node's devices (rdma-doctor's
+	 * dev.present) does not list and read them again.  class_ret: 0, or
+	 * -ENOENT when there is no class directory.
+	 */
+	bool scanned;
+	int class_ret;
+	struct rd_strlist names, unreadable;
 };
 
 /* Names under /sys/class/infiniband, natural order.  -ENOENT if the class is absent. */

@@ -282,6 +282,14 @@ out:
 	return ret;
 }
 
+const char *rd_gid_table_ndev(const struct rd_gid_table *t, unsigned int index)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i].index == index)
+			return rd_gid_is_zero(t->v[i].raw) ? NULL : t->v[i].ndev;
+	return NULL;
+}
+
 void rd_gid_table_free(struct rd_gid_table *t)
 {
 	free(t->v);

@@ -54,6 +54,12 @@ int rd_port_gid_table_vlans(const struct rd_sysroot *sr, const struct rd_device 
 			    const struct rd_vlan_map *vlans, struct rd_gid_table *t,
 			    struct rd_warnings *w);
 void rd_gid_table_free(struct rd_gid_table *t);
+/*
+ * The netdev the table read for its used GID at index (gid_attrs/ndevs; ""
+ * when that read failed), NULL when the table holds no used GID there (and
+ * so read nothing).
+ */
+const char *rd_gid_table_ndev(const struct rd_gid_table *t, unsigned int index);
 
 bool rd_gid_is_zero(const uint8_t g[16]);
 /* ::ffff:a.b.c.d — bytes 0-9 zero, 10-11 0xff. */

@@ -524,6 +524,13 @@ int rd_port_netdev(const struct rd_sysroot *sr, const struct rd_nl_ports *nl,
 		   const struct rd_device *dev, const struct rd_port *port, char *name,
 		   size_t name_len, enum rd_map_via *via, bool *other_netns)
 {
+	return rd_port_netdev_ndev0(sr, nl, dev, port, NULL, name, name_len, via, other_netns);
+}
+
+int rd_port_netdev_ndev0(const struct rd_sysroot *sr, const struct rd_nl_ports *nl,
+			 const struct rd_device *dev, const struct rd_port *port, const char *ndev0,
+			 char *name, size_t name_len, enum rd_map_via *via, bool *other_netns)
+{
 	struct rd_strlist l = { 0 };
 	char buf[64];
 
@@ -540,8 +547,13 @@ int rd_port_netdev(const struct rd_sysroot *sr, const struct rd_nl_ports *nl,
 			}
 		}
 	}
-	if (rd_sys_read_str(sr, buf, sizeof(buf), "/sys/class/infiniband/%s/ports/%u/gid_attrs/ndevs/0",
-			    dev->name, port->num) == 0 && valid_ifname(buf)) {
+	if (ndev0)	/* read already ("" when it failed): the same test */
+		rd_strlcpy(buf, ndev0, sizeof(buf));
+	else if (rd_sys_read_str(sr, buf, sizeof(buf),
+				 "/sys/class/infiniband/%s/ports/%u/gid_attrs/ndevs/0", dev->name,
+				 port->num))
+		buf[0] = '\0';
+	if (valid_ifname(buf)) {
 		rd_strlcpy(name, buf, name_len);
 		*via = RD_VIA_GID_NDEV;
 	} else if (dev->parent[0]) {

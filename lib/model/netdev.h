@@ -168,5 +168,13 @@ bool rd_ipoib_on_port(const struct rd_sysroot *sr, const struct rd_device *dev,
 int rd_port_netdev(const struct rd_sysroot *sr, const struct rd_nl_ports *nl,
 		   const struct rd_device *dev, const struct rd_port *port, char *name,
 		   size_t name_len, enum rd_map_via *via, bool *other_netns);
+/*
+ * The same for a caller that has read gid_attrs/ndevs/0 already (its GID
+ * table has: rd_gid_table_ndev): ndev0 is what it read, "" when the read
+ * failed; NULL to read it here.
+ */
+int rd_port_netdev_ndev0(const struct rd_sysroot *sr, const struct rd_nl_ports *nl,
+			 const struct rd_device *dev, const struct rd_port *port, const char *ndev0,
+			 char *name, size_t name_len, enum rd_map_via *via, bool *other_netns);
 
 #endif
