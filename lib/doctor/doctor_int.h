@@ -44,6 +44,7 @@ struct rd_dr_ctx {
 	 * user gave that no check asked for applied to nothing, and is named */
 	bool *consulted;
 	struct rd_netdev_cache netdevs;	/* each netdev's files read once for every port and GID */
+	struct rd_dr_files files;	/* the node's files several devices or ports read */
 	int err;
 };
 

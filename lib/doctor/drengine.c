@@ -556,6 +556,7 @@ int rd_doctor_run(const struct rd_dr_opts *opts, struct rd_device_list *list,
 
 	memset(rep, 0, sizeof(*rep));
 	rd_netdev_cache_init(&c.netdevs, c.sr);
+	rd_dr_files_init(&c.files, c.sr);
 	c.live = rd_sysroot_is_live(opts->sr);
 	rep->devices = list->n;
 	if (c.live && list->n) {
@@ -607,6 +608,7 @@ out:
 	free_ports(&c);
 	rd_routes_free(&c.routes);
 	rd_netdev_cache_free(&c.netdevs);
+	rd_dr_files_free(&c.files);
 	rd_vlan_map_free(&vlans);
 	if (have_nl)
 		rd_nl_ports_free(&nl);

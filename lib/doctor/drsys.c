@@ -4,11 +4,88 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/base.h"
+
+struct rd_dr_file {
+	int ret;		/* the read's result: 0 or -errno */
+	char val[64];
+};
+
+void rd_dr_files_init(struct rd_dr_files *f, const struct rd_sysroot *sr)
+{
+	memset(f, 0, sizeof(*f));
+	f->sr = sr;
+	f->configfs = 1;
+}
+
+void rd_dr_files_free(struct rd_dr_files *f)
+{
+	rd_strmap_free(&f->index);
+	free(f->v);
+	rd_dr_files_init(f, f->sr);
+}
+
+/* rd_sys_read_str of a node file, read the first time it is asked for. */
+static int file_str(struct rd_dr_files *f, char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int file_str(struct rd_dr_files *f, char *buf, size_t len, const char *fmt, ...)
+{
+	char path[RD_PATH_MAX];
+	size_t at = f->n;
+	va_list ap;
+	int n, ret;
+
+	va_start(ap, fmt);
+	n = vsnprintf(path, sizeof(path), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	if (f->n == f->cap) {	/* room first: a path in the index always has its entry */
+		size_t cap = f->cap ? f->cap * 2 : 16;
+		struct rd_dr_file *v = realloc(f->v, cap * sizeof(*v));
+
+		if (!v)
+			return rd_sys_read_str(f->sr, buf, len, "%s", path);
+		f->v = v;
+		f->cap = cap;
+	}
+	ret = rd_strmap_sget_or_add(&f->index, path, &at);
+	if (ret < 0)
+		return rd_sys_read_str(f->sr, buf, len, "%s", path);
+	if (ret == 0) {
+		f->n++;
+		f->v[at].ret = rd_sys_read_str(f->sr, f->v[at].val, sizeof(f->v[at].val), "%s", path);
+	}
+	if (f->v[at].ret)
+		return f->v[at].ret;
+	if (strlen(f->v[at].val) >= len)
+		return -EOVERFLOW;
+	rd_strlcpy(buf, f->v[at].val, len);
+	return 0;
+}
+
+/* The same as rd_sys_read_u64. */
+static int file_u64(struct rd_dr_files *f, uint64_t *v, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int file_u64(struct rd_dr_files *f, uint64_t *v, const char *fmt, ...)
+{
+	char path[RD_PATH_MAX], buf[64];
+	va_list ap;
+	int n, ret;
+
+	va_start(ap, fmt);
+	n = vsnprintf(path, sizeof(path), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	ret = file_str(f, buf, sizeof(buf), "%s", path);
+	return ret ? ret : rd_parse_u64(buf, v);
+}
 
 int rd_parse_memlock_line(const char *line, uint64_t *bytes, bool *unlimited)
 {
@@ -63,16 +140,16 @@ int rd_parse_pcie_speed(const char *s, double *gts)
 	return 0;
 }
 
-static void read_link(const struct rd_sysroot *sr, const char *dir, struct rd_pci_link *l)
+static void read_link(struct rd_dr_files *f, const char *dir, struct rd_pci_link *l)
 {
 	char cs[32], ms[32];
 	uint64_t cw, mw;
 
 	l->known = false;
-	if (rd_sys_read_str(sr, cs, sizeof(cs), "%s/current_link_speed", dir) ||
-	    rd_sys_read_str(sr, ms, sizeof(ms), "%s/max_link_speed", dir) ||
-	    rd_sys_read_u64(sr, &cw, "%s/current_link_width", dir) ||
-	    rd_sys_read_u64(sr, &mw, "%s/max_link_width", dir))
+	if (file_str(f, cs, sizeof(cs), "%s/current_link_speed", dir) ||
+	    file_str(f, ms, sizeof(ms), "%s/max_link_speed", dir) ||
+	    file_u64(f, &cw, "%s/current_link_width", dir) ||
+	    file_u64(f, &mw, "%s/max_link_width", dir))
 		return;
 	if (rd_parse_pcie_speed(cs, &l->cur_gts) || rd_parse_pcie_speed(ms, &l->max_gts))
 		return;
@@ -83,8 +160,8 @@ static void read_link(const struct rd_sysroot *sr, const char *dir, struct rd_pc
 	l->known = true;
 }
 
-int rd_pci_chain(const struct rd_sysroot *sr, const char *ibdev, struct rd_pci_link *v,
-		 size_t max, size_t *n)
+int rd_pci_chain(struct rd_dr_files *f, const char *ibdev, struct rd_pci_link *v, size_t max,
+		 size_t *n)
 {
 	char target[RD_PATH_MAX], abs[RD_PATH_MAX];
 	const char *rest;
@@ -93,7 +170,7 @@ int rd_pci_chain(const struct rd_sysroot *sr, const char *ibdev, struct rd_pci_l
 	int ret;
 
 	*n = 0;
-	ret = rd_sys_readlink(sr, target, sizeof(target), "/sys/class/infiniband/%s", ibdev);
+	ret = rd_sys_readlink(f->sr, target, sizeof(target), "/sys/class/infiniband/%s", ibdev);
 	if (ret)
 		return ret;
 	/* Class links read "../../devices/..." */
@@ -120,63 +197,65 @@ int rd_pci_chain(const struct rd_sysroot *sr, const char *ibdev, struct rd_pci_l
 			len += (size_t)w;
 		}
 		rd_strlcpy(v[*n].bdf, comp[i], sizeof(v[*n].bdf));
-		read_link(sr, dir, &v[*n]);
+		read_link(f, dir, &v[*n]);
 		(*n)++;
 	}
 	return 0;
 }
 
-int rd_cm_defaults_read(const struct rd_sysroot *sr, const char *ibdev, unsigned int port,
+int rd_cm_defaults_read(struct rd_dr_files *f, const char *ibdev, unsigned int port,
 			struct rd_cm_defaults *out)
 {
 	const char *base = "/sys/kernel/config/rdma_cm";
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	if (rd_sys_check_dir(sr, "%s", base)) {
-		struct rd_strlist l = { 0 };
+	if (f->configfs == 1) {
+		f->configfs = 0;
+		if (rd_sys_check_dir(f->sr, "%s", base)) {
+			struct rd_strlist l = { 0 };
 
-		/* configfs mounted shows its subsystems; an unmounted mount point is empty. */
-		ret = rd_sys_list(sr, &l, "/sys/kernel/config");
-		bool mounted = ret == 0 && l.n > 0;
-
-		rd_strlist_free(&l);
-		return mounted ? -ENOPKG : -ENOTCONN;
+			/* configfs mounted shows its subsystems; an unmounted mount point is empty. */
+			ret = rd_sys_list(f->sr, &l, "/sys/kernel/config");
+			f->configfs = ret == 0 && l.n > 0 ? -ENOPKG : -ENOTCONN;
+			rd_strlist_free(&l);
+		}
 	}
-	if (rd_sys_check_dir(sr, "%s/%s/ports/%u", base, ibdev, port))
+	if (f->configfs)
+		return f->configfs;
+	if (rd_sys_check_dir(f->sr, "%s/%s/ports/%u", base, ibdev, port))
 		return -ENOENT;
-	ret = rd_sys_read_str(sr, out->roce_mode, sizeof(out->roce_mode),
-			      "%s/%s/ports/%u/default_roce_mode", base, ibdev, port);
+	ret = file_str(f, out->roce_mode, sizeof(out->roce_mode), "%s/%s/ports/%u/default_roce_mode",
+		       base, ibdev, port);
 	if (ret)
 		return ret;
-	out->has_tos = rd_sys_read_u64(sr, &out->tos, "%s/%s/ports/%u/default_roce_tos", base,
-				       ibdev, port) == 0;
+	out->has_tos = file_u64(f, &out->tos, "%s/%s/ports/%u/default_roce_tos", base, ibdev,
+				port) == 0;
 	return 0;
 }
 
-int rd_ecn_read(const struct rd_sysroot *sr, const char *ifname, const char *point,
-		unsigned int *mask)
+int rd_ecn_read(struct rd_dr_files *f, const char *ifname, const char *point, unsigned int *mask)
 {
 	int ret;
 
 	*mask = 0;
-	ret = rd_sys_check_dir(sr, "/sys/class/net/%s/ecn/%s/enable", ifname, point);
+	ret = rd_sys_check_dir(f->sr, "/sys/class/net/%s/ecn/%s/enable", ifname, point);
 	if (ret)
 		return ret == -ENOTDIR ? -ENOENT : ret;
 	for (unsigned int prio = 0; prio < 8; prio++) {
 		uint64_t v;
 
-		if (rd_sys_read_u64(sr, &v, "/sys/class/net/%s/ecn/%s/enable/%u", ifname, point,
-				    prio) == 0 && v)
+		if (file_u64(f, &v, "/sys/class/net/%s/ecn/%s/enable/%u", ifname, point, prio) == 0 &&
+		    v)
 			*mask |= 1u << prio;
 	}
 	return 0;
 }
 
-int rd_sysctl_conf(const struct rd_sysroot *sr, const char *family, const char *ifname,
-		   const char *key, uint64_t *v)
+int rd_sysctl_conf(struct rd_dr_files *f, const char *family, const char *ifname, const char *key,
+		   uint64_t *v)
 {
-	return rd_sys_read_u64(sr, v, "/proc/sys/net/%s/conf/%s/%s", family, ifname, key);
+	return file_u64(f, v, "/proc/sys/net/%s/conf/%s/%s", family, ifname, key);
 }
 
 /* A hexadecimal field of /proc/net/route: 1 to 8 digits, nothing else. */

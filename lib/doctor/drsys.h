@@ -14,6 +14,26 @@
 #include <stdint.h>
 
 #include "sysroot/sysroot.h"
+#include "base/base.h"
+
+/*
+ * The node's files a run has read, each read once: a PCIe bridge above
+ * several functions, configfs, the 'all' sysctls and a netdev's own (a bond
+ * under two ports) are asked for by every device or port that depends on
+ * them.  The readers below take it; the doctor keeps one for its run.  A
+ * value is kept with room for 63 bytes; one that does not fit the caller's
+ * buffer is -EOVERFLOW, as the file's read would be.
+ */
+struct rd_dr_file;
+struct rd_dr_files {
+	const struct rd_sysroot *sr;
+	struct rd_strmap index;		/* path -> position in v */
+	struct rd_dr_file *v;
+	size_t n, cap;
+	int configfs;			/* rdma_cm's configfs: 0, -ENOPKG, -ENOTCONN; 1 not asked */
+};
+void rd_dr_files_init(struct rd_dr_files *f, const struct rd_sysroot *sr);
+void rd_dr_files_free(struct rd_dr_files *f);
 
 /* "Max locked memory" soft limit from /proc/self/limits; *unlimited when so. */
 int rd_memlock_limit(const struct rd_sysroot *sr, uint64_t *bytes, bool *unlimited);
@@ -35,8 +55,8 @@ struct rd_pci_link {
  * The device's PCI function and its upstream bridges, the function first,
  * at most max.  *n = 0 for a device not on PCI (rxe, siw).
  */
-int rd_pci_chain(const struct rd_sysroot *sr, const char *ibdev, struct rd_pci_link *v,
-		 size_t max, size_t *n);
+int rd_pci_chain(struct rd_dr_files *f, const char *ibdev, struct rd_pci_link *v, size_t max,
+		 size_t *n);
 /* "16.0 GT/s PCIe" or "8 GT/s" -> GT/s; -EINVAL otherwise ("Unknown"). */
 int rd_parse_pcie_speed(const char *s, double *gts);
 
@@ -51,19 +71,18 @@ struct rd_cm_defaults {
 	bool has_tos;
 	uint64_t tos;
 };
-int rd_cm_defaults_read(const struct rd_sysroot *sr, const char *ibdev, unsigned int port,
+int rd_cm_defaults_read(struct rd_dr_files *f, const char *ibdev, unsigned int port,
 			struct rd_cm_defaults *out);
 
 /*
  * ECN switches of a netdev (mlx5: /sys/class/net/IF/ecn/roce_np|roce_rp/enable/0..7):
  * bit N set when priority N is enabled.  -ENOENT when the driver has none.
  */
-int rd_ecn_read(const struct rd_sysroot *sr, const char *ifname, const char *point,
-		unsigned int *mask);
+int rd_ecn_read(struct rd_dr_files *f, const char *ifname, const char *point, unsigned int *mask);
 
 /* /proc/sys/net/... value of a netdev, 'all' or 'default' (conf/NAME/key). */
-int rd_sysctl_conf(const struct rd_sysroot *sr, const char *family, const char *ifname,
-		   const char *key, uint64_t *v);
+int rd_sysctl_conf(struct rd_dr_files *f, const char *family, const char *ifname, const char *key,
+		   uint64_t *v);
 
 /* A connected (gateway-less) IPv4 route from /proc/net/route. */
 struct rd_route {
