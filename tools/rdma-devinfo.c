@@ -273,13 +273,10 @@ static void print_verbs_port(struct rd_out *o, const struct rd_verbs_port *v)
 /* The MTU of the port's own netdev (its first), which RoCE's path MTU follows. */
 static void print_netdev_mtu(struct rd_out *o, const struct rd_sysroot *sr, const struct rd_port *p)
 {
-	struct rd_netdev_info nd;
+	uint64_t mtu;
 
-	if (!p->netdevs.n || rd_netdev_read(sr, p->netdevs.v[0], NULL, &nd))
-		return;
-	if (nd.present && nd.has_mtu)
-		rd_out_u64(o, RD_ANY, "netdev_mtu", NULL, nd.mtu);
-	rd_netdev_info_free(&nd);
+	if (p->netdevs.n && rd_netdev_mtu(sr, p->netdevs.v[0], &mtu) == 0)
+		rd_out_u64(o, RD_ANY, "netdev_mtu", NULL, mtu);
 }
 
 static void print_port_detail(struct rd_out *o, const struct rd_sysroot *sr, const struct rd_device *d,
@@ -331,11 +328,12 @@ static void print_port_detail(struct rd_out *o, const struct rd_sysroot *sr, con
  * document carries it to rdma-fleet) and the driver module's own version.
  */
 static void print_stack(struct rd_out *o, const struct rd_cli *cli, const struct rd_device *d,
-			const struct rd_stack *st)
+			struct rd_stack *st)
 {
 	char ver[64];
 
-	if (d->driver[0] && rd_driver_version(&cli->sr, d->driver, ver, sizeof(ver)) == 0 && ver[0])
+	if (d->driver[0] && rd_stack_driver_version(st, &cli->sr, d->driver, ver, sizeof(ver)) == 0 &&
+	    ver[0])
 		rd_out_str(o, RD_ANY, "driver_version", NULL, ver);
 	rd_out_str(o, RD_JSON, "stack", NULL, rd_stack_name(st));
 	rd_out_str(o, RD_JSON, "stack_kernel", NULL, rd_stack_kind_name(st->kernel));
@@ -352,7 +350,7 @@ static void print_stack(struct rd_out *o, const struct rd_cli *cli, const struct
 }
 
 static void print_detail(struct rd_out *o, const struct rd_cli *cli, const struct rd_device *d,
-			 const struct rd_stack *st)
+			 struct rd_stack *st)
 {
 	char buf[64], nbuf[32];
 

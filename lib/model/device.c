@@ -352,8 +352,68 @@ bool rd_netdev_is_representor(const struct rd_sysroot *sr, const char *ibdev, co
 	return strstr(name, "vf") || strstr(name, "sf");
 }
 
-int rd_port_netdevs_sysfs(const struct rd_sysroot *sr, const struct rd_device *dev,
-			  const struct rd_port *port, struct rd_strlist *out)
+/*
+ * What a device's ports share when they list their netdevs, read once a
+ * device: the PCI function's netdevs (device/net) and the dev_port of each,
+ * listed when the first port asks (each port takes those of its number;
+ * dev_port counts from 0, absent means the function's only port), and the
+ * bonding/slaves text of every netdev asked about ("" when it is no bond).
+ */
+struct fn_netdevs {
+	bool listed;
+	struct rd_strlist names;
+	uint64_t *dev_port;
+	struct rd_strlist bonds, slaves;	/* asked, and what each said */
+};
+
+static int fn_netdevs_read(const struct rd_sysroot *sr, const struct rd_device *dev,
+			   struct fn_netdevs *f)
+{
+	f->listed = true;
+	if (rd_sys_list(sr, &f->names, "/sys/class/infiniband/%s/device/net", dev->name)) {
+		rd_strlist_free(&f->names);
+		return 0;
+	}
+	f->dev_port = calloc(f->names.n ? f->names.n : 1, sizeof(*f->dev_port));
+	if (!f->dev_port)
+		return -ENOMEM;
+	for (size_t i = 0; i < f->names.n; i++)
+		if (rd_sys_read_u64(sr, &f->dev_port[i], "/sys/class/infiniband/%s/device/net/%s/dev_port",
+				    dev->name, f->names.v[i]) < 0)
+			f->dev_port[i] = 0;
+	return 0;
+}
+
+static void fn_netdevs_free(struct fn_netdevs *f)
+{
+	rd_strlist_free(&f->names);
+	free(f->dev_port);
+	rd_strlist_free(&f->bonds);
+	rd_strlist_free(&f->slaves);
+	memset(f, 0, sizeof(*f));
+}
+
+/* ifname's bonding/slaves into buf, "" when it is no bond; kept for the device's other ports. */
+static void bond_slaves(const struct rd_sysroot *sr, struct fn_netdevs *f, const char *ifname,
+			char *buf, size_t len)
+{
+	for (size_t i = 0; i < f->bonds.n && i < f->slaves.n; i++) {
+		if (strcmp(f->bonds.v[i], ifname) == 0) {
+			rd_strlcpy(buf, f->slaves.v[i], len);
+			return;
+		}
+	}
+	if (rd_sys_read_str(sr, buf, len, "/sys/class/net/%s/bonding/slaves", ifname))
+		buf[0] = '\0';
+	if (rd_strlist_add(&f->bonds, ifname) || rd_strlist_add(&f->slaves, buf)) {
+		/* Out of memory: the next port reads the file again. */
+		rd_strlist_free(&f->bonds);
+		rd_strlist_free(&f->slaves);
+	}
+}
+
+static int port_netdevs(const struct rd_sysroot *sr, const struct rd_device *dev,
+			const struct rd_port *port, struct fn_netdevs *fn, struct rd_strlist *out)
 {
 	struct rd_strlist l = { 0 };
 	char name[64];
@@ -382,8 +442,10 @@ int rd_port_netdevs_sysfs(const struct rd_sysroot *sr, const struct rd_device *d
 		char slaves[256];
 		const char *m = out->v[i];
 
-		if (strchr(m, '/') || m[0] == '.' ||
-		    rd_sys_read_str(sr, slaves, sizeof(slaves), "/sys/class/net/%s/bonding/slaves", m))
+		if (strchr(m, '/') || m[0] == '.')
+			continue;
+		bond_slaves(sr, fn, m, slaves, sizeof(slaves));
+		if (!slaves[0])
 			continue;
 		ret = rd_parse_bond_slaves(slaves, &l);
 		for (size_t j = 0; ret == 0 && j < l.n; j++)
@@ -399,25 +461,32 @@ int rd_port_netdevs_sysfs(const struct rd_sysroot *sr, const struct rd_device *d
 			return ret;
 	}
 
-	if (rd_sys_list(sr, &l, "/sys/class/infiniband/%s/device/net", dev->name) == 0) {
-		for (size_t i = 0; i < l.n; i++) {
-			uint64_t dev_port = 0;
-
-			/* dev_port counts from 0; absent means the function's only port. */
-			if (rd_sys_read_u64(sr, &dev_port, "/sys/class/infiniband/%s/device/net/%s/dev_port",
-					    dev->name, l.v[i]) < 0)
-				dev_port = 0;
-			if (dev_port + 1 != port->num || rd_netdev_is_representor(sr, dev->name, l.v[i]))
-				continue;
-			ret = rd_strlist_add_unique(out, l.v[i]);
-			if (ret)
-				goto out;
-		}
+	if (!fn->listed) {
+		ret = fn_netdevs_read(sr, dev, fn);
+		if (ret)
+			goto out;
 	}
-	rd_strlist_free(&l);
+	for (size_t i = 0; i < fn->names.n; i++) {
+		if (fn->dev_port[i] + 1 != port->num ||
+		    rd_netdev_is_representor(sr, dev->name, fn->names.v[i]))
+			continue;
+		ret = rd_strlist_add_unique(out, fn->names.v[i]);
+		if (ret)
+			goto out;
+	}
 
 out:
 	rd_strlist_free(&l);
+	return ret;
+}
+
+int rd_port_netdevs_sysfs(const struct rd_sysroot *sr, const struct rd_device *dev,
+			  const struct rd_port *port, struct rd_strlist *out)
+{
+	struct fn_netdevs fn = { 0 };
+	int ret = port_netdevs(sr, dev, port, &fn, out);
+
+	fn_netdevs_free(&fn);
 	return ret;
 }
 
@@ -465,6 +534,7 @@ static int device_read(const struct rd_sysroot *sr, const char *name, struct rd_
 		       struct rd_warnings *w, const struct uverbs_map *uv, unsigned int flags)
 {
 	struct field_ctx fc = { .sr = sr, .w = w, .dev = name };
+	struct fn_netdevs fn = { 0 };
 	struct rd_strlist ports = { 0 };
 	char link[64];
 	int ret;
@@ -550,7 +620,7 @@ static int device_read(const struct rd_sysroot *sr, const char *name, struct rd_
 		read_port(sr, dev, p, w, flags);
 		if (!(flags & RD_SCAN_NETDEVS))
 			continue;
-		ret = rd_port_netdevs_sysfs(sr, dev, p, &p->netdevs);
+		ret = port_netdevs(sr, dev, p, &fn, &p->netdevs);
 		if (ret == -ENOMEM)
 			goto out;
 		for (size_t j = 0; j < p->netdevs.n; j++) {
@@ -561,6 +631,7 @@ static int device_read(const struct rd_sysroot *sr, const char *name, struct rd_
 	}
 	ret = 0;
 out:
+	fn_netdevs_free(&fn);
 	rd_strlist_free(&ports);
 	if (ret)
 		rd_device_free(dev);

@@ -420,6 +420,23 @@ int rd_netdev_read_cached(struct rd_netdev_cache *nc, const char *name,
 	return netdev_read(nc->sr, nc, name, vlans, nd);
 }
 
+int rd_netdev_mtu(const struct rd_sysroot *sr, const char *name, uint64_t *mtu)
+{
+	struct rd_netdev_info nd;
+
+	memset(&nd, 0, sizeof(nd));
+	if (!valid_ifname(name))
+		return -ENOENT;
+	if (rd_sysroot_is_live(sr) && netdev_rtnl(name, &nd)) {
+		*mtu = nd.mtu;
+		return 0;
+	}
+	if (!rd_sys_exists(sr, "/sys/class/net/%s/", name) ||
+	    rd_sys_read_u64(sr, mtu, "/sys/class/net/%s/mtu", name))
+		return -ENOENT;
+	return 0;
+}
+
 void rd_netdev_info_free(struct rd_netdev_info *nd)
 {
 	rd_strlist_free(&nd->bond_slaves);

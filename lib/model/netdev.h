@@ -130,6 +130,12 @@ int rd_netdev_read(const struct rd_sysroot *sr, const char *name, const struct r
 int rd_netdev_read_cached(struct rd_netdev_cache *nc, const char *name,
 			  const struct rd_vlan_map *vlans, struct rd_netdev_info *nd);
 void rd_netdev_info_free(struct rd_netdev_info *nd);
+/*
+ * Its MTU alone, from where rd_netdev_read takes it (rtnetlink live, else
+ * sysfs), for a tool that shows nothing else of the netdev: -ENOENT when
+ * the netdev is not visible or says no MTU.
+ */
+int rd_netdev_mtu(const struct rd_sysroot *sr, const char *name, uint64_t *mtu);
 struct rtnl_link;
 /* The facts rtnetlink gives, from libnl's parse of an RTM_NEWLINK (present, operstate, carrier,
  * MTU, ifindex, type). */

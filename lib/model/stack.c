@@ -183,3 +183,28 @@ int rd_driver_version(const struct rd_sysroot *sr, const char *driver, char *buf
 		return -EINVAL;
 	return rd_sys_read_str(sr, buf, len, "/sys/module/%s/version", driver);
 }
+
+int rd_stack_driver_version(struct rd_stack *st, const struct rd_sysroot *sr, const char *driver,
+			    char *buf, size_t len)
+{
+	struct rd_stack_driver *d = NULL;
+
+	if (!driver || strlen(driver) >= sizeof(st->drivers[0].name))
+		return rd_driver_version(sr, driver, buf, len);
+	for (unsigned int i = 0; i < st->ndrivers && !d; i++)
+		if (strcmp(st->drivers[i].name, driver) == 0)
+			d = &st->drivers[i];
+	if (!d) {
+		if (st->ndrivers == RD_ARRAY_SIZE(st->drivers))
+			return rd_driver_version(sr, driver, buf, len);
+		d = &st->drivers[st->ndrivers++];
+		rd_strlcpy(d->name, driver, sizeof(d->name));
+		d->ret = rd_driver_version(sr, driver, d->version, sizeof(d->version));
+	}
+	if (d->ret)
+		return d->ret;
+	if (strlen(d->version) >= len)
+		return -EOVERFLOW;
+	rd_strlcpy(buf, d->version, len);
+	return 0;
+}

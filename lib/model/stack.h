@@ -38,6 +38,17 @@ struct rd_stack {
 	char verbs_pkg[64];		/* libibverbs package version, "" */
 	char ofed[64];			/* "MLNX_OFED_LINUX-5.8-2.0.3.0", "" */
 	char verbs_lib[32];		/* "1.14.44.0" from libibverbs.so.1's target, "" */
+	/*
+	 * Driver modules' versions asked for (rd_stack_driver_version), each
+	 * read once a run: every device of a driver shows the same.  A node
+	 * has a few RDMA drivers; past these, a version is read each time.
+	 */
+	struct rd_stack_driver {
+		char name[32];
+		int ret;		/* the read's result: 0 or -errno */
+		char version[64];
+	} drivers[4];
+	unsigned int ndrivers;
 };
 
 /* Fill st from the node (or the --sysroot tree).  Never fails: unknown halves stay UNKNOWN. */
@@ -49,6 +60,9 @@ const char *rd_stack_kind_name(enum rd_stack_kind k);
 void rd_stack_describe(const struct rd_stack *st, char *buf, size_t len);
 /* The driver module's version (/sys/module/<driver>/version); -ENOENT when it has none. */
 int rd_driver_version(const struct rd_sysroot *sr, const char *driver, char *buf, size_t len);
+/* The same, kept in st (read once a run per driver); a version longer than len is -EOVERFLOW. */
+int rd_stack_driver_version(struct rd_stack *st, const struct rd_sysroot *sr, const char *driver,
+			    char *buf, size_t len);
 
 /* Parsers, for tests: a dpkg status text's libibverbs version; ofed_info's release name. */
 bool rd_stack_dpkg_version(const char *status_text, char *buf, size_t len);
