@@ -300,6 +300,7 @@ int main(int argc, char **argv)
 	struct rd_device_list list = { 0 }, all = { 0 };
 	struct rd_nl_ports nl = { 0 };
 	struct rd_vlan_map vlans = { 0 };
+	struct rd_netdev_cache netdevs;
 	struct port_map *maps = NULL;
 	size_t nmaps = 0, cap = 0;
 	const char *query = NULL;
@@ -309,6 +310,7 @@ int main(int argc, char **argv)
 	int opt, ret = RD_EXIT_FAIL;
 
 	rd_cli_init(&cli, "rdma-devmap");
+	rd_netdev_cache_init(&netdevs, &cli.sr);
 	while ((opt = rd_cli_getopt(&cli, argc, argv, ":v" RD_COMMON_SHORTOPTS, longopts)) != -1) {
 		if (opt == RD_CLI_OPT_USAGE) {
 			ret = RD_EXIT_USAGE;
@@ -378,8 +380,8 @@ int main(int argc, char **argv)
 			memset(m, 0, sizeof(*m));
 			m->dev = d;
 			m->port = &d->ports[j];
-			rd_port_netdev(&cli.sr, have_nl ? &nl : NULL, d, m->port, m->netdev,
-				       sizeof(m->netdev), &m->via, &m->other_netns);
+			rd_port_netdev_cached(&netdevs, have_nl ? &nl : NULL, d, m->port, NULL,
+					      m->netdev, sizeof(m->netdev), &m->via, &m->other_netns);
 			if (m->netdev[0] && !m->other_netns) {
 				/* Named, yet not readable here (a copy with a dangling link). */
 				int why = rd_sys_check_dir(&cli.sr, "/sys/class/net/%s", m->netdev);
@@ -416,6 +418,7 @@ out:
 		rd_netdev_info_free(&maps[i].nd);
 	free(maps);
 	rd_vlan_map_free(&vlans);
+	rd_netdev_cache_free(&netdevs);
 	rd_nl_ports_free(&nl);
 	rd_device_list_free(&all);
 	rd_device_list_free(&list);

@@ -186,6 +186,9 @@ static void print_event(struct rd_out *o, const struct rd_event *ev, bool utc)
 static int print_sysroot_state(struct rd_cli *cli, struct rd_out *o,
 			       const struct rd_device_list *list, bool utc)
 {
+	struct rd_netdev_cache netdevs;
+
+	rd_netdev_cache_init(&netdevs, &cli->sr);
 	for (unsigned int i = 0; i < list->n; i++) {
 		const struct rd_device *d = &list->v[i];
 
@@ -199,12 +202,14 @@ static int print_sysroot_state(struct rd_cli *cli, struct rd_out *o,
 
 			if (!rd_cli_port_selected(cli, p))
 				continue;
-			rd_port_netdev(&cli->sr, NULL, d, p, ndev, sizeof(ndev), &via, &other_netns);
+			rd_port_netdev_cached(&netdevs, NULL, d, p, NULL, ndev, sizeof(ndev), &via,
+					      &other_netns);
 			rd_ev_link_from_sysfs(&cli->sr, ndev, &l);
 			rd_event_port_state(&ev, d, p, &l);
 			print_event(o, &ev, utc);
 		}
 	}
+	rd_netdev_cache_free(&netdevs);
 	return RD_EXIT_OK;
 }
 

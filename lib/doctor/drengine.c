@@ -406,8 +406,9 @@ static void port_facts(struct rd_dr_ctx *c, const struct rd_nl_ports *nl,
 	if (dp->roce && rd_port_gid_table_vlans(c->sr, d, p, false, vlans, &dp->gids, c->w) == 0)
 		dp->has_gids = true;
 	/* The table has read the netdev of GID 0, the port's first answer. */
-	if (rd_port_netdev_ndev0(c->sr, nl, d, p, dp->has_gids ? rd_gid_table_ndev(&dp->gids, 0) : NULL,
-				 dp->netdev, sizeof(dp->netdev), &via, &dp->other_netns))
+	if (rd_port_netdev_cached(&c->netdevs, nl, d, p,
+				  dp->has_gids ? rd_gid_table_ndev(&dp->gids, 0) : NULL, dp->netdev,
+				  sizeof(dp->netdev), &via, &dp->other_netns))
 		dp->netdev[0] = '\0';
 	if (dp->netdev[0] && rd_netdev_read_cached(&c->netdevs, dp->netdev, vlans, &dp->nd) == 0)
 		dp->has_nd = true;

@@ -155,7 +155,14 @@ bool rd_netdev_state_up(const char *operstate, int carrier)
 }
 
 /* What a run has read of one netdev, each file at most once (the SEEN_* bits). */
-enum { SEEN_OPER = 1u << 0, SEEN_CARRIER = 1u << 1, SEEN_LINK = 1u << 2, SEEN_VISIBLE = 1u << 3 };
+enum {
+	SEEN_OPER = 1u << 0,
+	SEEN_CARRIER = 1u << 1,
+	SEEN_LINK = 1u << 2,
+	SEEN_VISIBLE = 1u << 3,
+	SEEN_TYPE = 1u << 4,
+	SEEN_ADDRESS = 1u << 5,
+};
 
 struct rd_netdev_seen {
 	unsigned int have;
@@ -165,6 +172,10 @@ struct rd_netdev_seen {
 	uint64_t carrier;
 	int link_ret;		/* readlink of /sys/class/net/IF: 0 or -errno */
 	bool visible;		/* /sys/class/net/IF resolves */
+	int type_ret;		/* type (ARPHRD): 0 or -errno */
+	uint64_t type;
+	int address_ret;	/* address: 0 or -errno */
+	char address[128];
 };
 
 void rd_netdev_cache_init(struct rd_netdev_cache *nc, const struct rd_sysroot *sr)
@@ -178,6 +189,7 @@ void rd_netdev_cache_free(struct rd_netdev_cache *nc)
 {
 	rd_strmap_free(&nc->index);
 	free(nc->v);
+	rd_strlist_free(&nc->names);
 	rd_netdev_cache_init(nc, nc->sr);
 }
 
@@ -240,6 +252,41 @@ static int read_carrier(struct rd_netdev_cache *nc, const char *ifname, uint64_t
 	}
 	*v = s->carrier;
 	return s->carrier_ret;
+}
+
+/* The netdev's type, as rd_sys_read_u64 gives it. */
+static int read_type(struct rd_netdev_cache *nc, const char *ifname, uint64_t *v)
+{
+	struct rd_netdev_seen *s = seen(nc, ifname);
+
+	if (!s)
+		return rd_sys_read_u64(nc->sr, v, "/sys/class/net/%s/type", ifname);
+	if (!(s->have & SEEN_TYPE)) {
+		s->type_ret = rd_sys_read_u64(nc->sr, &s->type, "/sys/class/net/%s/type", ifname);
+		s->have |= SEEN_TYPE;
+	}
+	*v = s->type;
+	return s->type_ret;
+}
+
+/* The netdev's hardware address into buf (len at most 128), as rd_sys_read_str gives it. */
+static int read_address(struct rd_netdev_cache *nc, const char *ifname, char *buf, size_t len)
+{
+	struct rd_netdev_seen *s = seen(nc, ifname);
+
+	if (!s)
+		return rd_sys_read_str(nc->sr, buf, len, "/sys/class/net/%s/address", ifname);
+	if (!(s->have & SEEN_ADDRESS)) {
+		s->address_ret = rd_sys_read_str(nc->sr, s->address, sizeof(s->address),
+						 "/sys/class/net/%s/address", ifname);
+		s->have |= SEEN_ADDRESS;
+	}
+	if (s->address_ret)
+		return s->address_ret;
+	if (strlen(s->address) >= len)
+		return -EOVERFLOW;
+	rd_strlcpy(buf, s->address, len);
+	return 0;
 }
 
 bool rd_netdev_is_up(struct rd_netdev_cache *nc, const char *ifname)
@@ -504,50 +551,76 @@ bool rd_ipoib_on_port(const struct rd_sysroot *sr, const struct rd_device *dev,
 	return memcmp(hw + 12, gid + 8, 8) == 0;
 }
 
-/* An IPoIB netdev whose 20-byte address ends in the port GUID; physical first. */
-static int ipoib_match(const struct rd_sysroot *sr, const struct rd_device *dev,
+/*
+ * An IPoIB netdev whose 20-byte address ends in the port GUID; physical
+ * first.  Through nc the netdevs' listing, types and addresses are read
+ * once a run (every IB port without another answer asks).
+ */
+static int ipoib_match(struct rd_netdev_cache *nc, const struct rd_device *dev,
 		       const struct rd_port *port, char *name, size_t name_len)
 {
-	struct rd_strlist nets = { 0 };
+	const struct rd_strlist *nets = &nc->names;
 	uint8_t gid[16], hw[20];
 	char addr[128];
 	int ret = -ENOENT;
 
-	if (rd_sys_read_gid(sr, gid, "/sys/class/infiniband/%s/ports/%u/gids/0", dev->name, port->num))
+	if (rd_sys_read_gid(nc->sr, gid, "/sys/class/infiniband/%s/ports/%u/gids/0", dev->name,
+			    port->num))
 		return -ENOENT;
-	if (rd_sys_list(sr, &nets, "/sys/class/net"))
-		return -ENOENT;
-	for (size_t i = 0; i < nets.n; i++) {
+	if (!nc->listed) {
+		nc->listed = true;
+		if (rd_sys_list(nc->sr, &nc->names, "/sys/class/net"))
+			rd_strlist_free(&nc->names);
+	}
+	for (size_t i = 0; i < nets->n; i++) {
 		uint64_t type;
 
-		if (rd_sys_read_u64(sr, &type, "/sys/class/net/%s/type", nets.v[i]) || type != 32)
+		if (read_type(nc, nets->v[i], &type) || type != 32)
 			continue;
-		if (rd_sys_read_str(sr, addr, sizeof(addr), "/sys/class/net/%s/address", nets.v[i]) ||
+		if (read_address(nc, nets->v[i], addr, sizeof(addr)) ||
 		    rd_parse_hwaddr(addr, hw, 20) != 20 || memcmp(hw + 12, gid + 8, 8) != 0)
 			continue;
 		/* P_Key children share the GUID; prefer the parent (no '.' child name). */
-		if (ret == 0 && strchr(nets.v[i], '.'))
+		if (ret == 0 && strchr(nets->v[i], '.'))
 			continue;
-		rd_strlcpy(name, nets.v[i], name_len);
+		rd_strlcpy(name, nets->v[i], name_len);
 		ret = 0;
-		if (!strchr(nets.v[i], '.'))
+		if (!strchr(nets->v[i], '.'))
 			break;
 	}
-	rd_strlist_free(&nets);
 	return ret;
 }
+
+/* rd_port_netdev through a netdev cache (nc), made for the call when the caller keeps none. */
+static int port_netdev(struct rd_netdev_cache *nc, const struct rd_nl_ports *nl,
+		       const struct rd_device *dev, const struct rd_port *port, const char *ndev0,
+		       char *name, size_t name_len, enum rd_map_via *via, bool *other_netns);
 
 int rd_port_netdev(const struct rd_sysroot *sr, const struct rd_nl_ports *nl,
 		   const struct rd_device *dev, const struct rd_port *port, char *name,
 		   size_t name_len, enum rd_map_via *via, bool *other_netns)
 {
-	return rd_port_netdev_ndev0(sr, nl, dev, port, NULL, name, name_len, via, other_netns);
+	struct rd_netdev_cache nc;
+	int ret;
+
+	rd_netdev_cache_init(&nc, sr);
+	ret = port_netdev(&nc, nl, dev, port, NULL, name, name_len, via, other_netns);
+	rd_netdev_cache_free(&nc);
+	return ret;
 }
 
-int rd_port_netdev_ndev0(const struct rd_sysroot *sr, const struct rd_nl_ports *nl,
-			 const struct rd_device *dev, const struct rd_port *port, const char *ndev0,
-			 char *name, size_t name_len, enum rd_map_via *via, bool *other_netns)
+int rd_port_netdev_cached(struct rd_netdev_cache *nc, const struct rd_nl_ports *nl,
+			  const struct rd_device *dev, const struct rd_port *port, const char *ndev0,
+			  char *name, size_t name_len, enum rd_map_via *via, bool *other_netns)
 {
+	return port_netdev(nc, nl, dev, port, ndev0, name, name_len, via, other_netns);
+}
+
+static int port_netdev(struct rd_netdev_cache *nc, const struct rd_nl_ports *nl,
+		       const struct rd_device *dev, const struct rd_port *port, const char *ndev0,
+		       char *name, size_t name_len, enum rd_map_via *via, bool *other_netns)
+{
+	const struct rd_sysroot *sr = nc->sr;
 	struct rd_strlist l = { 0 };
 	char buf[64];
 
@@ -592,7 +665,7 @@ int rd_port_netdev_ndev0(const struct rd_sysroot *sr, const struct rd_nl_ports *
 	}
 	rd_strlist_free(&l);
 	if (!name[0] && (port->known & RD_PORT_LINK_LAYER) && port->link_layer == RD_LL_INFINIBAND &&
-	    ipoib_match(sr, dev, port, name, name_len) == 0)
+	    ipoib_match(nc, dev, port, name, name_len) == 0)
 		*via = RD_VIA_IPOIB_GUID;
 	/* Named by sysfs but not visible here: it lives in another network namespace. */
 	/* (Not when a copied tree has a dangling /sys/class/net link: that netdev is lost.) */

@@ -79,6 +79,8 @@ struct rd_netdev_cache {
 	struct rd_netdev_seen *v;
 	size_t n, cap;
 	int netns_view;			/* /sys/class/net is there: 1, 0; -1 not asked yet */
+	bool listed;			/* /sys/class/net listed into names (the IPoIB match) */
+	struct rd_strlist names;
 };
 void rd_netdev_cache_init(struct rd_netdev_cache *nc, const struct rd_sysroot *sr);
 /* Forget every netdev (the cache stays usable, empty). */
@@ -175,12 +177,14 @@ int rd_port_netdev(const struct rd_sysroot *sr, const struct rd_nl_ports *nl,
 		   const struct rd_device *dev, const struct rd_port *port, char *name,
 		   size_t name_len, enum rd_map_via *via, bool *other_netns);
 /*
- * The same for a caller that has read gid_attrs/ndevs/0 already (its GID
- * table has: rd_gid_table_ndev): ndev0 is what it read, "" when the read
- * failed; NULL to read it here.
+ * The same for a caller that keeps the run's netdev cache (nc: the IPoIB
+ * match's listing of /sys/class/net and each netdev's type and address are
+ * read once a run, not once a port) and may have read gid_attrs/ndevs/0
+ * already (its GID table has: rd_gid_table_ndev): ndev0 is what it read, ""
+ * when the read failed; NULL to read it here.
  */
-int rd_port_netdev_ndev0(const struct rd_sysroot *sr, const struct rd_nl_ports *nl,
-			 const struct rd_device *dev, const struct rd_port *port, const char *ndev0,
-			 char *name, size_t name_len, enum rd_map_via *via, bool *other_netns);
+int rd_port_netdev_cached(struct rd_netdev_cache *nc, const struct rd_nl_ports *nl,
+			  const struct rd_device *dev, const struct rd_port *port, const char *ndev0,
+			  char *name, size_t name_len, enum rd_map_via *via, bool *other_netns);
 
 #endif

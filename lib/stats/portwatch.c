@@ -183,8 +183,12 @@ static int add_port(struct rd_portwatch *pw, const struct rd_device *d, const st
 	wp->id = ++pw->next_id;
 	wp->link_layer = (p->known & RD_PORT_LINK_LAYER) ? p->link_layer : RD_LL_UNKNOWN;
 	wp->transport = rd_port_transport(d, p);
-	rd_port_netdev(pw->sr, pw->nl_ports, d, p, wp->netdev, sizeof(wp->netdev), &via,
-		       &other_netns);
+	if (pw->netdevs)
+		rd_port_netdev_cached(pw->netdevs, pw->nl_ports, d, p, NULL, wp->netdev,
+				      sizeof(wp->netdev), &via, &other_netns);
+	else
+		rd_port_netdev(pw->sr, pw->nl_ports, d, p, wp->netdev, sizeof(wp->netdev), &via,
+			       &other_netns);
 
 	wp->fd_dir = open_rooted(pw->sr, O_PATH | O_DIRECTORY, "/sys/class/infiniband/%s/ports/%u",
 				 d->name, p->num);
@@ -327,6 +331,7 @@ int rd_portwatch_init(struct rd_portwatch *pw, const struct rd_sysroot *sr,
 		      const struct rd_device_list *list, struct rd_warnings *w)
 {
 	char path[RD_PATH_MAX];
+	struct rd_netdev_cache netdevs;
 	struct rd_buf *names;
 	int ret = 0;
 
@@ -341,8 +346,13 @@ int rd_portwatch_init(struct rd_portwatch *pw, const struct rd_sysroot *sr,
 		return -ENAMETOOLONG;
 	pw->classdir = opendir(path);
 	nl_refresh_ports(pw);
+	/* The first ports share what they read of the netdevs (the IPoIB match's listing). */
+	rd_netdev_cache_init(&netdevs, sr);
+	pw->netdevs = &netdevs;
 	for (unsigned int i = 0; list && i < list->n && ret == 0; i++)
 		ret = adopt_device(pw, &list->v[i]);
+	pw->netdevs = NULL;
+	rd_netdev_cache_free(&netdevs);
 	if (ret || !pw->classdir)
 		return ret;
 	/* What the scan could not read stays out, as it did there. */

@@ -76,6 +76,7 @@ struct rd_portwatch {
 	struct rd_nl_ports *nl_ports;		/* dev name -> index, netdevs */
 	unsigned long next_id;
 	struct rd_warnings *w;
+	struct rd_netdev_cache *netdevs;	/* while the first ports are added: read once */
 };
 
 /*
