@@ -43,8 +43,8 @@ struct rd_dr_ctx {
 	/* the expectation keys some check asked for (rd_dr_expected): a key the
 	 * user gave that no check asked for applied to nothing, and is named */
 	bool *consulted;
-	struct rd_netdev_cache netdevs;	/* each netdev's files read once for every port and GID */
-	struct rd_dr_files files;	/* the node's files several devices or ports read */
+	struct rd_netdev_cache *netdevs;	/* each netdev's files read once for every port and GID */
+	struct rd_dr_files *files;		/* the node's files several devices or ports read */
 	int err;
 };
 

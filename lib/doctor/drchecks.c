@@ -91,10 +91,9 @@ static void ck_dev_present(struct rd_dr_ctx *c, struct rd_device *d, struct rd_d
 				ld = &c->list->v[k];
 		if (ld) {
 			why = unreadable_why(ld);
-		} else if (c->list->scanned && rd_strlist_has(&c->list->unreadable, names->v[i])) {
-			why = "cannot be read";	/* as the scan found it */
-		} else if (rd_device_read_flags(c->sr, names->v[i], &tmp, &w, RD_SCAN_NO_NETDEVS)) {
-			why = "cannot be read";
+		} else if ((c->list->scanned && rd_strlist_has(&c->list->unreadable, names->v[i])) ||
+			   rd_device_read_flags(c->sr, names->v[i], &tmp, &w, RD_SCAN_NO_NETDEVS)) {
+			why = "cannot be read";	/* as the scan found it, or reading it now */
 		} else {
 			why = unreadable_why(&tmp);
 			rd_device_free(&tmp);
@@ -409,7 +408,7 @@ static void ck_pci_link(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_p
 	int ret;
 
 	(void)dp;
-	ret = rd_pci_chain(&c->files, d->name, v, RD_ARRAY_SIZE(v), &n);
+	ret = rd_pci_chain(c->files, d->name, v, RD_ARRAY_SIZE(v), &n);
 	if (ret || n == 0) {
 		rd_dr_emit(c, RD_DR_SKIP, NULL, "%s is not on PCI%s", d->name,
 			   d->parent[0] ? " (soft device)" : "");
@@ -936,7 +935,7 @@ static void ck_roce_ipv6(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_
 			   "IPv6 is off in this kernel: no link-local GIDs, no IPv6 RoCE");
 		return;
 	}
-	ret = rd_sysctl_conf(&c->files, "ipv6", dp->netdev, "disable_ipv6", &v);
+	ret = rd_sysctl_conf(c->files, "ipv6", dp->netdev, "disable_ipv6", &v);
 	if (ret) {
 		rd_dr_emit(c, RD_DR_SKIP, NULL, "net.ipv6.conf.%s.disable_ipv6: %s", dp->netdev,
 			   errstr(ret));
@@ -974,7 +973,7 @@ static void ck_roce_cm_mode(struct rd_dr_ctx *c, struct rd_device *d, struct rd_
 	if (!dp->roce)
 		return;
 	exp = rd_dr_expected(c, RD_EXP_ROCE_MODE, NULL);	/* asked only where it applies */
-	ret = rd_cm_defaults_read(&c->files, d->name, dp->p->num, &cm);
+	ret = rd_cm_defaults_read(c->files, d->name, dp->p->num, &cm);
 	if (ret == -ENOTCONN) {
 		rd_dr_emit(c, RD_DR_SKIP, "mount -t configfs none /sys/kernel/config",
 			   "configfs not mounted: rdma_cm defaults unreadable");
@@ -1039,8 +1038,8 @@ static void ck_roce_ecn(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_p
 	(void)d;
 	if (!dp->roce || !dp->netdev[0] || !dp->has_nd || !dp->nd.present)
 		return;
-	r1 = rd_ecn_read(&c->files, dp->netdev, "roce_np", &np);
-	r2 = rd_ecn_read(&c->files, dp->netdev, "roce_rp", &rp);
+	r1 = rd_ecn_read(c->files, dp->netdev, "roce_np", &np);
+	r2 = rd_ecn_read(c->files, dp->netdev, "roce_rp", &rp);
 	if (r1 || r2) {
 		rd_dr_emit(c, RD_DR_SKIP, NULL, "%s's driver exposes no ECN switches (no %s/ecn)",
 			   dp->netdev, dp->netdev);
@@ -1109,8 +1108,8 @@ static void ck_roce_pfc(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_p
 static int conf_max(struct rd_dr_ctx *c, const char *ifname, const char *key, uint64_t *v)
 {
 	uint64_t a = 0, b = 0;
-	int r1 = rd_sysctl_conf(&c->files, "ipv4", "all", key, &a);
-	int r2 = rd_sysctl_conf(&c->files, "ipv4", ifname, key, &b);
+	int r1 = rd_sysctl_conf(c->files, "ipv4", "all", key, &a);
+	int r2 = rd_sysctl_conf(c->files, "ipv4", ifname, key, &b);
 
 	if (r1 && r2)
 		return r2;
@@ -1295,7 +1294,7 @@ static void ck_ns_gid(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_por
 		if (!g->ndev[0])
 			continue;
 		seen++;
-		if (!rd_netdev_visible(&c->netdevs, g->ndev))
+		if (!rd_netdev_visible(c->netdevs, g->ndev))
 			(void)rd_strlist_add_unique(&away, g->ndev);
 		else
 			visible++;

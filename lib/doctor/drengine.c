@@ -406,17 +406,17 @@ static void port_facts(struct rd_dr_ctx *c, const struct rd_nl_ports *nl,
 	if (dp->roce && rd_port_gid_table_vlans(c->sr, d, p, false, vlans, &dp->gids, c->w) == 0)
 		dp->has_gids = true;
 	/* The table has read the netdev of GID 0, the port's first answer. */
-	if (rd_port_netdev_cached(&c->netdevs, nl, d, p,
+	if (rd_port_netdev_cached(c->netdevs, nl, d, p,
 				  dp->has_gids ? rd_gid_table_ndev(&dp->gids, 0) : NULL, dp->netdev,
 				  sizeof(dp->netdev), &via, &dp->other_netns))
 		dp->netdev[0] = '\0';
-	if (dp->netdev[0] && rd_netdev_read_cached(&c->netdevs, dp->netdev, vlans, &dp->nd) == 0)
+	if (dp->netdev[0] && rd_netdev_read_cached(c->netdevs, dp->netdev, vlans, &dp->nd) == 0)
 		dp->has_nd = true;
 	if (dp->has_gids) {
 		struct rd_gid_netns uc;
 
 		/* The choice rdma-gids --best and rdma-selftest make, so that they agree. */
-		rd_gid_netns_init(&uc, &c->netdevs);
+		rd_gid_netns_init(&uc, c->netdevs);
 		dp->best = rd_gid_best(&dp->gids, p, -1, rd_gid_netdev_usable, &uc, dp->best_reason,
 				       sizeof(dp->best_reason), dp->best_why, sizeof(dp->best_why));
 		if (!dp->best)
@@ -553,11 +553,16 @@ int rd_doctor_run(const struct rd_dr_opts *opts, struct rd_device_list *list,
 			       .consulted = consulted };
 	struct rd_nl_ports nl = { 0 };
 	struct rd_vlan_map vlans = { 0 };
+	struct rd_netdev_cache netdevs;
+	struct rd_dr_files files;
 	bool have_nl = false;
 
 	memset(rep, 0, sizeof(*rep));
-	rd_netdev_cache_init(&c.netdevs, c.sr);
-	rd_dr_files_init(&c.files, c.sr);
+	/* Beside the context, not in it: only they are handed to the readers. */
+	rd_netdev_cache_init(&netdevs, c.sr);
+	rd_dr_files_init(&files, c.sr);
+	c.netdevs = &netdevs;
+	c.files = &files;
 	c.live = rd_sysroot_is_live(opts->sr);
 	rep->devices = list->n;
 	if (c.live && list->n) {
@@ -608,8 +613,8 @@ int rd_doctor_run(const struct rd_dr_opts *opts, struct rd_device_list *list,
 out:
 	free_ports(&c);
 	rd_routes_free(&c.routes);
-	rd_netdev_cache_free(&c.netdevs);
-	rd_dr_files_free(&c.files);
+	rd_netdev_cache_free(&netdevs);
+	rd_dr_files_free(&files);
 	rd_vlan_map_free(&vlans);
 	if (have_nl)
 		rd_nl_ports_free(&nl);

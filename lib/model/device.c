@@ -757,7 +757,7 @@ out:
 
 void rd_device_list_free(struct rd_device_list *list)
 {
-	for (unsigned int i = 0; i < list->n; i++)
+	for (unsigned int i = 0; list->v && i < list->n; i++)
 		rd_device_free(&list->v[i]);
 	free(list->v);
 	list->v = NULL;

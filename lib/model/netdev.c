@@ -561,7 +561,7 @@ static int ipoib_match(struct rd_netdev_cache *nc, const struct rd_device *dev,
 {
 	const struct rd_strlist *nets = &nc->names;
 	uint8_t gid[16], hw[20];
-	char addr[128];
+	char addr[128] = "";
 	int ret = -ENOENT;
 
 	if (rd_sys_read_gid(nc->sr, gid, "/sys/class/infiniband/%s/ports/%u/gids/0", dev->name,
