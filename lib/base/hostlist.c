@@ -412,7 +412,7 @@ struct hl_text {
 
 static int hl_text_add(struct hl_text *t, const char *line, size_t len)
 {
-	if (t->len + len + 2 > t->cap) {
+	if (!t->s || t->len + len + 2 > t->cap) {	/* the first line allocates */
 		size_t cap = (t->len + len + 2) * 2;
 		char *n = realloc(t->s, cap);
 

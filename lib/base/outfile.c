@@ -115,7 +115,7 @@ int rd_outfile_open(struct rd_outfile *of, const char *path, char *why, size_t w
 
 int rd_outfile_check(const char *what, const char *path, char *why, size_t why_len)
 {
-	const char *name, *clash;
+	const char *name, *clash, *tree;
 	struct stat dirst, st;
 	bool exists;
 	char *dir;
@@ -145,16 +145,16 @@ int rd_outfile_check(const char *what, const char *path, char *why, size_t why_l
 	/* Through a symlink too: one that leads to an input is named as that input. */
 	exists = fstatat(dirfd, name, &st, 0) == 0;
 	ret = 0;
-	if (exists && (clash = rd_run_input_of(&st))) {
-		snprintf(why, why_len, "is the same file as %s; nothing written", clash);
+	/* an input of the run, else another output of it: "the same file as" either */
+	clash = exists ? rd_run_input_of(&st) : NULL;
+	if (!clash && (tree = rd_run_tree_of(dirfd, &dirst))) {
+		snprintf(why, why_len, "is inside %s, which this run reads; nothing written", tree);
 		ret = -EEXIST;
-	} else if ((clash = rd_run_tree_of(dirfd, &dirst))) {
-		snprintf(why, why_len, "is inside %s, which this run reads; nothing written", clash);
-		ret = -EEXIST;
-	} else if (rd_run_output(what, &dirst, name, exists ? &st : NULL, &clash)) {
+	} else if (!clash && rd_run_output(what, &dirst, name, exists ? &st : NULL, &clash)) {
 		snprintf(why, why_len, "%s", strerror(ENOMEM));
 		ret = -ENOMEM;
-	} else if (clash) {
+	}
+	if (!ret && clash) {
 		snprintf(why, why_len, "is the same file as %s; nothing written", clash);
 		ret = -EEXIST;
 	}

@@ -404,7 +404,7 @@ static void ck_pci_link(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_p
 	size_t n = 0;
 	const char *exp_w, *exp_s;
 	char fix[320];
-	double num;
+	double num, num_s = 0;
 	int ret;
 
 	(void)dp;
@@ -424,7 +424,7 @@ static void ck_pci_link(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_p
 	 * before the WARN of a link below its maximum, which would hide it.
 	 */
 	/* Both asked for first: a width miss ends the check, yet both applied. */
-	exp_s = rd_dr_expected(c, RD_EXP_PCIE_SPEED, NULL);
+	exp_s = rd_dr_expected(c, RD_EXP_PCIE_SPEED, &num_s);
 	exp_w = rd_dr_expected(c, RD_EXP_PCIE_WIDTH, &num);
 	if (exp_w && fabs(num - v[0].cur_width) > 0.5) {
 		/* Wider than expected is the expectation to correct, not the slot. */
@@ -440,9 +440,8 @@ static void ck_pci_link(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_p
 			   exp_w);
 		return;
 	}
-	exp_s = rd_dr_expected(c, RD_EXP_PCIE_SPEED, &num);
-	if (exp_s && fabs(num - v[0].cur_gts) > 0.05) {
-		if (v[0].cur_gts > num)
+	if (exp_s && fabs(num_s - v[0].cur_gts) > 0.05) {
+		if (v[0].cur_gts > num_s)
 			snprintf(fix, sizeof(fix), "the link is faster than expected: set pcie_speed=%g in "
 				 "the --expect file if this host's slot is of that generation", v[0].cur_gts);
 		else

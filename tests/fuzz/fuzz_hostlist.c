@@ -113,7 +113,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		size_t len = strlen(s), before = l.n;
 		int rc;
 
-		rc = files & (1u << part) ? hostfile_part(s, len, &l, &he) :
+		rc = (files & (1u << part)) ? hostfile_part(s, len, &l, &he) :
 					    rd_hostlist_expand(s, &l, &he);
 		if (rc == -EAGAIN)
 			break;

@@ -976,6 +976,7 @@ static int conflict_check(struct rd_fleet *f, struct reader_ctx *c, const struct
  * json-c reads NaN and Infinity (even in its strict mode); JSON has neither,
  * and no tool of the kit writes them: a document holding one is malformed.
  */
+/* NOLINTNEXTLINE(misc-no-recursion): bounded by depth and json-c's own nesting limit */
 static bool has_nonfinite(json_object *o, int depth)
 {
 	if (depth > 64)
