@@ -176,6 +176,15 @@ def main():
     if run(mk, tree, os.path.join(logs, "baseline.log")) != 0:
         print("check-mutants: the unmutated tree does not build (see %s)" % logs, file=sys.stderr)
         return 1
+    # The tiers must pass without a mutant: a suite that fails anyway "catches" every
+    # mutant and proves nothing.
+    for t in sorted({t for m in chosen for t in m[2].split()}):
+        res = os.path.join(work, "res-baseline")
+        cmd = [c.format(build=build, res=res) for c in TIERS[t]]
+        if run(cmd, tree, os.path.join(logs, "baseline.log")) != 0:
+            print("check-mutants: the %s tier fails without a mutant (see %s/baseline.log)" % (t, logs),
+                  file=sys.stderr)
+            return 1
     rows = []
     t_all = time.time()
     for mid, path, tiers, old, new, what in chosen:
