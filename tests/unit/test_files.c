@@ -141,6 +141,34 @@ static void test_infile_fifo(void **state)
 	assert_string_equal(why, "line 3: binary data (a NUL byte)");
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	assert_int_equal(st, 0);
+	/* a pipe has no size to check at open: its bytes are counted as they come */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		static char big[4500];
+		int fd = open(path_of("fifo"), O_WRONLY);
+
+		for (size_t i = 0; i < sizeof(big); i++)
+			big[i] = i % 2 ? '\n' : 'x';
+		_exit(fd < 0 || write(fd, big, sizeof(big)) != (ssize_t)sizeof(big));
+	}
+	{
+		/* lines and their number within their limits: only the bytes are not */
+		static const struct rd_infile_limits bytes_only = {
+			.max_bytes = 4096, .max_line = 8192, .max_lines = 100000, .timeout_ms = 2000,
+		};
+		struct rd_infile f;
+		char *line;
+		size_t n;
+		int ret = rd_infile_open(&f, path_of("fifo"), &bytes_only, why, sizeof(why));
+
+		while (ret == 0 && (ret = rd_infile_line(&f, &line, &n, why, sizeof(why))) == 1)
+			ret = 0;
+		rd_infile_close(&f);
+		assert_int_equal(ret, -EFBIG);
+		assert_string_equal(why, "larger than the limit of 4 KiB");
+	}
+	(void)waitpid(pid, &st, 0);
 	scratch_remove();
 }
 
