@@ -22,8 +22,8 @@ our_gids() { # the same from rdma-gids -j (::ffff:a.b.c.d for IPv4, like inet_nt
 vm_check_eq "GID table = ibv_devinfo -v" "$(ibv_gids)" "$(our_gids)"
 n_sysfs=$(grep -vc '^0000:0000:0000:0000:0000:0000:0000:0000$' $SYS/gids/* | grep -vc ':0$')
 vm_check_eq "as many GIDs as used sysfs slots" "$n_sysfs" "$("$G" -d "$DEV" -j | jq length)"
-vm_check_eq "-a shows every slot" "$(ls $SYS/gids | wc -l)" "$("$G" -d "$DEV" --all -j | jq length)"
-vm_check_output "indexes in numeric order" "^0 1 2" sh -c "'$G' -a -d $DEV -j | jq -r '[.[].index][0:3] | join(\" \")'"
+vm_check_eq "--all shows every slot" "$(ls $SYS/gids | wc -l)" "$("$G" -d "$DEV" --all -j | jq length)"
+vm_check_output "indexes in numeric order" "^0 1 2" sh -c "'$G' --all -d $DEV -j | jq -r '[.[].index][0:3] | join(\" \")'"
 
 # ---- new addresses make new GIDs with the right ADDRESS and version
 ip addr add 10.10.0.77/24 dev "$NET"
@@ -45,7 +45,7 @@ ip link set "$NET.100" up
 ip addr add 10.100.0.1/24 dev "$NET.100"
 vm_retry 15 has_gid 10.100.0.1
 vm_check_output "VLAN GID has VLAN 100" "10\.100\.0\.1 +v2 +$NET\.100 +100\$" "$G" -d "$DEV"
-vm_check_eq "-n filters by netdev" "$NET.100" "$("$G" --netdev "$NET.100" -j | jq -r '[.[].netdev] | unique | join(",")')"
+vm_check_eq "--netdev filters by netdev" "$NET.100" "$("$G" --netdev "$NET.100" -j | jq -r '[.[].netdev] | unique | join(",")')"
 
 # ---- --best: the IPv4 RoCE v2 index of VM_IP (the lowest IPv4 v2, untagged)
 want=$(vm_gid_index "$DEV" "$VM_IP")

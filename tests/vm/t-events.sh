@@ -61,11 +61,11 @@ check_delay() {
 }
 
 # ---- one-shot forms
-vm_check_output "-s prints the port state, then --timeout ends with 0" \
+vm_check_output "--state prints the port state, then --timeout ends with 0" \
 	"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3} $DEV port 1 STATE  ACTIVE LinkUp Ethernet, $NET up mtu $mtu0\$" \
 	timeout -k 5 60 "$E" --state --timeout 0.5
-vm_check_output "-s -j state object" "^ACTIVE LinkUp $NET true$" \
-	sh -c "timeout -k 5 60 '$E' -s -j --timeout 0.2 | jq -r '[.state, .phys_state, .netdev, .up] | join(\" \")'"
+vm_check_output "--state -j state object" "^ACTIVE LinkUp $NET true$" \
+	sh -c "timeout -k 5 60 '$E' --state -j --timeout 0.2 | jq -r '[.state, .phys_state, .netdev, .up] | join(\" \")'"
 start=$(date +%s.%N)
 vm_check "--timeout 2 exits 0" timeout -k 5 60 "$E" --timeout 2
 vm_log "--timeout 2 took $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }') s"
