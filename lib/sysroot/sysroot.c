@@ -423,6 +423,46 @@ static int vread(const struct rd_sysroot *sr, char *buf, size_t len, const char 
 	return ret ? ret : read_file(path, buf, len);
 }
 
+int rd_sys_read_bytes(const struct rd_sysroot *sr, void *buf, size_t len, size_t *got,
+		      const char *fmt, ...)
+{
+	char path[RD_PATH_MAX];
+	struct stat st;
+	va_list ap;
+	int fd, ret;
+
+	*got = 0;
+	va_start(ap, fmt);
+	ret = vresolve(sr, path, sizeof(path), fmt, ap);
+	va_end(ap);
+	if (ret)
+		return ret;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return open_error(path, errno);
+	/* A binary attribute (a PCI function's config) is a regular file. */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		ret = S_ISDIR(st.st_mode) ? -EISDIR : -EMEDIUMTYPE;
+		close(fd);
+		return ret;
+	}
+	while (*got < len) {
+		ssize_t n = read(fd, (char *)buf + *got, len - *got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		*got += (size_t)n;
+	}
+	close(fd);
+	return ret;
+}
+
 int rd_sys_read_str(const struct rd_sysroot *sr, char *buf, size_t len, const char *fmt, ...)
 {
 	va_list ap;

@@ -51,6 +51,13 @@ int rd_sys_read_hex(const struct rd_sysroot *sr, uint64_t *v, const char *fmt, .
 	__attribute__((format(printf, 3, 4)));
 int rd_sys_read_gid(const struct rd_sysroot *sr, uint8_t gid[16], const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/*
+ * Up to len bytes of a binary attribute (a PCI function's config space: 4096
+ * bytes for root, 64 for others); *got says how many.  A FIFO or a device is
+ * refused (-EMEDIUMTYPE), as for text attributes.
+ */
+int rd_sys_read_bytes(const struct rd_sysroot *sr, void *buf, size_t len, size_t *got,
+		      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* Entries of a directory (no "." / ".."), sorted with rd_natural_cmp. */
 int rd_sys_list(const struct rd_sysroot *sr, struct rd_strlist *out, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: MIT
+/* The PCI tree from sysfs: places and identities at once, facts when asked. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pci.h"
+
+/* A function's config space as root reads it: the extended space included. */
+#define PCI_CFG_SIZE 4096
+#define PCI_EXT_CAP_START 0x100
+#define PCI_EXT_CAP_ID_ACS 0x000d
+
+static int add_fn(struct rd_pci_tree *t, const char *bdf, const char *path, const char *hb,
+		  bool listed)
+{
+	struct rd_pci_fn *f;
+
+	for (size_t i = 0; i < t->n; i++) {
+		if (strcmp(t->v[i].bdf, bdf) == 0) {
+			t->v[i].listed |= listed;
+			return 0;
+		}
+	}
+	if (t->n == t->cap) {
+		size_t ncap = t->cap ? t->cap * 2 : 64;
+		struct rd_pci_fn *v = realloc(t->v, ncap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		t->v = v;
+		t->cap = ncap;
+	}
+	f = &t->v[t->n];
+	memset(f, 0, sizeof(*f));
+	f->path = strdup(path);
+	if (!f->path)
+		return -ENOMEM;
+	rd_strlcpy(f->bdf, bdf, sizeof(f->bdf));
+	rd_strlcpy(f->host_bridge, hb, sizeof(f->host_bridge));
+	f->listed = listed;
+	f->parent = -1;
+	f->numa = -1;
+	f->iommu_group = -1;
+	t->n++;
+	return 0;
+}
+
+/* "pci0000:00" (a host bridge's directory under /sys/devices, maybe below a platform device). */
+static bool is_host_bridge(const char *s)
+{
+	unsigned int dom, bus;
+	char tail;
+
+	return strncmp(s, "pci", 3) == 0 && sscanf(s + 3, "%4x:%2x%c", &dom, &bus, &tail) == 2 &&
+	       strlen(s) == 10;
+}
+
+/*
+ * Place one listed function: its path's BDF components after the host
+ * bridge are the bridges above it (each added, unlisted, if the listing
+ * lacks it).
+ */
+static int place(struct rd_pci_tree *t, const char *name, const char *target,
+		 struct rd_warnings *w)
+{
+	char path[RD_PATH_MAX], sub[RD_PATH_MAX], hb[24] = "";
+	const char *rest = strstr(target, "devices/");
+	char *comp[64], *save = NULL;
+	size_t ncomp = 0, first = 0;
+	int ret;
+
+	if (!rest || rd_snprintf(path, sizeof(path), "/sys/%s", rest)) {
+		rd_warn(w, "PCI %s: link into %s is not a device path; skipped", name, target);
+		return 0;
+	}
+	rd_strlcpy(sub, path, sizeof(sub));
+	for (char *tok = strtok_r(sub + 1, "/", &save); tok && ncomp < RD_ARRAY_SIZE(comp);
+	     tok = strtok_r(NULL, "/", &save))
+		comp[ncomp++] = tok;
+	for (size_t i = 0; i < ncomp; i++) {
+		if (is_host_bridge(comp[i])) {
+			rd_strlcpy(hb, comp[i], sizeof(hb));
+			first = i + 1;
+		}
+	}
+	if (!hb[0] || first >= ncomp || strcmp(comp[ncomp - 1], name) != 0) {
+		rd_warn(w, "PCI %s: %s is not below a host bridge; skipped", name, path);
+		return 0;
+	}
+	for (size_t i = first; i < ncomp; i++) {
+		char p[RD_PATH_MAX];
+		size_t len = 0;
+
+		if (!rd_is_pci_bdf(comp[i])) {
+			rd_warn(w, "PCI %s: %s has a component that is not a PCI address (%s); skipped",
+				name, path, comp[i]);
+			return 0;
+		}
+		p[0] = '\0';
+		for (size_t k = 0; k <= i; k++) {
+			int n = snprintf(p + len, sizeof(p) - len, "/%s", comp[k]);
+
+			if (n < 0 || (size_t)n >= sizeof(p) - len)
+				return -ENAMETOOLONG;
+			len += (size_t)n;
+		}
+		ret = add_fn(t, comp[i], p, hb, i == ncomp - 1);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int cmp_fn(const void *a, const void *b)
+{
+	return strcmp(((const struct rd_pci_fn *)a)->bdf, ((const struct rd_pci_fn *)b)->bdf);
+}
+
+int rd_pci_find(const struct rd_pci_tree *t, const char *bdf)
+{
+	struct rd_pci_fn key;
+	const struct rd_pci_fn *f;
+
+	if (!bdf || strlen(bdf) >= sizeof(key.bdf))
+		return -1;
+	rd_strlcpy(key.bdf, bdf, sizeof(key.bdf));
+	f = t->n ? bsearch(&key, t->v, t->n, sizeof(*t->v), cmp_fn) : NULL;
+	return f ? (int)(f - t->v) : -1;
+}
+
+static void read_ids(struct rd_pci_tree *t, struct rd_pci_fn *f, struct rd_warnings *w)
+{
+	uint64_t ven, dev, cls;
+	int e1, e2, e3;
+
+	e1 = rd_sys_read_hex(t->sr, &ven, "%s/vendor", f->path);
+	e2 = rd_sys_read_hex(t->sr, &dev, "%s/device", f->path);
+	e3 = rd_sys_read_hex(t->sr, &cls, "%s/class", f->path);
+	if (e1 || e2 || e3 || ven > 0xffff || dev > 0xffff || cls > 0xffffff) {
+		const char *file = e1 ? "vendor" : e2 ? "device" : e3 ? "class" :
+				   ven > 0xffff ? "vendor" : dev > 0xffff ? "device" : "class";
+		int err = e1 ? e1 : e2 ? e2 : e3 ? e3 : -ERANGE;
+
+		rd_warn(w, "PCI %s: %s: %s; its identity is unknown", f->bdf, file, rd_read_strerror(err));
+		return;
+	}
+	f->vendor = (uint16_t)ven;
+	f->device = (uint16_t)dev;
+	f->klass = (uint32_t)cls;
+	f->ids_known = true;
+}
+
+int rd_pci_tree_read(const struct rd_sysroot *sr, struct rd_pci_tree *t, struct rd_warnings *w)
+{
+	struct rd_strlist names = { 0 };
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	t->sr = sr;
+	ret = rd_sys_list(sr, &names, "/sys/bus/pci/devices");
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < names.n && !ret; i++) {
+		char target[RD_PATH_MAX];
+		int err;
+
+		if (!rd_is_pci_bdf(names.v[i])) {
+			rd_warn(w, "PCI: /sys/bus/pci/devices/%s is not a PCI address; skipped", names.v[i]);
+			continue;
+		}
+		err = rd_sys_readlink(sr, target, sizeof(target), "/sys/bus/pci/devices/%s", names.v[i]);
+		if (err) {
+			rd_warn(w, "PCI %s: /sys/bus/pci/devices/%s: %s; skipped", names.v[i], names.v[i],
+				rd_read_strerror(err));
+			continue;
+		}
+		ret = place(t, names.v[i], target, w);
+	}
+	rd_strlist_free(&names);
+	if (ret)
+		return ret;
+	qsort(t->v, t->n, sizeof(*t->v), cmp_fn);
+	for (size_t i = 0; i < t->n; i++) {
+		struct rd_pci_fn *f = &t->v[i];
+		const char *slash = strrchr(f->path, '/');
+		char up[24] = "";
+
+		/* The parent is the path's previous component, when it is a function. */
+		if (slash && slash > f->path) {
+			const char *p = slash;
+
+			while (p > f->path && p[-1] != '/')
+				p--;
+			if ((size_t)(slash - p) < sizeof(up)) {
+				memcpy(up, p, (size_t)(slash - p));
+				up[slash - p] = '\0';
+			}
+		}
+		f->parent = rd_is_pci_bdf(up) ? rd_pci_find(t, up) : -1;
+		if (f->listed)
+			read_ids(t, f, w);
+	}
+	for (size_t i = 0; i < t->n; i++) {
+		unsigned int d = 0;
+
+		for (int p = t->v[i].parent; p >= 0 && d < 64; p = t->v[p].parent)
+			d++;
+		t->v[i].depth = d;
+	}
+	return 0;
+}
+
+void rd_pci_tree_free(struct rd_pci_tree *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->v[i].path);
+	free(t->v);
+	memset(t, 0, sizeof(*t));
+}
+
+int rd_pci_find_path(const struct rd_pci_tree *t, const char *path)
+{
+	char buf[RD_PATH_MAX];
+	const char *rest = strstr(path, "devices/");
+
+	if (!rest || rd_snprintf(buf, sizeof(buf), "/sys/%s", rest))
+		return -1;
+	/* The deepest component that is a function of the tree. */
+	for (;;) {
+		char *slash = strrchr(buf, '/');
+
+		if (!slash || slash == buf)
+			return -1;
+		if (rd_is_pci_bdf(slash + 1)) {
+			int i = rd_pci_find(t, slash + 1);
+
+			if (i >= 0 && strcmp(t->v[i].path, buf) == 0)
+				return i;
+		}
+		*slash = '\0';
+	}
+}
+
+int rd_pci_common(const struct rd_pci_tree *t, int a, int b)
+{
+	if (a < 0 || b < 0 || strcmp(t->v[a].host_bridge, t->v[b].host_bridge) != 0)
+		return -1;
+	while (a >= 0 && b >= 0 && a != b) {
+		if (t->v[a].depth >= t->v[b].depth)
+			a = t->v[a].parent;
+		else
+			b = t->v[b].parent;
+	}
+	return a == b ? a : -1;
+}
+
+double rd_pci_speed_gts(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || v <= 0 || v > 1000 || strncmp(end, " GT/s", 5) != 0)
+		return 0;
+	return v;
+}
+
+const char *rd_acs_bits(uint16_t v, char buf[40])
+{
+	static const char *const names[] = { "SV", "TB", "RR", "CR", "UF", "EC", "DT" };
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (unsigned int i = 0; i < RD_ARRAY_SIZE(names); i++) {
+		if (!(v & (1u << i)))
+			continue;
+		off += (size_t)snprintf(buf + off, 40 - off, "%s%s", off ? " " : "", names[i]);
+	}
+	if (!off)
+		rd_strlcpy(buf, "-", 40);
+	return buf;
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Walk the extended capabilities for ACS (a loop or a pointer out of range ends the walk). */
+static void read_acs(struct rd_pci_tree *t, struct rd_pci_fn *f, struct rd_warnings *w)
+{
+	uint8_t cfg[PCI_CFG_SIZE];
+	unsigned int off = PCI_EXT_CAP_START;
+	size_t got = 0;
+	int err = rd_sys_read_bytes(t->sr, cfg, sizeof(cfg), &got, "%s/config", f->path);
+
+	f->config_len = got;
+	if (err) {
+		if (err != -ENOENT)
+			rd_warn(w, "PCI %s: config: %s", f->bdf, rd_read_strerror(err));
+		return;
+	}
+	if (got < PCI_CFG_SIZE)
+		return;	/* 64 or 256 bytes: not root, or no extended space */
+	f->acs = RD_ACS_ABSENT;
+	for (unsigned int hops = 0; hops < 96 && off >= PCI_EXT_CAP_START && off <= PCI_CFG_SIZE - 8;
+	     hops++) {
+		uint32_t h = le32(cfg + off);
+
+		if (h == 0 || h == 0xffffffffu)
+			return;
+		if ((h & 0xffff) == PCI_EXT_CAP_ID_ACS) {
+			f->acs = RD_ACS_PRESENT;
+			f->acs_cap = (uint16_t)(cfg[off + 4] | cfg[off + 5] << 8);
+			f->acs_ctrl = (uint16_t)(cfg[off + 6] | cfg[off + 7] << 8);
+			return;
+		}
+		if ((h >> 20) == 0)
+			return;	/* the end of the list */
+		if (((h >> 20) & 3) || (h >> 20) <= off)
+			break;	/* misaligned, or pointing back: a loop */
+		off = h >> 20;
+	}
+	rd_warn(w, "PCI %s: config: malformed extended capability list at 0x%x", f->bdf, off);
+}
+
+static void read_link(struct rd_pci_tree *t, struct rd_pci_fn *f)
+{
+	uint64_t cw, mw;
+
+	if (rd_sys_read_str(t->sr, f->cur_speed, sizeof(f->cur_speed), "%s/current_link_speed", f->path) ||
+	    rd_sys_read_str(t->sr, f->max_speed, sizeof(f->max_speed), "%s/max_link_speed", f->path) ||
+	    rd_sys_read_u64(t->sr, &cw, "%s/current_link_width", f->path) ||
+	    rd_sys_read_u64(t->sr, &mw, "%s/max_link_width", f->path) || cw > 64 || mw > 64) {
+		f->cur_speed[0] = f->max_speed[0] = '\0';
+		return;
+	}
+	f->cur_gts = rd_pci_speed_gts(f->cur_speed);
+	f->max_gts = rd_pci_speed_gts(f->max_speed);
+	f->cur_width = (unsigned int)cw;
+	f->max_width = (unsigned int)mw;
+	f->link_known = true;
+}
+
+void rd_pci_facts(struct rd_pci_tree *t, size_t i, struct rd_warnings *w)
+{
+	struct rd_pci_fn *f = &t->v[i];
+	char buf[64], grp[32];
+	uint64_t v;
+
+	if (f->facts_read)
+		return;
+	f->facts_read = true;
+	if (rd_sys_read_hex(t->sr, &v, "%s/subsystem_vendor", f->path) == 0 && v <= 0xffff)
+		f->sub_vendor = (uint16_t)v;
+	if (rd_sys_read_hex(t->sr, &v, "%s/subsystem_device", f->path) == 0 && v <= 0xffff)
+		f->sub_device = (uint16_t)v;
+	/* numa_node is "-1" without NUMA (and in most VMs). */
+	if (rd_sys_read_str(t->sr, buf, sizeof(buf), "%s/numa_node", f->path) == 0) {
+		if (strcmp(buf, "-1") == 0)
+			f->numa = -1;
+		else if (rd_parse_uint(buf, &v) == 0 && v < 4096)
+			f->numa = (int)v;
+		else
+			rd_warn(w, "PCI %s: numa_node: malformed value \"%s\"", f->bdf, buf);
+	}
+	read_link(t, f);
+	read_acs(t, f, w);
+	if (rd_sys_link_basename(t->sr, grp, sizeof(grp), "%s/iommu_group", f->path) == 0 &&
+	    rd_parse_uint(grp, &v) == 0 && v < 1u << 20) {
+		f->iommu_group = (int)v;
+		if (rd_sys_read_str(t->sr, f->iommu_type, sizeof(f->iommu_type),
+				    "/sys/kernel/iommu_groups/%s/type", grp))
+			f->iommu_type[0] = '\0';
+	}
+	if (rd_sys_link_basename(t->sr, f->driver, sizeof(f->driver), "%s/driver", f->path))
+		f->driver[0] = '\0';
+}
