@@ -517,9 +517,16 @@ int main(int argc, char **argv)
 	if (rd_device_scan(&cli.sr, NULL, &list, NULL, &cli.warnings) < 0)
 		list.n = 0;
 	ret = rd_gpu_topo_build(&cli.sr, &list, &conf, op.xml, &topo, &cli.warnings, msg, sizeof(msg));
+	rd_cli_flush_warnings(&cli);
 	if (ret == -ENOENT) {
 		rd_cli_error(&cli, "no PCI devices: %s/sys/bus/pci/devices is missing", cli.sr.root);
 		ret = RD_EXIT_FAIL;
+		goto out;
+	}
+	if (ret == -EBADF && op.xml) {
+		ret = rd_cli_usage_error(&cli, "%s %s: %s", conf.src_topo_file &&
+					 strcmp(conf.src_topo_file, "option") == 0 ? "--topo-xml" : "NCCL_TOPO_FILE",
+					 op.xml, msg);
 		goto out;
 	}
 	if (ret) {

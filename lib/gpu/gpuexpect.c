@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu.h"
+#include "gputopo.h"
 
 static int parse_line(char *line, unsigned int lineno, struct rd_gpu_expect *x, char *why, size_t whylen)
 {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu.h"
+#include "gputopo.h"
 
 /* /proc/cpuinfo: the first processor's vendor, family and model (arch from its keys). */
 static void read_cpu(const struct rd_sysroot *sr, struct rd_gdr_host *h)

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu.h"
+#include "gputopo.h"
 
 #define LOC_BW 5000.0
 
@@ -428,6 +428,12 @@ const char *rd_gpu_smi_name(const struct rd_gpu_topo *t, int gpu_node, int other
 		if (a >= 0 && b >= 0 && strcmp(t->pci.v[a].host_bridge, t->pci.v[b].host_bridge) == 0)
 			return "PHB";
 		return "NODE";
+	}
+	if ((path == RD_PATH_PIX || path == RD_PATH_PXB) && a >= 0 && b >= 0) {
+		/* nvidia-smi counts the bridges NCCL flattens: one switch is three (down, up, down). */
+		int chain[64];
+
+		return rd_gpu_pci_chain(t, a, b, chain, RD_ARRAY_SIZE(chain)) <= 3 ? "PIX" : "PXB";
 	}
 	return rd_path_name(path);
 }

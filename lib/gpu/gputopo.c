@@ -11,50 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu.h"
+#include "gputopo.h"
 
 #define LOC_BW 5000.0
-
-int rd_gpu_node_add(struct rd_gpu_topo *t, enum rd_tn_type type, const char *id, int pci)
-{
-	struct rd_tnode *n;
-
-	if (t->nnodes == t->capnodes) {
-		size_t ncap = t->capnodes ? t->capnodes * 2 : 64;
-		struct rd_tnode *v = realloc(t->nodes, ncap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		t->nodes = v;
-		t->capnodes = ncap;
-	}
-	n = &t->nodes[t->nnodes];
-	memset(n, 0, sizeof(*n));
-	n->type = type;
-	rd_strlcpy(n->id, id, sizeof(n->id));
-	n->pci = pci;
-	n->numa = -1;
-	n->item = -1;
-	return (int)t->nnodes++;
-}
-
-static int link_one(struct rd_tnode *n, int rem, int type, double bw)
-{
-	struct rd_tlink *v = realloc(n->links, (n->nlinks + 1) * sizeof(*v));
-
-	if (!v)
-		return -ENOMEM;
-	n->links = v;
-	n->links[n->nlinks++] = (struct rd_tlink){ .type = type, .bw = bw, .rem = rem };
-	return 0;
-}
-
-int rd_gpu_connect(struct rd_gpu_topo *t, int a, int b, int type, double bw)
-{
-	int ret = link_one(&t->nodes[a], b, type, bw);
-
-	return ret ? ret : link_one(&t->nodes[b], a, type, bw);
-}
 
 static int find_node(const struct rd_gpu_topo *t, enum rd_tn_type type, const char *id)
 {
@@ -199,7 +158,7 @@ static void flatten_bcm(struct rd_gpu_topo *t)
 
 				if (rem == (int)s)
 					continue;
-				if (link_one(&t->nodes[s], rem, sn->links[k].type, sn->links[k].bw))
+				if (rd_gpu_link_one(&t->nodes[s], rem, sn->links[k].type, sn->links[k].bw))
 					return;
 				for (size_t r = 0; r < t->nodes[rem].nlinks; r++)
 					if (t->nodes[rem].links[r].rem == sub)

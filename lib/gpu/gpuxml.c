@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu.h"
+#include "gputopo.h"
 
 #define LOC_BW 5000.0
 #define XML_MAX_BYTES (8u << 20)
@@ -378,9 +378,10 @@ int rd_gpu_xml_load(struct rd_gpu_topo *t, const char *path, struct rd_warnings 
 		return -ENOMEM;
 	ret = rd_infile_open(&f, path, &lim, why, sizeof(why));
 	if (ret) {
+		/* Not opened at all: the caller's usage error, not a bad topology. */
 		snprintf(msg, msglen, "%s", why);
 		free(stack);
-		return -EINVAL;
+		return -EBADF;
 	}
 	ret = rd_infile_all(&f, &data, &len, why, sizeof(why));
 	if (ret) {

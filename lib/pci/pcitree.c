@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pci.h"
+#include "pcitree.h"
 
 /* A function's config space as root reads it: the extended space included. */
 #define PCI_CFG_SIZE 4096

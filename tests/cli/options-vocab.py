@@ -20,7 +20,7 @@ import re
 import subprocess
 import sys
 
-TOOLS = ["devinfo", "gids", "devmap", "events", "selftest", "top", "doctor", "fleet", "fabric"]
+TOOLS = ["devinfo", "gids", "devmap", "events", "selftest", "top", "doctor", "fleet", "fabric", "gpumap"]
 OPT = re.compile(r"(?:^|\s)(?:-([A-Za-z0-9]), )?--([a-z][a-z0-9-]*)(\[=[A-Z]+\]|=?[A-Z][A-Z,.|\[\]:]*|\s[A-Z][A-Z,.|\[\]:]*)?")
 SHORT_ONLY = re.compile(r"^\s+-([A-Za-z0-9])(?:,|\s{2,})")
 
