@@ -183,6 +183,8 @@ static int add_port(struct rd_portwatch *pw, const struct rd_device *d, const st
 	wp->id = ++pw->next_id;
 	wp->link_layer = (p->known & RD_PORT_LINK_LAYER) ? p->link_layer : RD_LL_UNKNOWN;
 	wp->transport = rd_port_transport(d, p);
+	if (d->known & RD_DEV_NODE_GUID)
+		rd_format_guid_hex(d->node_guid, wp->guid);
 	if (pw->netdevs)
 		rd_port_netdev_cached(pw->netdevs, pw->nl_ports, d, p, NULL, wp->netdev,
 				      sizeof(wp->netdev), &via, &other_netns);

@@ -24,6 +24,8 @@ struct rd_watch_port {
 	char netdev[64];		/* "" when no netdev maps */
 	enum rd_link_layer link_layer;
 	const char *transport;		/* "RoCE", "InfiniBand", "iWARP"... */
+	char guid[19];			/* the node GUID, "0x" and 16 hex digits (rdma-fabric's
+					 * local_guid); "" when unknown */
 	unsigned long id;		/* unique per row, for keeping a selection */
 
 	bool gone;			/* vanished; no more readings */

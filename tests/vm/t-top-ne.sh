@@ -45,7 +45,7 @@ vm_check_output "node_infiniband_* = node_exporter's rules on this sysfs" "all e
 vm_check_eq "state_id 4, physical_state_id 5" "4 5" \
 	"$(sed -n 's/^node_infiniband_state_id{device="'"$DEV"'",port="1"} //p' "$W/a") $(sed -n 's/^node_infiniband_physical_state_id{device="'"$DEV"'",port="1"} //p' "$W/a")"
 vm_check_output "rdma_port_info joins rxe0 to eth0" \
-	"^rdma_port_info\\{device=\"$DEV\",function=\"none\",link_layer=\"Ethernet\",netdev=\"$VM_NETDEV\",pci_address=\"\",pf_pci_address=\"\",port=\"1\",transport=\"RoCE\"\\} 1\$" cat "$W/a"
+	"^rdma_port_info\\{device=\"$DEV\",function=\"none\",link_layer=\"Ethernet\",local_guid=\"0x[0-9a-f]{16}\",netdev=\"$VM_NETDEV\",pci_address=\"\",pf_pci_address=\"\",port=\"1\",transport=\"RoCE\"\\} 1\$" cat "$W/a"
 vm_check_eq "every sysfs hw counter, same value" "$(sort "$W/a.sys")" "$(hw "$W/a" | sort)"
 
 # --textfile rewriting every 0.3 s while the self-test runs

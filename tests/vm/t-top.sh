@@ -72,7 +72,8 @@ vm_check_eq "no byte counter on rxe: no tx_bytes" "false" "$(jq '.[0] | has("tx_
 vm_check_eq "state ACTIVE, netdev eth0" "ACTIVE eth0" "$(jq -r '.[0] | "\(.state) \(.netdev)"' "$W/once.json")"
 vm_check_output "OpenMetrics scrape is well-formed" "well-formed" \
 	sh -c "'$T' --format openmetrics | '$RD_ROOT/tests/cli/top-check-metrics.sh' openmetrics"
-vm_check_output "OpenMetrics has the rxe counters" "^rdma_hw_sent_pkts_total\{device=\"$DEV\",port=\"1\",netdev=\"eth0\"\} [0-9]+$" \
+vm_check_output "OpenMetrics has the rxe counters, labelled with the node GUID" \
+	"^rdma_hw_sent_pkts_total\{device=\"$DEV\",port=\"1\",netdev=\"eth0\",local_guid=\"0x[0-9a-f]{16}\"\} [0-9]+$" \
 	"$T" --format openmetrics
 
 # ---- a refresh opens nothing (live: sysfs for state/speed, netlink for counters)

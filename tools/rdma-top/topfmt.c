@@ -205,7 +205,8 @@ static void put_labels(FILE *fp, const struct rd_watch_port *p)
 	rd_metric_label_value(fp, p->dev);
 	fprintf(fp, "\",port=\"%u\",netdev=\"", p->port);
 	rd_metric_label_value(fp, p->netdev);
-	fputs("\"}", fp);
+	/* The node GUID under rdma-fabric's name and form: a host's port joins the fabric's cable. */
+	fprintf(fp, "\",local_guid=\"%s\"}", p->guid);
 }
 
 /* Metric names: [a-zA-Z0-9_:], anything else becomes '_'. */

@@ -480,7 +480,7 @@ int rd_nodeexp_write(FILE *fp, const struct rd_portwatch *pw, const struct rd_de
 			fputs("rdma_port_info", fp);
 			put_labels(fp, (const char *const[]){
 				"device", p->wp->dev, "function", function, "link_layer", ll ? ll : "",
-				"netdev", p->wp->netdev, "pci_address", p->dev ? p->dev->pci : "",
+				"local_guid", p->wp->guid, "netdev", p->wp->netdev, "pci_address", p->dev ? p->dev->pci : "",
 				"pf_pci_address", pf, "port", p->num, "transport",
 				p->wp->transport ? p->wp->transport : "", NULL });
 			fputs(" 1\n", fp);
