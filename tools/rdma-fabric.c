@@ -676,7 +676,8 @@ int main(int argc, char **argv)
 		so.counters = errs || metrics || so.reset ||
 			      (!links && !sms && rd_fab_group_selected(&co, "port"));
 		so.data = metrics;	/* the checks judge error counters only */
-		so.sms = sms || (!links && !errs && rd_fab_group_selected(&co, "sm"));
+		/* The metrics carry the subnet managers too (rdma_fabric_sm_*). */
+		so.sms = sms || metrics || (!links && !errs && rd_fab_group_selected(&co, "sm"));
 		ret = rd_fab_sweep(&fab, &so, why, sizeof(why));
 		if (ret) {
 			rd_cli_error(&cli, "%s", why);

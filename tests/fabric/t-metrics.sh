@@ -34,9 +34,9 @@ sim_console 'PerformanceSet "h003"[1] PortCountersExtended.PortXmitData=12345678
 printf '%s "spine01 r\xe9seau"\n' "$(oracle_guid spine01)" > "$D/latin1.map"
 fab_check "--format openmetrics" fab_save "$D/om.txt" sim_run "$B/rdma-fabric" --format openmetrics --node-name-map "$D/latin1.map"
 fab_check "--format prometheus" fab_save "$D/prom.txt" sim_run "$B/rdma-fabric" --format prometheus --node-name-map "$D/latin1.map"
-fab_check_grep "OpenMetrics: well-formed, ends in # EOF" '^openmetrics: 21 families, [0-9]+ samples, well-formed$' \
+fab_check_grep "OpenMetrics: well-formed, ends in # EOF" '^openmetrics: 23 families, [0-9]+ samples, well-formed$' \
 	bash -c "'$RD_ROOT/tests/cli/top-check-metrics.sh' openmetrics < '$D/om.txt'"
-fab_check_grep "Prometheus text: well-formed" '^prometheus: 21 families, [0-9]+ samples, well-formed$' \
+fab_check_grep "Prometheus text: well-formed" '^prometheus: 23 families, [0-9]+ samples, well-formed$' \
 	bash -c "'$RD_ROOT/tests/cli/top-check-metrics.sh' prometheus < '$D/prom.txt'"
 if command -v promtool > /dev/null; then
 	fab_check "promtool check metrics accepts the Prometheus text" bash -c "promtool check metrics < '$D/prom.txt'"
@@ -108,7 +108,8 @@ fab_check_grep "the nonzero ones among them" "PortRcvErrors 17\$" echo "$mine"
 # A switch stops answering, and with it every node behind it: each query
 # that got no answer is counted, discovery's too (its "umad ... bad status"
 # lines) and those of rdma-fabric's own probe of the dark ports (node.answer
-# names each), in -j's summary and in the metrics alike.
+# names each), in -j's summary and in the metrics alike.  Last, the subnet
+# managers' gauges, with OpenSM up and stopped.
 fab_check 'Error "leaf02" 100: leaf02 drops every MAD' sim_console 'Error "leaf02" 100'
 sim_run "$B/rdma-fabric" -j > "$D/dark.json" 2> "$D/dark.err"
 sim_run "$B/rdma-fabric" --format openmetrics > "$D/dark.om" 2> /dev/null
@@ -119,6 +120,16 @@ fab_check_eq "leaf02 silent: mads_unanswered in -j and rdma_fabric_mads_unanswer
 	"$lost|$lost|0|yes" \
 	"$(jq .summary.mads_unanswered "$D/dark.json")|$(awk '$1 == "rdma_fabric_mads_unanswered" { print $2 }' "$D/dark.om")|$(awk '$1 == "infiniband_scrape_ok" { print $2 }' "$D/dark.om")|$([ "$lost" -ge 6 ] && echo yes)"
 sim_console 'Error "leaf02" 0' > /dev/null
+
+# The subnet managers (rdma_fabric_sm_*, what an alert on a missing SM reads):
+# the one OpenSM is the master; stopped, no master answers.
+fab_check_grep "rdma_fabric_sm_masters 1 with OpenSM up" '^rdma_fabric_sm_masters 1$' cat "$D/prom.txt"
+fab_check_grep "rdma_fabric_sm_info names the master, its port GUID and LID" \
+	'^rdma_fabric_sm_info\{guid="0x[0-9a-f]{16}",lid="[1-9][0-9]*",priority="[0-9]+",state="master"\} 1$' cat "$D/prom.txt"
+fab_check "OpenSM stopped" sim_sm_stop all
+sim_run "$B/rdma-fabric" --format prometheus > "$D/nosm.txt" 2> /dev/null
+fab_check_eq "OpenSM stopped: rdma_fabric_sm_masters 0, no sm_info says master" "0|0" \
+	"$(awk '$1 == "rdma_fabric_sm_masters" { print $2 }' "$D/nosm.txt")|$(grep -c 'state="master"' "$D/nosm.txt")"
 
 sim_stop
 fab_check_eq "nothing left running" "" "$(sim_leftovers "$sock" 2> /dev/null || true)"

@@ -74,6 +74,37 @@ static const char *lane_gbps(const struct rd_fab_port *pt)
 	return NULL;
 }
 
+/*
+ * The subnet managers, so that an alert sees the master go (sm.master's
+ * evidence): the number of masters, and one info sample per SM found.
+ */
+static void put_sms(FILE *fp, const struct rd_fab *fab, bool om)
+{
+	unsigned int masters = 0;
+
+	for (size_t i = 0; i < fab->n_sms; i++)
+		if (fab->sms[i].answered && fab->sms[i].state == 3)
+			masters++;
+	family(fp, "rdma_fabric_sm_masters", "gauge",
+	       "Subnet managers that answered SMInfo as master (1 in a healthy subnet, 0: none runs it).", om);
+	fprintf(fp, "rdma_fabric_sm_masters %u\n", masters);
+	if (!fab->n_sms)
+		return;
+	family(fp, "rdma_fabric_sm_info", "gauge",
+	       "One per subnet manager found: its LID, port GUID, priority and state "
+	       "(no answer: SMInfo got none); always 1.", om);
+	for (size_t i = 0; i < fab->n_sms; i++) {
+		const struct rd_fab_sm *s = &fab->sms[i];
+
+		if (s->answered)
+			fprintf(fp, "rdma_fabric_sm_info{guid=\"%#018llx\",lid=\"%u\",priority=\"%u\",state=\"%s\"} 1\n",
+				(unsigned long long)s->guid, s->lid, s->priority, rd_fab_sm_state_name(s->state));
+		else
+			fprintf(fp, "rdma_fabric_sm_info{guid=\"\",lid=\"%u\",priority=\"\",state=\"no answer\"} 1\n",
+				s->lid);
+	}
+}
+
 int rd_fabexp_write(FILE *fp, const struct rd_fab *fab, bool openmetrics)
 {
 	bool om = openmetrics;
@@ -127,6 +158,8 @@ int rd_fabexp_write(FILE *fp, const struct rd_fab *fab, bool openmetrics)
 	family(fp, "rdma_fabric_mads_unanswered", "gauge",
 	       "Management datagrams of the sweep that got no answer.", om);
 	fprintf(fp, "rdma_fabric_mads_unanswered %u\n", fab->mad_fail);
+	if (fab->have_sms)
+		put_sms(fp, fab, om);
 	if (om)
 		fputs("# EOF\n", fp);
 	return ferror(fp) ? -EIO : 0;
