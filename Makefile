@@ -6,6 +6,9 @@ BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
+# monitoring/: alert rules, their promtool tests, the Grafana dashboard; the units to SYSTEMDUNITDIR
+MONDIR ?= $(PREFIX)/share/rdma-diag/monitoring
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 DESTDIR ?=
 
 CC ?= cc
@@ -52,6 +55,10 @@ MANPAGES7 := $(sort $(wildcard man/*.7))
 BENCH_SRCS := $(sort $(wildcard bench/*.c))
 BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 LIBA := $(BUILD)/librdmadiag.a
+MON_RULES := monitoring/rdma-diag.rules.yml
+MON_TESTS := $(sort $(wildcard monitoring/tests/*.yml))
+MON_DASH := monitoring/grafana/rdma-diag.json
+MON_UNITS := $(sort $(wildcard monitoring/systemd/*.service monitoring/systemd/*.timer))
 
 .SECONDARY:
 
@@ -59,7 +66,7 @@ LIBA := $(BUILD)/librdmadiag.a
 .PHONY: deb check-deb
 .PHONY: all clean install uninstall deps check check-unit check-cli check-vm check-san check-valgrind \
 	check-build check-tui lint-man lint demo help vm-prepare check-fleet bench-build check-quick \
-	check-fabric check-mutants
+	check-fabric check-mutants check-monitoring
 
 all: $(LIBA) $(TOOL_BINS)
 
@@ -112,6 +119,17 @@ install: all
 		install -m 0644 completions/bash/$$t $(DESTDIR)$(BASHCOMPDIR)/$$t || exit 1; \
 		install -m 0644 completions/zsh/_$$t $(DESTDIR)$(ZSHCOMPDIR)/_$$t || exit 1; \
 	done
+	install -d $(DESTDIR)$(MONDIR)/tests $(DESTDIR)$(MONDIR)/grafana \
+		$(DESTDIR)$(SYSTEMDUNITDIR)
+	install -m 0644 $(MON_RULES) $(DESTDIR)$(MONDIR)/
+	install -m 0644 $(MON_TESTS) $(DESTDIR)$(MONDIR)/tests/
+	install -m 0644 $(MON_DASH) $(DESTDIR)$(MONDIR)/grafana/
+	# The units run the tools where this install puts them.
+	for u in $(MON_UNITS); do \
+		sed 's|/usr/bin/rdma-|$(BINDIR)/rdma-|g' $$u > $(DESTDIR)$(SYSTEMDUNITDIR)/$${u##*/}.tmp && \
+		chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/$${u##*/}.tmp && \
+		mv $(DESTDIR)$(SYSTEMDUNITDIR)/$${u##*/}.tmp $(DESTDIR)$(SYSTEMDUNITDIR)/$${u##*/} || exit 1; \
+	done
 
 uninstall:
 	for t in $(TOOLS); do \
@@ -119,13 +137,15 @@ uninstall:
 		      $(DESTDIR)$(BASHCOMPDIR)/$$t $(DESTDIR)$(ZSHCOMPDIR)/_$$t; \
 	done
 	rm -f $(MANPAGES7:man/%=$(DESTDIR)$(MANDIR)/man7/%)
+	rm -f $(MON_UNITS:monitoring/systemd/%=$(DESTDIR)$(SYSTEMDUNITDIR)/%)
+	rm -rf $(DESTDIR)$(MONDIR)
 
 # ---- dependencies (Debian) ----
 DEB_BUILD_DEPS := build-essential pkg-config clang libclang-rt-14-dev libibverbs-dev librdmacm-dev libnl-3-dev \
 	libnl-route-3-dev libncurses-dev libjson-c-dev libibnetdisc-dev libibmad-dev libibumad-dev
 DEB_TEST_DEPS := libcmocka-dev mandoc groff-base cppcheck clang-tidy bash-completion zsh jq gojq tmux strace util-linux qemu-system-x86 busybox-static cpio kmod rdma-core \
 	ibverbs-providers ibverbs-utils rdmacm-utils perftest iproute2 xz-utils zstd valgrind \
-	dpkg-dev debhelper devscripts lintian python3-prometheus-client prometheus \
+	dpkg-dev debhelper devscripts lintian python3-prometheus-client python3-yaml prometheus \
 	vde2 slurm-wlm munge pdsh clustershell openssh-server openssh-client \
 	ibsim-utils opensm infiniband-diags graphviz
 deps:
@@ -172,6 +192,7 @@ check-vm: all bench-build vm-prepare deb
 DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null)
 DEB_FILE := build/rdma-diag_$(VERSION)_$(DEB_ARCH).deb
 DEB_INPUTS := $(LIB_SRCS) $(HDRS) $(TOOL_SRCS) $(TOOL_LOCAL_SRCS) $(MANPAGES) $(MANPAGES7) $(wildcard completions/*/*) \
+	$(MON_RULES) $(MON_TESTS) $(MON_DASH) $(MON_UNITS) \
 	$(wildcard debian/* debian/*/*) Makefile VERSION
 
 deb: $(DEB_FILE)
@@ -181,6 +202,13 @@ $(DEB_FILE): $(DEB_INPUTS)
 # Package tier: build, lintian, contents, relations, hardening (tests/deb/check.sh).
 check-deb:
 	@tests/deb/check.sh $(RESULTS)/deb
+
+# The monitoring tier: monitoring/'s alert rules (promtool check and test),
+# every name they and the dashboard use against the tools' real output
+# (fixture trees, a simulated fabric), the systemd units (systemd-analyze
+# verify); tests/monitoring/run.sh.  promtool comes from the prometheus package.
+check-monitoring: all
+	@tests/monitoring/run.sh $(BUILD) $(RESULTS)/monitoring
 
 # The fabric tier: rdma-fabric on simulated InfiniBand fabrics (ibsim + a real
 # OpenSM, infiniband-diags as the oracle; tests/fabric/README.md).  No VM.
@@ -276,6 +304,8 @@ check:
 	echo "== static analysis (cppcheck, clang-tidy, gcc -fanalyzer)"; $(TT) lint $(MAKE) --no-print-directory lint || true; \
 	echo "== man pages"; $(TT) man tests/lint-man.sh --results $(RESULTS)/man $(MANPAGES) $(MANPAGES7) || true; \
 	echo "== shell completions"; $(TT) completion tests/completion.sh $(RESULTS)/completion || true; \
+	echo "== monitoring (promtool, the names the tools export, systemd units)"; \
+	$(TT) monitoring tests/monitoring/run.sh $(BUILD) $(RESULTS)/monitoring || true; \
 	echo "== fuzzing (15 s a target)"; $(TT) fuzz $(MAKE) --no-print-directory -j$(NPROC) check-fuzz || true; \
 	echo "== Debian package (build, lintian)"; $(TT) deb $(MAKE) --no-print-directory check-deb || true; \
 	echo "== fabric tier (ibsim + OpenSM)"; $(TT) fabric $(MAKE) --no-print-directory check-fabric || true; \
@@ -296,8 +326,10 @@ check-quick:
 	tests/tier-time.sh $(QUICK_RESULTS) build tests/check-build.sh $(QUICK_RESULTS)/build || true
 	@echo "== unit tier"; tests/tier-time.sh $(QUICK_RESULTS) unit tests/run-unit.sh $(BUILD) $(QUICK_RESULTS)/unit || true
 	@echo "== CLI tier"; tests/tier-time.sh $(QUICK_RESULTS) cli tests/cli/run.sh $(BUILD) $(QUICK_RESULTS)/cli || true
+	@echo "== monitoring tier"; \
+	tests/tier-time.sh $(QUICK_RESULTS) monitoring tests/monitoring/run.sh $(BUILD) $(QUICK_RESULTS)/monitoring || true
 	@echo $$(( $$(date +%s) - $$(cat $(QUICK_RESULTS)/.t0) )) > $(QUICK_RESULTS)/.wall
-	@tests/summary.sh $(QUICK_RESULTS) build unit cli
+	@tests/summary.sh $(QUICK_RESULTS) build unit cli monitoring
 
 demo: 
 	@if [ "$$(id -u)" = 0 ]; then tests/vm/need-deps.sh || $(MAKE) --no-print-directory deps; fi
@@ -308,12 +340,12 @@ demo:
 help:
 	@echo "make [all]      build build/librdmadiag.a and the tools into build/"
 	@echo "make check      all test tiers (unit, CLI, sanitizers, man lint, VM); a table of tier times, then 'N passed, N failed'"
-	@echo "make check-quick  the edit-test loop: build, unit and CLI tiers only (no sanitizers, no VMs)"
+	@echo "make check-quick  the edit-test loop: build, unit, CLI and monitoring tiers only (no sanitizers, no VMs)"
 	@echo "make lint       static analysis: cppcheck, clang-tidy, gcc -fanalyzer (zero findings)"
 	@echo "make deb        build the Debian package into build/ (dpkg-buildpackage -us -uc -b)"
 	@echo "make demo       boot two soft-RoCE VMs and show every tool at work on the terminal, then rdma-fabric on a simulated fabric"
 	@echo "make bench-build  build the bench's floors and timer (bench/*.c) into build/bench/"
 	@echo "make check-mutants  plant 20+ known bugs one at a time; the suite must fail for each"
-	@echo "make check-unit | check-cli | check-tui | check-san | check-valgrind | check-deb | check-vm | check-fleet | check-fabric   one tier"
+	@echo "make check-unit | check-cli | check-tui | check-san | check-valgrind | check-deb | check-vm | check-fleet | check-fabric | check-monitoring   one tier"
 	@echo "make deps       install the Debian build and test dependencies (root)"
 	@echo "make install [PREFIX=/usr/local] [DESTDIR=]   | make uninstall"

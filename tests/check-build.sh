@@ -36,6 +36,15 @@ if make --no-print-directory -s install DESTDIR="$dest" PREFIX=/usr/local > /dev
 		done
 		[ -x "$dest/usr/local/bin/$t" ] || missing="$missing (bin/$t not executable)"
 	done
+	for f in share/rdma-diag/monitoring/rdma-diag.rules.yml share/rdma-diag/monitoring/grafana/rdma-diag.json \
+		share/rdma-diag/monitoring/tests/rdma-diag.test.yml lib/systemd/system/rdma-top-textfile.service \
+		lib/systemd/system/rdma-top-textfile.timer lib/systemd/system/rdma-fabric-metrics.service \
+		lib/systemd/system/rdma-fabric-metrics.timer; do
+		[ -e "$dest/usr/local/$f" ] || missing="$missing $f"
+	done
+	# the units run the tools where they were installed
+	grep -q '^ExecStart=/usr/local/bin/rdma-top ' "$dest/usr/local/lib/systemd/system/rdma-top-textfile.service" 2>/dev/null ||
+		missing="$missing (rdma-top-textfile.service: ExecStart not /usr/local/bin/rdma-top)"
 	if [ -z "$missing" ]; then ok; else bad "make install: missing$missing"; fi
 	make --no-print-directory -s uninstall DESTDIR="$dest" PREFIX=/usr/local > /dev/null 2>&1
 	left=$(find "$dest" -type f | sed "s|^$dest||")

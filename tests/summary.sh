@@ -17,7 +17,7 @@ dir=$1
 shift
 expected=("$@")
 [ ${#expected[@]} -gt 0 ] ||
-	expected=(build unit fuzz cli tui unit-san cli-san valgrind lint man completion deb fabric fabric-san vm-single vm-pair vm-fleet)
+	expected=(build unit fuzz cli tui unit-san cli-san valgrind lint man completion monitoring deb fabric fabric-san vm-single vm-pair vm-fleet)
 pass=0 fail=0 skip=0
 declare -A start=() span=()
 if [ -f "$dir/.timeline" ]; then

@@ -52,11 +52,15 @@ for t in tools/rdma-*.c; do
 	done
 done
 for f in /usr/share/doc/rdma-diag/copyright /usr/share/doc/rdma-diag/changelog.gz \
-	/usr/share/man/man7/rdma-diag.7.gz; do
+	/usr/share/man/man7/rdma-diag.7.gz /usr/share/rdma-diag/monitoring/rdma-diag.rules.yml \
+	/usr/share/rdma-diag/monitoring/grafana/rdma-diag.json /usr/share/rdma-diag/monitoring/tests/rdma-diag.test.yml \
+	/lib/systemd/system/rdma-top-textfile.service /lib/systemd/system/rdma-top-textfile.timer \
+	/lib/systemd/system/rdma-fabric-metrics.service /lib/systemd/system/rdma-fabric-metrics.timer; do
 	grep -qx "$f" <<< "$files" || missing="$missing $f"
 done
 if [ -z "$missing" ]; then ok; else bad "the .deb lacks:$missing"; fi
-stray=$(grep -v '/$' <<< "$files" | grep -Ev '^/usr/(bin|share/(man/man[17]|bash-completion/completions|zsh/vendor-completions|doc/rdma-diag|lintian/overrides))/[^/]+$')
+stray=$(grep -v '/$' <<< "$files" | grep -Ev '^/usr/(bin|share/(man/man[17]|bash-completion/completions|zsh/vendor-completions|doc/rdma-diag|lintian/overrides))/[^/]+$' |
+	grep -Ev '^(/usr/share/rdma-diag/monitoring/((tests|grafana)/)?[^/]+|/lib/systemd/system/rdma-[a-z-]+\.(service|timer))$')
 if [ -z "$stray" ]; then ok; else bad "files outside the expected paths: $stray"; fi
 
 depends=$(dpkg-deb -f "$deb" Depends) recommends=$(dpkg-deb -f "$deb" Recommends)
