@@ -7,6 +7,7 @@
 #include "drapi.h"
 #include "drsys.h"
 #include "model/model.h"
+#include "gpu/gpu.h"
 
 /* Facts of one port, gathered once before the checks run. */
 struct rd_dr_port {
@@ -45,6 +46,11 @@ struct rd_dr_ctx {
 	bool *consulted;
 	struct rd_netdev_cache *netdevs;	/* each netdev's files read once for every port and GID */
 	struct rd_dr_files *files;		/* the node's files several devices or ports read */
+	/* the GPU checks' topology, built at the first of them (drgpu.c) */
+	struct rd_gpu_topo *gpu;
+	bool gpu_built;
+	/* a node check's result about one thing of the node ("GPU3 (0000:61:00.0)"); "" = "node" */
+	char object[96];
 	int err;
 };
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "doctor_int.h"
+#include "drgpu.h"
 #include "drnl.h"
 #include "model/model.h"
 
@@ -1421,6 +1422,33 @@ static const struct rd_dr_check checks[] = {
 	{ "ns.gid", RD_DR_PORT, "gid_attrs/ndevs, /sys/class/net",
 	  "the port's GIDs are usable from this network namespace", ck_ns_gid,
 	  "run in the namespace that holds the netdev (ip netns exec NS ...) or: rdma dev set {dev} netns NS", false },
+	{ "gdr.backend", RD_DR_NODE, "/sys/module/nvidia_peermem, /sys/kernel/mm/memory_peers, /proc/driver/nvidia/version, "
+	  "kernel release, libibverbs",
+	  "a GPUDirect RDMA backend: peer memory registered, or dma-buf ready", rd_dr_ck_gdr_backend,
+	  "modprobe nvidia_peermem (after the RDMA stack); or the NVIDIA open kernel modules on a kernel >= 5.12 "
+	  "for dma-buf", false },
+	{ "gdr.peermem", RD_DR_NODE, "/sys/module/nvidia_peermem, /sys/kernel/mm/memory_peers",
+	  "nvidia_peermem, when loaded, is registered", rd_dr_ck_gdr_peermem, NULL, false },
+	{ "gdr.path", RD_DR_NODE, "the PCI tree (rdma-gpumap's model), NCCL_* settings",
+	  "each GPU's NIC at or below NCCL's GDR level", rd_dr_ck_gdr_path, "rdma-gpumap -v", false },
+	{ "gdr.nic_port", RD_DR_NODE, "the PCI tree, ports/N/state, NCCL_IB_HCA",
+	  "each GPU's nearest NIC port is usable (up, admitted by NCCL_IB_HCA)", rd_dr_ck_gdr_nic_port,
+	  "rdma-gpumap", false },
+	{ "gdr.balance", RD_DR_NODE, "the PCI tree, ports/N/state",
+	  "no NIC near a GPU idle while another serves more than its share", rd_dr_ck_gdr_balance,
+	  "rdma-gpumap -m", false },
+	{ "pci.acs", RD_DR_NODE, "config space of the bridges between each GPU and its NIC",
+	  "no ACS redirection (ReqRedir, CmpltRedir, EgressCtrl) between a GPU and its NIC", rd_dr_ck_pci_acs,
+	  "disable ACS on the switch ports (BIOS)", false },
+	{ "iommu.mode", RD_DR_NODE, "/sys/bus/pci/devices/BDF/iommu_group, /sys/kernel/iommu_groups/N/type",
+	  "the IOMMU passes GPU DMA through untranslated (or is off)", rd_dr_ck_iommu_mode, "iommu=pt", false },
+	{ "gpu.bar1", RD_DR_NODE, "/sys/bus/pci/devices/BDF/resource",
+	  "each GPU's BAR1 at least 1 GiB", rd_dr_ck_gpu_bar1, "Above 4G decoding, Resizable BAR", false },
+	{ "pci.gpu_link", RD_DR_NODE, "{current,max}_link_{speed,width} of each GPU and its bridges",
+	  "each GPU's PCIe links at their maximum, up to the root port", rd_dr_ck_gpu_link,
+	  "lspci -vv | grep -E 'LnkCap|LnkSta'", false },
+	{ "topo.virtual", RD_DR_NODE, "the PCI tree, NCCL_TOPO_FILE",
+	  "a VM's flat PCI tree comes with NCCL_TOPO_FILE", rd_dr_ck_topo_virtual, "NCCL_TOPO_FILE", false },
 	{ "selftest.loopback", RD_DR_PORT, "libibverbs: two RC QPs on the port",
 	  "loopback RC ping-pong with verified data (--selftest)", ck_selftest,
 	  "rdma-selftest -d {dev} -v", true },

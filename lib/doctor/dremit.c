@@ -112,7 +112,7 @@ void rd_dr_emit(struct rd_dr_ctx *c, enum rd_dr_status s, const char *fix, const
 			rd_strlcpy(res->object, c->cur_dev->name, sizeof(res->object));
 		}
 	} else {
-		rd_strlcpy(res->object, "node", sizeof(res->object));
+		rd_strlcpy(res->object, c->object[0] ? c->object : "node", sizeof(res->object));
 	}
 	va_start(ap, fmt);
 	(void)vsnprintf(res->detail, sizeof(res->detail), fmt, ap);	/* truncation is fine */

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "doctor_int.h"
+#include "drgpu.h"
 #include "model/model.h"
 
 const char *rd_dr_status_name(enum rd_dr_status s)
@@ -611,6 +612,7 @@ int rd_doctor_run(const struct rd_dr_opts *opts, struct rd_device_list *list,
 	if (!c.err)
 		name_unused_expectations(&c, consulted);
 out:
+	rd_dr_gpu_free(&c);
 	free_ports(&c);
 	rd_routes_free(&c.routes);
 	rd_netdev_cache_free(&netdevs);

@@ -242,7 +242,8 @@ static void judge_chain(struct rd_gpu_topo *t, struct rd_gpu *g, struct rd_warni
 		char bits[40];
 
 		rd_pci_facts(&t->pci, (size_t)chain[i], w);
-		if (fn->acs == RD_ACS_PRESENT && (fn->acs_ctrl & (RD_ACS_RR | RD_ACS_CR)) && g->gdr)
+		if (fn->acs == RD_ACS_PRESENT && (fn->acs_ctrl & (RD_ACS_RR | RD_ACS_CR)) &&
+		    g->path_topo <= RD_PATH_PXB)
 			add_note(g, "ACS on %s redirects peer-to-peer (%s): GDR traffic goes up to the root "
 				 "complex; clear RR/CR on the switch ports (setpci) or disable ACS in the BIOS",
 				 fn->bdf, rd_acs_bits(fn->acs_ctrl & (RD_ACS_RR | RD_ACS_CR), bits));

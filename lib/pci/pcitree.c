@@ -378,3 +378,28 @@ void rd_pci_facts(struct rd_pci_tree *t, size_t i, struct rd_warnings *w)
 	if (rd_sys_link_basename(t->sr, f->driver, sizeof(f->driver), "%s/driver", f->path))
 		f->driver[0] = '\0';
 }
+
+int rd_pci_bar_size(const struct rd_pci_tree *t, size_t i, unsigned int n, uint64_t *size)
+{
+	char buf[2048], *line, *save = NULL;
+	unsigned int k = 0;
+	int ret;
+
+	/* "0x00000000fa000000 0x00000000faffffff 0x0000000000040200" per resource, BARs first. */
+	ret = rd_sys_read_str(t->sr, buf, sizeof(buf), "%s/resource", t->v[i].path);
+	if (ret)
+		return ret;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save), k++) {
+		unsigned long long start, end, flags;
+
+		if (k != n)
+			continue;
+		if (sscanf(line, "%llx %llx %llx", &start, &end, &flags) != 3)
+			return -EINVAL;
+		if (!end || end < start)
+			return -ENODATA;
+		*size = end - start + 1;
+		return 0;
+	}
+	return -ENODATA;
+}

@@ -79,6 +79,8 @@ int rd_pci_find(const struct rd_pci_tree *t, const char *bdf);
 void rd_pci_facts(struct rd_pci_tree *t, size_t i, struct rd_warnings *w);
 /* The function behind a sysfs device path ("/sys/devices/.../0000:03:00.0[/...]"): -1 if none. */
 int rd_pci_find_path(const struct rd_pci_tree *t, const char *path);
+/* Size of BAR n (0-5) from the function's resource file: 0, or -errno (-ENODATA: unused). */
+int rd_pci_bar_size(const struct rd_pci_tree *t, size_t i, unsigned int n, uint64_t *size);
 /* Nearest common bridge of a and b; -1 if they meet only at a host bridge or above. */
 int rd_pci_common(const struct rd_pci_tree *t, int a, int b);
 /* "RR CR" for the ACS bits in v (buf of 40 bytes); "-" for none. */

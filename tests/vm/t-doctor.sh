@@ -60,6 +60,10 @@ doc "rxe: pci.link SKIP (soft device)" 0 "^pci\.link +$DEV +SKIP +$DEV is not on
 doc "rxe: fw.uniform SKIP" 0 "^fw\.uniform +$DEV +SKIP .*no firmware" --interval 0
 doc "rxe: roce.ecn SKIP (no ecn directory)" 0 "^roce\.ecn +$DEV/1 +SKIP .*no $NET/ecn" --interval 0
 doc "rxe: roce.pfc SKIP (no DCB ops, asked over netlink)" 0 "^roce\.pfc +$DEV/1 +SKIP .*no DCB support" --interval 0
+# ---- a real kernel's PCI tree without a GPU: every GPU check SKIPs, never PASSes (issue #43)
+doc "no GPU: the gdr group checks nothing, exit 1" 1 "^nothing was checked" --interval 0 --only gdr,pci.acs,iommu,gpu,pci.gpu_link,topo
+doc "no GPU: gdr.backend SKIP with the reason" 1 "^gdr\.backend +node +SKIP +no GPU on this node" -v --interval 0 --only gdr
+vm_check_exit "no GPU: rdma-gpumap says so, exit 1" 1 "no GPU found" "$RD_ROOT/build/rdma-gpumap" --no-env
 no_line "healthy: no FAIL line" " FAIL " --interval 0
 _vm_capture "$D" -j --interval 0
 vm_check_eq "healthy -j: one JSON document, verdict not fail" "true" \
