@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "fabric/fabric.h"
+#include "model/model.h"
 #include "output/output.h"
 #include "rdma-fabric/fabdot.h"
 #include "rdma-fabric/fabexp.h"
@@ -117,9 +118,14 @@ static void print_list(struct rd_out *o)
 	rd_out_table_end(o);
 }
 
+/* A GUID as every tool's JSON writes it (rdma-diag(7)): "0x" and 16 hex
+ * digits, a zero GUID included (printf's "%#018llx" writes a bare 0). */
 static void guid_str(uint64_t g, char *buf, size_t len)
 {
-	snprintf(buf, len, "%#018llx", (unsigned long long)g);
+	char hex[19];
+
+	rd_format_guid_hex(g, hex);
+	rd_strlcpy(buf, hex, len);
 }
 
 static void print_report(struct rd_out *o, const struct rd_fab *fab, const struct rd_fab_report *r,
