@@ -5,6 +5,8 @@
 # usage: tests/cli/run.sh BUILD_DIR RESULT_FILE [CASE-NAME-PATTERN]
 #   UPDATE=1 rewrites tests/cli/expected/ from the current output (review the diff!).
 #   CLI_JOBS=N runs N cases at a time (default: the number of CPUs).
+#   CLI_SCHEMA=no leaves out the JSON Schema check (tests/valgrind/run.sh, which
+#     runs each case again with the output this tier checked).
 #
 # tests/cli/cases and tests/cli/cases.d/*.cases (one file per tool, so that
 # work on different tools does not collide): one case a line,
@@ -12,6 +14,15 @@
 # runs under bash with $B = build dir and $F = tests/fixtures (relative, so the
 # paths in messages are stable).  Cases whose name ends in -json must print JSON
 # that jq accepts.  A case may use '{pre}' scripts: see tests/cli/cases.
+#
+# Every JSON document a tool prints is held to the tool's schema
+# (schemas/TOOL.schema.json, tests/cli/schema-check.py): the cases run with
+# $B = a folder of small scripts, one per tool, that copy the tool's stdout into
+# the case's folder when the tool was asked for JSON (-j, --json, --format
+# json), so that the raw output is checked even where the case pipes it through
+# jq or into another tool (the scripts live in BUILD_DIR/cli-json/bin, so the
+# generated bad-input tree under $B is made once per build directory).  One python process checks every copy at the end;
+# each document is one check of the tier.
 set -u
 tier_t0=$(date +%s)	# the tier's own time, on its result line and in RESULT_FILE
 cd "$(dirname "$0")/../.." || exit 1
@@ -25,14 +36,66 @@ trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
 have_jq=$(command -v jq || true)
 jobs=${CLI_JOBS:-$(nproc 2> /dev/null || echo 2)}
+schema=${CLI_SCHEMA:-yes}
+
+# json_wrappers BUILD DIR: DIR/rdma-* run BUILD/rdma-*; with -j, --json or
+# --format json among the arguments and $RD_JSON_COPY set, the tool's stdout
+# also goes to a new file in that folder (TOOL.PID).  The copy is made only
+# where it cannot change what the case sees: stdout a regular file or a pipe,
+# not the same file or pipe as stderr (tee could reorder the two), never a
+# closed descriptor or a device (/dev/full, /dev/null: the tool meets those
+# itself).  The tool's exit status is the script's.
+json_wrappers() {
+	local build real t
+	build=$(cd "$1" && pwd -P) || return 1
+	mkdir -p "$2" || return 1
+	for real in "$build"/rdma-*; do
+		[ -f "$real" ] && [ -x "$real" ] || continue
+		t=${real##*/}
+		cat > "$2/$t.tmp" <<-EOF
+		#!/bin/bash
+		# Written by tests/cli/run.sh: $t, its JSON copied for the schema check.
+		real='$real'
+		EOF
+		cat >> "$2/$t.tmp" <<-'EOF'
+		json=0 fmt=0
+		for a; do
+			if [ $fmt = 1 ]; then [ "$a" = json ] && json=1; fmt=0; continue; fi
+			case $a in
+			--) break ;;
+			-j|--json|--format=json) json=1 ;;
+			--format) fmt=1 ;;
+			--*) ;;
+			-*j*) [[ $a =~ ^-[A-Za-z]+$ ]] && json=1 ;;
+			esac
+		done
+		if [ $json = 1 ] && [ -d "${RD_JSON_COPY:-}" ]; then
+			o=$(readlink /proc/$$/fd/1 2> /dev/null) e=$(readlink /proc/$$/fd/2 2> /dev/null)
+			if [ -n "$o" ] && [ "$o" != "$e" ] && { [ -f /proc/$$/fd/1 ] || [[ $o == pipe:* ]]; }; then
+				"$real" "$@" | tee "$RD_JSON_COPY/${real##*/}.$$"
+				exit "${PIPESTATUS[0]}"
+			fi
+		fi
+		exec "$real" "$@"
+		EOF
+		chmod +x "$2/$t.tmp" && mv "$2/$t.tmp" "$2/$t" || return 1
+	done
+}
+if [ "$schema" != no ]; then
+	if ! json_wrappers "$build" "$build/cli-json/bin"; then
+		echo "cli: could not write the JSON copying scripts into $build/cli-json/bin" >&2
+		exit 1
+	fi
+	B=$build/cli-json/bin
+fi
 
 # one I NAME STATUS CMD: run case NAME into $tmp/I; res holds 1 (passed) or
 # 0, report what differs.  Cases run $jobs at a time and are reported in
 # order; each has its own directory, so they never share a file.
 one() {
 	local d=$tmp/$1 name=$2 status=$3 cmd=$4 rc ok=1 why=""
-	mkdir -p "$d"
-	bash -o pipefail -c "$cmd" > "$d/out" 2> "$d/err" < /dev/null
+	mkdir -p "$d/json"
+	RD_JSON_COPY=$d/json bash -o pipefail -c "$cmd" > "$d/out" 2> "$d/err" < /dev/null
 	rc=$?
 	if [ "${UPDATE:-}" = 1 ]; then
 		cp "$d/out" "$exp/$name.out"
@@ -64,13 +127,22 @@ one() {
 			head -40 "$d/diff" | sed 's/^/  /'
 		} > "$d/report"
 	fi
+	# what the schema check reads: each copy of a tool's JSON, or the case's
+	# stdout when no tool was asked for JSON (JSON there has no schema)
+	local f any=0
+	for f in "$d"/json/*; do
+		[ -f "$f" ] || continue
+		any=1
+		printf '%s\t%s\t%s\n' "$name" "$(basename "${f%.*}")" "$f"
+	done > "$d/json.list"
+	[ $any = 1 ] || printf '%s\t-\t%s\n' "$name" "$d/out" > "$d/json.list"
 	echo $ok > "$d/res"
 }
 
 # The generated bad-input tree is made once, before cases race for it (a
 # caller running one case at a time, as tests/valgrind/run.sh, does it itself).
 if [ -z "$pattern" ] && [ -x tests/cli/badinput-gen.sh ]; then
-	tests/cli/badinput-gen.sh "$build" rdma-devinfo --help > /dev/null 2>&1
+	tests/cli/badinput-gen.sh "$B" rdma-devinfo --help > /dev/null 2>&1
 fi
 n=0 running=0
 while IFS='|' read -r name status cmd; do
@@ -109,6 +181,27 @@ for ((i = 1; i <= n; i++)); do
 		if [ -f "$tmp/$i/report" ]; then cat "$tmp/$i/report"; else echo "FAIL: case $i: no result"; fi
 	fi
 done
+
+# The schema check: every tool's JSON of every case run, in one process.
+# Without its validator the tier fails (it never skips).
+if [ "$schema" != no ]; then
+	for ((i = 1; i <= n; i++)); do cat "$tmp/$i/json.list" 2> /dev/null; done > "$tmp/json.list"
+	[ -z "${CLI_JSON_KEEP:-}" ] || { mkdir -p "$CLI_JSON_KEEP" && cp "$tmp/json.list" "$CLI_JSON_KEEP/" && for ((i = 1; i <= n; i++)); do [ -d "$tmp/$i/json" ] && cp -r "$tmp/$i/json" "$CLI_JSON_KEEP/$i"; done; }
+	if [ -x /usr/bin/python3 ]; then
+		/usr/bin/python3 tests/cli/schema-check.py schemas "$tmp/json.list" > "$tmp/schema.out" 2>&1
+	else
+		echo "FAIL: schema: no /usr/bin/python3 (apt-get install python3 python3-jsonschema)" > "$tmp/schema.out"
+	fi
+	grep -v '^schema: ' "$tmp/schema.out"
+	counts=$(sed -n 's/^schema: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$tmp/schema.out")
+	if [ -z "$counts" ]; then
+		echo "FAIL: schema: tests/cli/schema-check.py gave no count"
+		counts="0 1"
+	fi
+	read -r sp sf <<< "$counts"
+	echo "schema: $sp JSON documents valid, $sf failed"
+	pass=$((pass + sp)) fail=$((fail + sf))
+fi
 
 mkdir -p "$(dirname "$result")"
 tier_secs=$(( $(date +%s) - tier_t0 ))
