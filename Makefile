@@ -9,6 +9,7 @@ ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
 # monitoring/: alert rules, their promtool tests, the Grafana dashboard; the units to SYSTEMDUNITDIR
 MONDIR ?= $(PREFIX)/share/rdma-diag/monitoring
 SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+SCHEMADIR ?= $(PREFIX)/share/rdma-diag/schemas
 DESTDIR ?=
 
 CC ?= cc
@@ -111,13 +112,14 @@ clean:
 # ---- install ----
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(BASHCOMPDIR) \
-		$(DESTDIR)$(ZSHCOMPDIR)
+		$(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(SCHEMADIR)
 	install -m 0755 $(TOOL_BINS) $(DESTDIR)$(BINDIR)/
 	install -m 0644 $(MANPAGES) $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 $(MANPAGES7) $(DESTDIR)$(MANDIR)/man7/
 	for t in $(TOOLS); do \
 		install -m 0644 completions/bash/$$t $(DESTDIR)$(BASHCOMPDIR)/$$t || exit 1; \
 		install -m 0644 completions/zsh/_$$t $(DESTDIR)$(ZSHCOMPDIR)/_$$t || exit 1; \
+		install -m 0644 schemas/$$t.schema.json $(DESTDIR)$(SCHEMADIR)/$$t.schema.json || exit 1; \
 	done
 	install -d $(DESTDIR)$(MONDIR)/tests $(DESTDIR)$(MONDIR)/grafana \
 		$(DESTDIR)$(SYSTEMDUNITDIR)
@@ -134,18 +136,19 @@ install: all
 uninstall:
 	for t in $(TOOLS); do \
 		rm -f $(DESTDIR)$(BINDIR)/$$t $(DESTDIR)$(MANDIR)/man1/$$t.1 \
-		      $(DESTDIR)$(BASHCOMPDIR)/$$t $(DESTDIR)$(ZSHCOMPDIR)/_$$t; \
+		      $(DESTDIR)$(BASHCOMPDIR)/$$t $(DESTDIR)$(ZSHCOMPDIR)/_$$t $(DESTDIR)$(SCHEMADIR)/$$t.schema.json; \
 	done
 	rm -f $(MANPAGES7:man/%=$(DESTDIR)$(MANDIR)/man7/%)
 	rm -f $(MON_UNITS:monitoring/systemd/%=$(DESTDIR)$(SYSTEMDUNITDIR)/%)
 	rm -rf $(DESTDIR)$(MONDIR)
+	-rmdir $(DESTDIR)$(SCHEMADIR) $(DESTDIR)$(dir $(SCHEMADIR)) 2> /dev/null
 
 # ---- dependencies (Debian) ----
 DEB_BUILD_DEPS := build-essential pkg-config clang libclang-rt-14-dev libibverbs-dev librdmacm-dev libnl-3-dev \
 	libnl-route-3-dev libncurses-dev libjson-c-dev libibnetdisc-dev libibmad-dev libibumad-dev
 DEB_TEST_DEPS := libcmocka-dev mandoc groff-base cppcheck clang-tidy bash-completion zsh jq gojq tmux strace util-linux qemu-system-x86 busybox-static cpio kmod rdma-core \
 	ibverbs-providers ibverbs-utils rdmacm-utils perftest iproute2 xz-utils zstd valgrind \
-	dpkg-dev debhelper devscripts lintian python3-prometheus-client python3-yaml prometheus \
+	dpkg-dev debhelper devscripts lintian python3-prometheus-client python3-yaml python3-jsonschema prometheus \
 	vde2 slurm-wlm munge pdsh clustershell openssh-server openssh-client \
 	ibsim-utils opensm infiniband-diags graphviz
 deps:
@@ -193,6 +196,7 @@ DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null)
 DEB_FILE := build/rdma-diag_$(VERSION)_$(DEB_ARCH).deb
 DEB_INPUTS := $(LIB_SRCS) $(HDRS) $(TOOL_SRCS) $(TOOL_LOCAL_SRCS) $(MANPAGES) $(MANPAGES7) $(wildcard completions/*/*) \
 	$(MON_RULES) $(MON_TESTS) $(MON_DASH) $(MON_UNITS) \
+	$(wildcard schemas/*.schema.json) \
 	$(wildcard debian/* debian/*/*) Makefile VERSION
 
 deb: $(DEB_FILE)

@@ -31,7 +31,7 @@ if make --no-print-directory -s install DESTDIR="$dest" PREFIX=/usr/local > /dev
 	for t in tools/rdma-*.c; do
 		t=$(basename "$t" .c)
 		for f in bin/$t share/man/man1/$t.1 share/bash-completion/completions/$t \
-			share/zsh/site-functions/_$t; do
+			share/zsh/site-functions/_$t share/rdma-diag/schemas/$t.schema.json; do
 			[ -e "$dest/usr/local/$f" ] || missing="$missing $f"
 		done
 		[ -x "$dest/usr/local/bin/$t" ] || missing="$missing (bin/$t not executable)"

@@ -47,7 +47,7 @@ missing=
 for t in tools/rdma-*.c; do
 	t=$(basename "$t" .c)
 	for f in /usr/bin/$t /usr/share/man/man1/$t.1.gz /usr/share/bash-completion/completions/$t \
-		/usr/share/zsh/vendor-completions/_$t; do
+		/usr/share/zsh/vendor-completions/_$t /usr/share/rdma-diag/schemas/$t.schema.json; do
 		grep -qx "$f" <<< "$files" || missing="$missing $f"
 	done
 done
@@ -59,7 +59,7 @@ for f in /usr/share/doc/rdma-diag/copyright /usr/share/doc/rdma-diag/changelog.g
 	grep -qx "$f" <<< "$files" || missing="$missing $f"
 done
 if [ -z "$missing" ]; then ok; else bad "the .deb lacks:$missing"; fi
-stray=$(grep -v '/$' <<< "$files" | grep -Ev '^/usr/(bin|share/(man/man[17]|bash-completion/completions|zsh/vendor-completions|doc/rdma-diag|lintian/overrides))/[^/]+$' |
+stray=$(grep -v '/$' <<< "$files" | grep -Ev '^/usr/(bin|share/(man/man[17]|bash-completion/completions|zsh/vendor-completions|doc/rdma-diag|lintian/overrides|rdma-diag/schemas))/[^/]+$' |
 	grep -Ev '^(/usr/share/rdma-diag/monitoring/((tests|grafana)/)?[^/]+|/lib/systemd/system/rdma-[a-z-]+\.(service|timer))$')
 if [ -z "$stray" ]; then ok; else bad "files outside the expected paths: $stray"; fi
 
