@@ -830,8 +830,9 @@ static void ck_roce_gid(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_p
 		return;
 	}
 	if (rd_gid_is_link_local(dp->best->raw)) {
-		rd_dr_emit(c, RD_DR_FAIL, NULL,
-			   "no usable GID: only link-local (index %u: %s); %s has no IPv4 or global IPv6 address",
+		/* Usable, as rdma-gids --best says, but only on its own link: a WARN, not a FAIL. */
+		rd_dr_emit(c, RD_DR_WARN, NULL,
+			   "index %u: %s; %s has no IPv4 or global IPv6 address",
 			   dp->best->index, dp->best_reason, dp->best->ndev[0] ? dp->best->ndev : "the netdev");
 		return;
 	}

@@ -404,9 +404,15 @@ const struct rd_gid *rd_gid_best(const struct rd_gid_table *t, const struct rd_p
 		return NULL;
 	}
 	rd_gid_address(best->raw, addr, NULL);
-	snprintf(reason, reason_len, "RoCE %s, %s%s%s%s", best->ver == RD_GID_VER_V2 ? "v2" : "v1",
+	/*
+	 * Only a link-local GID left: usable, to peers on this L2 segment that
+	 * address it by that GID (no routing, no IPv4 rdma_cm).  rdma-doctor's
+	 * roce.gid WARNs with the same words.
+	 */
+	snprintf(reason, reason_len, "RoCE %s, %s%s%s%s%s", best->ver == RD_GID_VER_V2 ? "v2" : "v1",
 		 rd_gid_is_link_local(best->raw) ? "link-local " : "", addr,
-		 best->ndev[0] ? " on " : "", best->ndev);
+		 best->ndev[0] ? " on " : "", best->ndev,
+		 rd_gid_is_link_local(best->raw) ? "; link-local only: this L2 segment, no routing" : "");
 	return best;
 }
 
