@@ -187,7 +187,7 @@ static void print_rows(struct rd_out *o, const struct opts *op, const struct rd_
 		if (!row_selected(op, t, g) || (!g->notes.n && !(op->verbose && g->net >= 0)))
 			continue;
 		rd_out_text(o, RD_C_NAME, "%s", g->name);
-		rd_out_text(o, RD_C_NONE, " (%s)%s\n", g->bdf, g->net >= 0 ? "" : "");
+		rd_out_text(o, RD_C_NONE, " (%s)\n", g->bdf);
 		for (size_t k = 0; k < g->notes.n; k++)
 			rd_out_text(o, RD_C_WARN, "  note: %s\n", g->notes.v[k]);
 		if (op->verbose && g->net >= 0)
@@ -408,11 +408,12 @@ static int parse_opts(struct rd_cli *cli, int argc, char **argv, struct opts *op
 		{ 0 },
 	};
 	static const int repeatable[] = { OPT_GPU, OPT_NIC, 0 };
-	int opt, ret;
+	int opt;
 
 	cli->repeatable = repeatable;
 	while ((opt = rd_cli_getopt(cli, argc, argv, ":mv" RD_COMMON_SHORTOPTS, longopts)) != -1) {
-		ret = 0;
+		int ret = 0;
+
 		switch (opt) {
 		case RD_CLI_OPT_USAGE:
 			return RD_EXIT_USAGE;

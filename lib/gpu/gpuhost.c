@@ -65,10 +65,21 @@ static int read_rdma_core(const struct rd_sysroot *sr)
 		if (rd_sys_list(sr, &names, "%s", dirs[i]))
 			continue;
 		for (size_t k = 0; k < names.n; k++) {
-			unsigned int abi, rel, extra;
+			const char *p = names.v[k];
+			unsigned long rel;
+			char *e;
 
-			if (sscanf(names.v[k], "libibverbs.so.1.%u.%u.%u", &abi, &rel, &extra) == 3 &&
-			    rel < 1000 && (int)rel > best)
+			/* "libibverbs.so.1.ABI.RELEASE.0" */
+			if (strncmp(p, "libibverbs.so.1.", 16) != 0)
+				continue;
+			(void)strtoul(p + 16, &e, 10);
+			if (e == p + 16 || *e != '.')
+				continue;
+			p = e + 1;
+			rel = strtoul(p, &e, 10);
+			if (e == p || *e != '.' || rel >= 1000)
+				continue;
+			if ((int)rel > best)
 				best = (int)rel;
 		}
 		rd_strlist_free(&names);
@@ -95,8 +106,15 @@ void rd_gdr_host_read(const struct rd_sysroot *sr, struct rd_gdr_host *h)
 	if (rd_sys_read_str(sr, buf, sizeof(buf), "/proc/driver/nvidia/version") == 0)
 		h->nvidia_open = strstr(buf, "Open Kernel Module") ? 1 : strstr(buf, "NVRM") ? 0 : -1;
 	if (rd_sys_read_str(sr, h->osrelease, sizeof(h->osrelease), "/proc/sys/kernel/osrelease") == 0) {
-		if (sscanf(h->osrelease, "%u.%u", &h->kmajor, &h->kminor) != 2)
-			h->kmajor = h->kminor = 0;
+		char *e, *e2 = NULL;
+		unsigned long ma = strtoul(h->osrelease, &e, 10), mi = 0;
+
+		if (e != h->osrelease && *e == '.')
+			mi = strtoul(e + 1, &e2, 10);
+		if (e == h->osrelease || *e != '.' || e2 == e + 1 || ma > 99 || mi > 999)
+			ma = mi = 0;
+		h->kmajor = (unsigned int)ma;
+		h->kminor = (unsigned int)mi;
 	} else {
 		h->osrelease[0] = '\0';
 	}

@@ -45,13 +45,22 @@ void rd_nccl_conf_init(struct rd_nccl_conf *c)
 
 int rd_nccl_version_parse(const char *s, unsigned int *v)
 {
-	unsigned int major, minor, patch;
-	char tail;
-	int n = sscanf(s, "%u.%u.%u%c", &major, &minor, &patch, &tail);
+	/* "2.27" or "2.27.3": decimal digits only */
+	size_t n1 = strspn(s, "0123456789"), n2, n3 = 0;
 
-	if ((n != 2 && n != 3) || strspn(s, "0123456789.") != strlen(s) || major != 2 || minor > 99)
+	if (n1 != 1 || s[0] != '2' || s[1] != '.')
 		return -EINVAL;
-	*v = major * 100 + minor;
+	n2 = strspn(s + 2, "0123456789");
+	if (n2 < 1 || n2 > 2)
+		return -EINVAL;
+	if (s[2 + n2] == '.') {
+		n3 = strspn(s + 3 + n2, "0123456789");
+		if (!n3 || s[3 + n2 + n3])
+			return -EINVAL;
+	} else if (s[2 + n2]) {
+		return -EINVAL;
+	}
+	*v = 200 + (unsigned int)(n2 == 1 ? s[2] - '0' : (s[2] - '0') * 10 + (s[3] - '0'));
 	return *v < RD_NCCL_OLDEST || *v > RD_NCCL_NEWEST ? -ERANGE : 0;
 }
 
@@ -191,7 +200,11 @@ static bool match_entry(const char *entry, size_t len, bool exact, const char *d
 		if (nlen && nlen < sizeof(num)) {
 			memcpy(num, colon + 1, nlen);
 			num[nlen] = '\0';
-			want = atol(num);
+			char *e;
+			long p = strtol(num, &e, 10);
+
+			/* NCCL's atoi: what is not a number is port 0, which matches no port */
+			want = e == num ? 0 : p;
 		}
 	}
 	if (exact ? (strlen(dev) != plen || strncmp(dev, entry, plen) != 0) :

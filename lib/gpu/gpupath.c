@@ -41,13 +41,14 @@ static int max_i(int a, int b)
 static void bfs(struct rd_gpu_topo *t, size_t bi, int *cur, int *next)
 {
 	int base = t->bases[bi];
-	size_t ncur = 1, nnext;
+	size_t ncur = 1;
 	struct rd_tpath *bp = &t->paths[(size_t)base * t->nbases + bi];
 
 	*bp = (struct rd_tpath){ .type = RD_PATH_LOC, .bw = LOC_BW, .next = -1, .hops = 0 };
 	cur[0] = base;
 	while (ncur) {
-		nnext = 0;
+		size_t nnext = 0;
+
 		for (size_t k = 0; k < ncur; k++) {
 			const struct rd_tnode *node = &t->nodes[cur[k]];
 			const struct rd_tpath *path = &t->paths[(size_t)cur[k] * t->nbases + bi];
@@ -103,7 +104,7 @@ int rd_gpu_paths(struct rd_gpu_topo *t)
 		if (ty == RD_TN_GPU || ty == RD_TN_CPU || ty == RD_TN_NIC || ty == RD_TN_NET)
 			t->bases[t->nbases++] = (int)i;
 	}
-	t->paths = calloc(t->nnodes * (t->nbases ? t->nbases : 1), sizeof(*t->paths));
+	t->paths = calloc(t->nnodes * t->nbases + 1, sizeof(*t->paths));
 	cur = calloc(t->nnodes + 1, sizeof(*cur));
 	next = calloc(t->nnodes + 1, sizeof(*next));
 	if (!t->paths || !cur || !next) {
@@ -196,7 +197,7 @@ static void add_note(struct rd_gpu *g, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	(void)vsnprintf(buf, sizeof(buf), fmt, ap);	/* truncation is fine */
 	va_end(ap);
 	(void)rd_strlist_add_unique(&g->notes, buf);
 }
@@ -239,14 +240,16 @@ static void judge_chain(struct rd_gpu_topo *t, struct rd_gpu *g, struct rd_warni
 	len = rd_gpu_pci_chain(t, g->pci, nicf, chain, RD_ARRAY_SIZE(chain));
 	for (size_t i = 0; i < len; i++) {
 		const struct rd_pci_fn *fn = &t->pci.v[chain[i]];
-		char bits[40];
 
 		rd_pci_facts(&t->pci, (size_t)chain[i], w);
 		if (fn->acs == RD_ACS_PRESENT && (fn->acs_ctrl & (RD_ACS_RR | RD_ACS_CR)) &&
-		    g->path_topo <= RD_PATH_PXB)
+		    g->path_topo <= RD_PATH_PXB) {
+			char bits[40];
+
 			add_note(g, "ACS on %s redirects peer-to-peer (%s): GDR traffic goes up to the root "
 				 "complex; clear RR/CR on the switch ports (setpci) or disable ACS in the BIOS",
 				 fn->bdf, rd_acs_bits(fn->acs_ctrl & (RD_ACS_RR | RD_ACS_CR), bits));
+		}
 		link_note(t, g, chain[i], "bridge");
 	}
 }
@@ -279,7 +282,7 @@ static void explain(struct rd_gpu_topo *t, struct rd_gpu *g, const struct pair *
 	int level = rd_nccl_gdr_level(&t->conf);
 	const char *lsrc = t->conf.src_gdr_level ? "NCCL_NET_GDR_LEVEL" : "NCCL's default level";
 
-	if (g->net < 0) {
+	if (g->net < 0 || !p) {
 		snprintf(g->why, sizeof(g->why), "%s", t->nnets ?
 			 "no active RDMA port NCCL may use: NCCL falls back to sockets" :
 			 "no RDMA device: NCCL falls back to sockets");

@@ -97,35 +97,47 @@ static int cpu_of(struct rd_gpu_topo *t, int f, struct rd_warnings *w)
 /* The graph node above function f: a switch's upstream port two levels up, else its CPU. */
 static int attach(struct rd_gpu_topo *t, int f, int self, int *cpu, struct rd_warnings *w)
 {
-	const struct rd_pci_fn *fn = &t->pci.v[f];
-	int up = fn->parent >= 0 ? t->pci.v[fn->parent].parent : -1;
-	double bw = up_bw(t, f, w);
-	int parent, ret;
+	int first = -1;
 
-	if (up < 0) {
-		parent = cpu_node(t, t->pci.v[f].numa);
+	*cpu = cpu_of(t, f, w);
+	/* Up the tree: hang each node on the one above, creating switches, until one exists. */
+	for (unsigned int hops = 0; hops < 64; hops++) {
+		const struct rd_pci_fn *fn = &t->pci.v[f];
+		int up = fn->parent >= 0 ? t->pci.v[fn->parent].parent : -1;
+		double bw = up_bw(t, f, w);
+		bool made = false;
+		int parent, ret;
+
+		if (up < 0) {
+			parent = cpu_node(t, t->pci.v[f].numa);
+		} else {
+			parent = find_node(t, RD_TN_PCI, t->pci.v[up].bdf);
+			if (parent < 0) {
+				const struct rd_pci_fn *u = &t->pci.v[up];
+
+				parent = rd_gpu_node_add(t, RD_TN_PCI, u->bdf, up);
+				if (parent >= 0) {
+					rd_pci_facts(&t->pci, (size_t)up, w);
+					t->nodes[parent].pci_dev = (uint64_t)u->vendor << 48 |
+								   (uint64_t)u->device << 32 |
+								   (uint64_t)u->sub_vendor << 16 | u->sub_device;
+					made = true;
+				}
+			}
+		}
 		if (parent < 0)
 			return parent;
-	} else {
-		parent = find_node(t, RD_TN_PCI, t->pci.v[up].bdf);
-		if (parent < 0) {
-			const struct rd_pci_fn *u = &t->pci.v[up];
-			int above;
-
-			parent = rd_gpu_node_add(t, RD_TN_PCI, u->bdf, up);
-			if (parent < 0)
-				return parent;
-			rd_pci_facts(&t->pci, (size_t)up, w);
-			t->nodes[parent].pci_dev = (uint64_t)u->vendor << 48 | (uint64_t)u->device << 32 |
-						   (uint64_t)u->sub_vendor << 16 | u->sub_device;
-			above = attach(t, up, parent, cpu, w);
-			if (above < 0)
-				return above;
-		}
+		if (first < 0)
+			first = parent;
+		ret = rd_gpu_connect(t, self, parent, RD_PATH_PIX, bw);
+		if (ret)
+			return ret;
+		if (!made)
+			return first;
+		f = up;
+		self = parent;
 	}
-	*cpu = cpu_of(t, f, w);
-	ret = rd_gpu_connect(t, self, parent, RD_PATH_PIX, bw);
-	return ret ? ret : parent;
+	return -ELOOP;
 }
 
 /* Broadcom PEX switches in base mode show two levels; NCCL flattens them (getBcmGen). */
@@ -416,9 +428,17 @@ static void summarize_node(struct rd_gpu_topo *t, struct rd_warnings *w)
 		else
 			trans++;
 	}
-	rd_strlcpy(t->iommu, !t->ngpus ? "unknown" : trans && !ident && !none ? "translated" :
-		   ident && !trans && !none ? "passthrough" : none && !ident && !trans ? "off" : "mixed",
-		   sizeof(t->iommu));
+	/* One kind for every GPU, or "mixed". */
+	if (!t->ngpus)
+		rd_strlcpy(t->iommu, "unknown", sizeof(t->iommu));
+	else if (trans == t->ngpus)
+		rd_strlcpy(t->iommu, "translated", sizeof(t->iommu));
+	else if (ident == t->ngpus)
+		rd_strlcpy(t->iommu, "passthrough", sizeof(t->iommu));
+	else if (none == t->ngpus)
+		rd_strlcpy(t->iommu, "off", sizeof(t->iommu));
+	else
+		rd_strlcpy(t->iommu, "mixed", sizeof(t->iommu));
 	for (size_t i = 0; i < t->pci.n; i++) {
 		const struct rd_pci_fn *f = &t->pci.v[i];
 

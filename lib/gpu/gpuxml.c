@@ -272,7 +272,14 @@ static int open_elem(struct rd_gpu_topo *t, struct xelem *e, const struct xelem 
 		node = rd_gpu_node_add(t, RD_TN_CPU, id, -1);
 		if (node < 0)
 			return node;
-		t->nodes[node].numa = atoi(numa);
+		{
+			char *end;
+			long v = strtol(numa, &end, 10);
+
+			if (end == numa || *end || v < -1 || v > 4095)
+				return fail(x, "<cpu> numaid is not a NUMA node number");
+			t->nodes[node].numa = (int)v;
+		}
 		e->node = node;
 		if (!t->host.arch[0] && attr(e, "arch"))
 			rd_strlcpy(t->host.arch, strcmp(attr(e, "arch"), "arm64") == 0 ? "aarch64" :

@@ -35,7 +35,10 @@ static int add_fn(struct rd_pci_tree *t, const char *bdf, const char *path, cons
 	}
 	f = &t->v[t->n];
 	memset(f, 0, sizeof(*f));
+	/* GCC 12's analyzer: a heap pointer stored into an element at a variable index (util.h). */
+	RD_GCC_LEAK_FP_BEGIN
 	f->path = strdup(path);
+	RD_GCC_LEAK_FP_END
 	if (!f->path)
 		return -ENOMEM;
 	rd_strlcpy(f->bdf, bdf, sizeof(f->bdf));
@@ -51,11 +54,10 @@ static int add_fn(struct rd_pci_tree *t, const char *bdf, const char *path, cons
 /* "pci0000:00" (a host bridge's directory under /sys/devices, maybe below a platform device). */
 static bool is_host_bridge(const char *s)
 {
-	unsigned int dom, bus;
-	char tail;
+	static const char hex[] = "0123456789abcdefABCDEF";
 
-	return strncmp(s, "pci", 3) == 0 && sscanf(s + 3, "%4x:%2x%c", &dom, &bus, &tail) == 2 &&
-	       strlen(s) == 10;
+	return strlen(s) == 10 && strncmp(s, "pci", 3) == 0 && strspn(s + 3, hex) == 4 && s[7] == ':' &&
+	       strspn(s + 8, hex) == 2;
 }
 
 /*
@@ -70,7 +72,6 @@ static int place(struct rd_pci_tree *t, const char *name, const char *target,
 	const char *rest = strstr(target, "devices/");
 	char *comp[64], *save = NULL;
 	size_t ncomp = 0, first = 0;
-	int ret;
 
 	if (!rest || rd_snprintf(path, sizeof(path), "/sys/%s", rest)) {
 		rd_warn(w, "PCI %s: link into %s is not a device path; skipped", name, target);
@@ -107,7 +108,8 @@ static int place(struct rd_pci_tree *t, const char *name, const char *target,
 				return -ENAMETOOLONG;
 			len += (size_t)n;
 		}
-		ret = add_fn(t, comp[i], p, hb, i == ncomp - 1);
+		int ret = add_fn(t, comp[i], p, hb, i == ncomp - 1);
+
 		if (ret)
 			return ret;
 	}
@@ -121,7 +123,7 @@ static int cmp_fn(const void *a, const void *b)
 
 int rd_pci_find(const struct rd_pci_tree *t, const char *bdf)
 {
-	struct rd_pci_fn key;
+	struct rd_pci_fn key = { .parent = -1 };
 	const struct rd_pci_fn *f;
 
 	if (!bdf || strlen(bdf) >= sizeof(key.bdf))
@@ -390,11 +392,16 @@ int rd_pci_bar_size(const struct rd_pci_tree *t, size_t i, unsigned int n, uint6
 	if (ret)
 		return ret;
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save), k++) {
-		unsigned long long start, end, flags;
+		unsigned long long start, end;
+		char *e, *e2;
 
 		if (k != n)
 			continue;
-		if (sscanf(line, "%llx %llx %llx", &start, &end, &flags) != 3)
+		start = strtoull(line, &e, 16);
+		if (e == line || *e != ' ')
+			return -EINVAL;
+		end = strtoull(e + 1, &e2, 16);
+		if (e2 == e + 1)
 			return -EINVAL;
 		if (!end || end < start)
 			return -ENODATA;
