@@ -120,7 +120,7 @@ static void print_map(struct rd_out *o, bool verbose, const struct port_map *m)
 	rd_out_str(o, RD_ANY, "netdev", NULL, m->netdev[0] ? m->netdev : NULL);
 	if (m->netdev[0]) {
 		const char *js = m->other_netns ? "other_netns" :
-				 !m->nd.present ? "unknown" :
+				 !m->nd.present || strcmp(ud, "Unknown") == 0 ? "unknown" :
 				 strcmp(ud, "Up") == 0 ? "up" : "down";
 
 		rd_out_cstr(o, RD_TEXT, "netdev_state", NULL, updown_color(ud), ud);
@@ -392,6 +392,9 @@ int main(int argc, char **argv)
 						cli.sr.root, m->netdev);
 			}
 			rd_netdev_read(&cli.sr, m->netdev, &vlans, &m->nd);
+			if (m->nd.present && m->nd.operstate_err)
+				rd_warn(&cli.warnings, "%s: operstate: %s; its state is unknown", m->netdev,
+					rd_read_strerror(m->nd.operstate_err));
 			m->pf_dev = find_pf_dev(cli.devices.n ? &all : &list, d);
 		}
 	}

@@ -94,7 +94,9 @@ static void print_link_fields(struct rd_out *o, const struct rd_ev_link *l)
 		return;
 	if (l->ifindex > 0)
 		rd_out_u64(o, RD_JSON, "ifindex", NULL, (uint64_t)l->ifindex);
-	rd_out_bool(o, RD_JSON, "up", NULL, rd_ev_link_up(l));
+	/* Neither operstate nor carrier readable: whether it is up is not known, and left out. */
+	if (l->operstate[0] || l->carrier >= 0)
+		rd_out_bool(o, RD_JSON, "up", NULL, rd_ev_link_up(l));
 	rd_out_str(o, RD_JSON, "operstate", NULL, l->operstate[0] ? l->operstate : NULL);
 	if (l->carrier >= 0)
 		rd_out_bool(o, RD_JSON, "carrier", NULL, l->carrier == 1);
@@ -205,6 +207,9 @@ static int print_sysroot_state(struct rd_cli *cli, struct rd_out *o,
 			rd_port_netdev_cached(&netdevs, NULL, d, p, NULL, ndev, sizeof(ndev), &via,
 					      &other_netns);
 			rd_ev_link_from_sysfs(&cli->sr, ndev, &l);
+			if (l.known && l.oper_err)
+				rd_warn(&cli->warnings, "%s: operstate: %s; its state is unknown", ndev,
+					rd_read_strerror(l.oper_err));
 			rd_event_port_state(&ev, d, p, &l);
 			print_event(o, &ev, utc);
 		}

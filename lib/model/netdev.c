@@ -151,7 +151,8 @@ bool rd_netdev_state_up(const char *operstate, int carrier)
 	/* "up" with carrier 0: the driver brought the link up, no peer answers. */
 	if (strcmp(operstate, "up") == 0)
 		return carrier != 0;
-	return strcmp(operstate, "unknown") == 0 && carrier == 1;
+	/* "unknown" (the driver does not say), or "" (the file could not be read): carrier decides. */
+	return (strcmp(operstate, "unknown") == 0 || !operstate[0]) && carrier == 1;
 }
 
 /* What a run has read of one netdev, each file at most once (the SEEN_* bits). */
@@ -419,8 +420,9 @@ static int netdev_read(const struct rd_sysroot *sr, struct rd_netdev_cache *nc, 
 		if (!rd_sys_exists(sr, "%s/", base))
 			return 0;
 		nd->present = true;
-		if (nc ? read_operstate(nc, name, nd->operstate, sizeof(nd->operstate)) :
-			 rd_sys_read_str(sr, nd->operstate, sizeof(nd->operstate), "%s/operstate", base))
+		nd->operstate_err = nc ? read_operstate(nc, name, nd->operstate, sizeof(nd->operstate)) :
+				    rd_sys_read_str(sr, nd->operstate, sizeof(nd->operstate), "%s/operstate", base);
+		if (nd->operstate_err)
 			nd->operstate[0] = '\0';
 		if ((nc ? read_carrier(nc, name, &v) : rd_sys_read_u64(sr, &v, "%s/carrier", base)) == 0)
 			nd->carrier = v ? 1 : 0;
@@ -493,6 +495,9 @@ const char *rd_netdev_updown(const struct rd_netdev_info *nd)
 {
 	if (!nd->present)
 		return "NA";
+	/* Neither the operstate nor the carrier could be read: say so, never "Down". */
+	if (!nd->operstate[0] && nd->carrier < 0)
+		return "Unknown";
 	return rd_netdev_state_up(nd->operstate, nd->carrier) ? "Up" : "Down";
 }
 

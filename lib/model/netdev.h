@@ -107,6 +107,7 @@ struct rd_netdev_info {
 	char name[64];
 	bool present;		/* visible here (this network namespace) */
 	char operstate[16];	/* "up", "down", "unknown"...; "" if unknown */
+	int operstate_err;	/* why operstate could not be read (-errno), 0 if it was */
 	int carrier;		/* 1, 0, or -1 unknown */
 	bool has_mtu, has_speed, has_ifindex;
 	uint64_t mtu;

@@ -485,6 +485,9 @@ void rd_event_port_state(struct rd_event *ev, const struct rd_device *dev,
 	else if (!l->known)
 		snprintf(ev->text + n, sizeof(ev->text) - (size_t)n, ", %s not visible here",
 			 l->netdev);
+	else if (!l->operstate[0] && l->carrier < 0)
+		snprintf(ev->text + n, sizeof(ev->text) - (size_t)n, ", %s state unknown mtu %u",
+			 l->netdev, l->mtu);
 	else if (rd_ev_link_up(l))
 		snprintf(ev->text + n, sizeof(ev->text) - (size_t)n, ", %s up mtu %u", l->netdev,
 			 l->mtu);
@@ -502,9 +505,14 @@ void rd_ev_link_from_sysfs(const struct rd_sysroot *sr, const char *ifname, stru
 	l->carrier = l->admin_up = -1;
 	if (!ifname[0] || strchr(ifname, '/') || strcmp(ifname, ".") == 0 || strcmp(ifname, "..") == 0)
 		return;
-	if (rd_sys_read_str(sr, l->operstate, sizeof(l->operstate), "/sys/class/net/%s/operstate",
-			    ifname))
-		return;
+	l->oper_err = rd_sys_read_str(sr, l->operstate, sizeof(l->operstate), "/sys/class/net/%s/operstate",
+				      ifname);
+	if (l->oper_err) {
+		l->operstate[0] = '\0';
+		/* Not there: not visible here.  There but unreadable: its state is unknown. */
+		if (rd_sys_check_dir(sr, "/sys/class/net/%s", ifname))
+			return;
+	}
 	l->known = true;
 	/* carrier cannot be read while the netdev is administratively down (EINVAL). */
 	if (rd_sys_read_u64(sr, &v, "/sys/class/net/%s/carrier", ifname) == 0)

@@ -124,7 +124,8 @@ struct rd_ev_link {
 	char old_netdev[64];	/* LINK_RENAME */
 	int ifindex;		/* 0 unknown */
 	bool known;		/* the fields below were read */
-	char operstate[16];	/* "up", "down", "lowerlayerdown"... */
+	char operstate[16];	/* "up", "down", "lowerlayerdown"...; "" unreadable */
+	int oper_err;		/* why operstate could not be read (-errno), 0 if it was */
 	int carrier;		/* 1, 0, -1 unknown */
 	int admin_up;		/* IFF_UP: 1, 0, -1 unknown */
 	unsigned int mtu, old_mtu;	/* old_mtu: LINK_MTU */
