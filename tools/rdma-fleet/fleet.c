@@ -807,6 +807,76 @@ static int mesh_read(struct reader_ctx *c, json_object *doc)
 }
 
 /*
+ * rdma-gpumap -j: {gpus: [{gpu, bus, dev, port, path, gdr, ...}], summary: {gdr, gpus, backend,
+ * nccl_version...}}.  Per GPU its NIC ("mlx5_3:1", "none"), path type and GDR, so that a host
+ * whose GPU-to-NIC map differs from the others' (a card in the wrong slot, a port down) is an
+ * outlier; per host "gdr" as k/G and the backend.
+ */
+static bool gpumap_match(json_object *doc)
+{
+	json_object *sum;
+
+	return json_object_is_type(doc, json_type_object) && obj_has(doc, "gpus", json_type_array) &&
+	       json_object_object_get_ex(doc, "summary", &sum) && obj_str(sum, "nccl_version");
+}
+
+static int gpumap_read(struct reader_ctx *c, json_object *doc)
+{
+	json_object *gpus, *sum, *v;
+	int rc = 0;
+
+	(void)json_object_object_get_ex(doc, "gpus", &gpus);
+	(void)json_object_object_get_ex(doc, "summary", &sum);
+	for (size_t i = 0; !rc && i < json_object_array_length(gpus); i++) {
+		json_object *g = json_object_array_get_idx(gpus, i), *port, *val;
+		const char *name = obj_str(g, "gpu"), *dev = obj_str(g, "dev");
+		char nic[96];
+
+		if (!name || strlen(name) > 32) {
+			RD_GCC_LEAK_FP_BEGIN	/* f->problems grows in place, freed by rd_fleet_free */
+			rc = problem_add(c->f, c->h->name, c->src, c->line,
+					 "rdma-gpumap GPU %zu without a \"gpu\" name, skipped", i + 1);
+			RD_GCC_LEAK_FP_END
+			continue;
+		}
+		if (dev && json_object_object_get_ex(g, "port", &port) && json_object_is_type(port, json_type_int))
+			snprintf(nic, sizeof(nic), "%.63s:%d", dev, json_object_get_int(port));
+		else
+			snprintf(nic, sizeof(nic), "none");
+		val = json_object_new_string(nic);
+		if (!val)
+			return -ENOMEM;
+		RD_GCC_LEAK_FP_BEGIN	/* the grown array is h->facts, freed by rd_fleet_free */
+		rc = fact_add(c->f, c->h, "gpumap", name, 0, "nic", val);
+		RD_GCC_LEAK_FP_END
+		json_object_put(val);
+		if (!rc) {
+			static const char *const keys[] = { "path", "gdr", NULL };
+
+			rc = facts_from(c, "gpumap", name, 0, g, keys);
+		}
+	}
+	if (!rc && json_object_object_get_ex(sum, "gdr", &v) && json_object_is_type(v, json_type_int)) {
+		json_object *n, *val;
+		char kg[48];
+
+		(void)json_object_object_get_ex(sum, "gpus", &n);
+		snprintf(kg, sizeof(kg), "%d/%d", json_object_get_int(v), n ? json_object_get_int(n) : 0);
+		val = json_object_new_string(kg);
+		if (!val)
+			return -ENOMEM;
+		rc = fact_add(c->f, c->h, "gpumap", NULL, 0, "gdr", val);
+		json_object_put(val);
+	}
+	if (!rc) {
+		static const char *const keys[] = { "backend", "iommu", NULL };
+
+		rc = facts_from(c, "gpumap", NULL, 0, sum, keys);
+	}
+	return rc;
+}
+
+/*
  * The readers, tried in order.  A new tool's output is one more entry: a
  * shape test and a function turning the document into facts (and problems).
  */
@@ -821,6 +891,7 @@ static const struct reader {
 	{ "fabric", "rdma-fabric -j", fabric_match, fabric_read },	/* before doctor: the same keys and more */
 	{ "doctor", "rdma-doctor -j", doctor_match, doctor_read },
 	{ "mesh", "rdma-selftest --mesh -j", mesh_match, mesh_read },
+	{ "gpumap", "rdma-gpumap -j", gpumap_match, gpumap_read },
 };
 
 /* ------------------------------------------------------------ streams */
