@@ -164,3 +164,12 @@ demo_note "this VM's only RDMA port is soft-RoCE: there is no InfiniBand subnet 
 demo_note "make demo then shows it on a simulated InfiniBand fabric under a real OpenSM (tests/fabric/t-demo.sh)"
 demo_run -e 1 rdma-fabric
 demo_check "rdma-fabric: names the Ethernet port it cannot sweep from" "no InfiniBand port \\($DEV port 1 is Ethernet: RoCE and iWARP have no subnet to sweep\\)"
+
+demo_section rdma-gpumap "which NIC each GPU uses, and whether GPUDirect RDMA will, by NCCL's rules"
+demo_note "this VM has no GPU, and rdma-gpumap says so; then the map of a copied tree, not of this VM:"
+demo_note "tests/fixtures/gpu-dgx-faults stands for a DGX H100-like node with a NIC port down, ACS on and no peermem"
+demo_run -e 1 rdma-gpumap --no-env
+demo_check "rdma-gpumap: no GPU on this VM" "no GPU found"
+demo_run rdma-gpumap --no-env --sysroot "$RD_ROOT/tests/fixtures/gpu-dgx-faults" --gpu 3,5
+demo_check "rdma-gpumap (copied tree): GPU3 on a far NIC, PHB, no GDR" "^GPU3 +0000:61:00\.0 +0 +mlx5_0 +1 +ACTIVE +PHB +NODE .* no "
+demo_check "rdma-gpumap (copied tree): ACS on GPU5's switch named" "ACS on 0000:b9:0[23]\.0 redirects peer-to-peer"
