@@ -229,7 +229,8 @@ bool rd_nccl_hca_match(const char *spec, const char *dev, unsigned int port)
 	while (*p) {
 		size_t len = strcspn(p, ",");
 
-		if (len) {
+		/* parseStringList() keeps an entry only when its name before ':' is not empty. */
+		if (len && *p != ':') {
 			any = true;
 			if (match_entry(p, len, exact, dev, port))
 				hit = true;

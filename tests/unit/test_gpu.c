@@ -306,6 +306,22 @@ static void test_hca_match(void **state)
 	assert_false(rd_nccl_hca_match("^,", "mlx5_0", 1));
 }
 
+/*
+ * parseStringList() keeps an entry only when its name (before ':') is not
+ * empty: ":1" is no entry, and a list of only such entries is empty.
+ */
+static void test_hca_match_empty_names(void **state)
+{
+	(void)state;
+	assert_true(rd_nccl_hca_match(":1", "mlx5_0", 1));
+	assert_true(rd_nccl_hca_match(":1,:2", "mlx5_0", 3));
+	assert_false(rd_nccl_hca_match("^:1", "mlx5_0", 1));
+	/* Beside a real entry the empty one changes nothing. */
+	assert_true(rd_nccl_hca_match(":1,mlx5_1", "mlx5_1", 1));
+	assert_false(rd_nccl_hca_match(":1,mlx5_1", "mlx5_0", 1));
+	assert_true(rd_nccl_hca_match("^:1,mlx5_1", "mlx5_0", 1));
+}
+
 static void test_version_parse(void **state)
 {
 	unsigned int v = 0;
@@ -632,6 +648,7 @@ int main(void)
 		cmocka_unit_test(test_speed_gts),
 		cmocka_unit_test(test_path_parse),
 		cmocka_unit_test(test_hca_match),
+		cmocka_unit_test(test_hca_match_empty_names),
 		cmocka_unit_test(test_version_parse),
 		cmocka_unit_test(test_gdr_defaults),
 		cmocka_unit_test(test_conf_set),
