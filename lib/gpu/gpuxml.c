@@ -330,6 +330,9 @@ static int open_elem(struct rd_gpu_topo *t, struct xelem *e, const struct xelem 
 			e->node = up->node;
 			return 0;
 		}
+		/* NCCL reads a <nic> only there: elsewhere it has nothing to hang on. */
+		if (strcmp(up->name, "cpu") != 0 || parent < 0)
+			return fail(x, "<nic> outside a <cpu> or <pci>");
 		node = rd_gpu_node_add(t, RD_TN_NIC, "cpu-nic", -1);
 		if (node < 0)
 			return node;

@@ -640,6 +640,58 @@ static void test_path_bcm(void **state)
 	}
 }
 
+/* ---- an NCCL topology XML ---- */
+
+/* Build from the XML text (an empty node otherwise): the result, msg says why. */
+static int build_xml(struct rd_gpu_topo *t, const char *xml, char *msg, size_t len)
+{
+	struct rd_device_list none = { 0 };
+	struct rd_sysroot sr;
+	struct rd_nccl_conf conf;
+	struct rd_warnings w = { 0 };
+	char path[300];
+	int ret;
+
+	put("topo.xml", xml);
+	snprintf(path, sizeof(path), "%s/topo.xml", scratch);
+	assert_int_equal(rd_sysroot_init(&sr, scratch), 0);
+	rd_nccl_conf_init(&conf);
+	ret = rd_gpu_topo_build(&sr, &none, &conf, path, t, &w, msg, len);
+	rd_warnings_free(&w);
+	return ret;
+}
+
+/* A <nic> with no <cpu> or <pci> above it was hung on node -1 (found by fuzz_gpuxml). */
+static void test_xml_nic_outside_cpu(void **state)
+{
+	struct rd_gpu_topo t;
+	char msg[200];
+
+	(void)state;
+	scratch_make();
+	assert_int_equal(build_xml(&t, "<system version=\"1\">\n  <nic>\n    <net name=\"mlx5_0\" dev=\"0\"/>\n"
+				   "  </nic>\n</system>\n", msg, sizeof(msg)), -EINVAL);
+	assert_string_equal(msg, "line 2: <nic> outside a <cpu> or <pci>");
+	rd_gpu_topo_free(&t);
+	/* Under a <gpu> it has no place either. */
+	assert_int_equal(build_xml(&t, "<system version=\"1\"><cpu numaid=\"0\">"
+				   "<pci busid=\"0000:01:00.0\" class=\"0x030200\"><gpu dev=\"0\"><nic/></gpu></pci>"
+				   "</cpu></system>", msg, sizeof(msg)), -EINVAL);
+	rd_gpu_topo_free(&t);
+	/* On a CPU it hangs on the CPU: PHB from a GPU of that CPU. */
+	assert_int_equal(build_xml(&t, "<system version=\"1\"><cpu numaid=\"0\">"
+				   "<pci busid=\"0000:01:00.0\" class=\"0x030200\" link_speed=\"32.0 GT/s PCIe\" link_width=\"16\"/>"
+				   "<nic><net name=\"mlx5_0\" dev=\"0\" speed=\"400000\" port=\"1\"/></nic>"
+				   "</cpu></system>", msg, sizeof(msg)), 0);
+	assert_int_equal(t.ngpus, 1);
+	assert_int_equal(t.nnets, 1);
+	assert_int_equal(t.gpus[0].net, 0);
+	assert_int_equal(t.gpus[0].path_topo, RD_PATH_PHB);
+	assert_true(t.gpus[0].bw == 48.0);
+	rd_gpu_topo_free(&t);
+	scratch_remove();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -657,6 +709,7 @@ int main(void)
 		cmocka_unit_test(test_path_phb),
 		cmocka_unit_test(test_path_sys),
 		cmocka_unit_test(test_path_bcm),
+		cmocka_unit_test(test_xml_nic_outside_cpu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
