@@ -457,7 +457,8 @@ int rd_gpu_xml_load(struct rd_gpu_topo *t, const char *path, struct rd_warnings 
 	if (ret)
 		return ret == -ENOMEM ? ret : -EINVAL;
 	/* GPUs in PCI bus order, as NVML numbers them. */
-	qsort(t->gpus, t->ngpus, sizeof(*t->gpus), cmp_gpu);
+	if (t->ngpus > 1)	/* qsort's base must not be NULL, even for no element */
+		qsort(t->gpus, t->ngpus, sizeof(*t->gpus), cmp_gpu);
 	for (size_t g = 0; g < t->ngpus; g++) {
 		t->nodes[t->gpus[g].node].item = (int)g;
 		t->gpus[g].index = (unsigned int)g;

@@ -692,6 +692,23 @@ static void test_xml_nic_outside_cpu(void **state)
 	scratch_remove();
 }
 
+/* No GPU at all: nothing to sort (qsort's base was NULL: UBSan in unit-san). */
+static void test_xml_no_gpu(void **state)
+{
+	struct rd_gpu_topo t;
+	char msg[200];
+
+	(void)state;
+	scratch_make();
+	assert_int_equal(build_xml(&t, "<system version=\"1\"><cpu numaid=\"0\">"
+				   "<nic><net name=\"mlx5_0\" dev=\"0\"/></nic></cpu></system>",
+				   msg, sizeof(msg)), 0);
+	assert_int_equal(t.ngpus, 0);
+	assert_int_equal(t.nnets, 1);
+	rd_gpu_topo_free(&t);
+	scratch_remove();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -710,6 +727,7 @@ int main(void)
 		cmocka_unit_test(test_path_sys),
 		cmocka_unit_test(test_path_bcm),
 		cmocka_unit_test(test_xml_nic_outside_cpu),
+		cmocka_unit_test(test_xml_no_gpu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
