@@ -1173,7 +1173,8 @@ static void chan_close(struct rd_fleet *f, struct chan *c)
  */
 static int chan_flush(struct rd_fleet *f, struct chan *c)
 {
-	const char *base = c->pend, *end = c->pend + c->plen, *s = base;
+	/* Nothing pending may mean no buffer yet: NULL + 0 is undefined. */
+	const char *base = c->pend, *end = c->pend ? c->pend + c->plen : NULL, *s = base;
 	size_t li = 0;	/* the pending line that holds s */
 	int rc = 0;
 
