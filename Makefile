@@ -236,7 +236,7 @@ ifndef FUZZ_INNER
 # The library again, instrumented for libFuzzer, in its own tree.
 $(FUZZ_LIB): $(LIB_SRCS) $(HDRS)
 	@$(MAKE) --no-print-directory FUZZ_INNER=1 CC=clang BUILD=$(FUZZ_BUILD) \
-		CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer" \
+		CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 		$(FUZZ_LIB)
 endif
 
@@ -252,7 +252,7 @@ FUZZ_CLI_OBJS := $(TOOLS:%=$(FUZZ_BUILD)/cli/%.o) $(TOOL_LOCAL_SRCS:tools/%.c=$(
 $(FUZZ_BUILD)/cli/%.o: tools/%.c $(HDRS)
 	@mkdir -p $(@D)
 	$(call say,FUZZ,$@)clang -std=gnu11 -Wall -Wextra -Werror -Ilib $(PKG_CFLAGS) -DRD_VERSION='"$(VERSION)"' \
-		-Dmain=$(subst -,_,$*)_main -O1 -g -fsanitize=fuzzer-no-link,address,undefined \
+		-Dmain=$(subst -,_,$*)_main -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all \
 		-fno-omit-frame-pointer -c -o $@ $<
 $(FUZZ_BUILD)/fuzz_cli: tests/fuzz/fuzz_cli.c $(FUZZ_CLI_OBJS) $(FUZZ_LIB)
 	$(call say,FUZZ,$@)clang -std=gnu11 -Wall -Wextra -Werror -Ilib -Itools $(PKG_CFLAGS) -O1 -g \
