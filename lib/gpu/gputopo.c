@@ -380,7 +380,6 @@ static int build_sysfs(struct rd_gpu_topo *t, struct rd_warnings *w)
 		if (ret)
 			return ret;
 	}
-	flatten_bcm(t);
 	return 0;
 }
 
@@ -507,8 +506,11 @@ int rd_gpu_topo_build(const struct rd_sysroot *sr, const struct rd_device_list *
 		if (!ret)
 			ret = build_sysfs(t, w);
 	}
-	if (!ret)
+	/* Either graph: NCCL flattens Broadcom switches in ncclTopoGetSystemFromXml, which both take. */
+	if (!ret) {
+		flatten_bcm(t);
 		ret = connect_cpus(t);
+	}
 	if (ret)
 		return ret;
 	summarize_node(t, w);

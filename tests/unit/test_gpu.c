@@ -709,6 +709,44 @@ static void test_xml_no_gpu(void **state)
 	scratch_remove();
 }
 
+/* A Broadcom Gen5 switch in an XML is flattened as from sysfs (NCCL: ncclTopoGetSystemFromXml). */
+static void test_xml_bcm(void **state)
+{
+	static const char *const fmt =
+		"<system version=\"1\"><cpu numaid=\"0\" arch=\"x86_64\" vendor=\"GenuineIntel\">\n"
+		"<pci busid=\"0000:15:00.0\" class=\"0x060400\" vendor=\"0x1000\" device=\"%s\" "
+		"subsystem_vendor=\"0x1000\" subsystem_device=\"0x0000\" link_speed=\"32.0 GT/s PCIe\" link_width=\"16\">\n"
+		" <pci busid=\"0000:16:00.0\" class=\"0x060400\" vendor=\"0x1000\" device=\"%s\" "
+		"subsystem_vendor=\"0x1000\" subsystem_device=\"0x1000\" link_speed=\"32.0 GT/s PCIe\" link_width=\"16\">\n"
+		"  <pci busid=\"0000:17:00.0\" class=\"0x030200\" link_speed=\"32.0 GT/s PCIe\" link_width=\"16\"/>\n"
+		" </pci>\n"
+		" <pci busid=\"0000:18:00.0\" class=\"0x060400\" vendor=\"0x1000\" device=\"%s\" "
+		"subsystem_vendor=\"0x1000\" subsystem_device=\"0x1000\" link_speed=\"32.0 GT/s PCIe\" link_width=\"16\">\n"
+		"  <pci busid=\"0000:19:00.0\" class=\"0x020700\" link_speed=\"32.0 GT/s PCIe\" link_width=\"16\">\n"
+		"   <nic><net name=\"mlx5_0\" dev=\"0\" speed=\"400000\" port=\"1\"/></nic>\n"
+		"  </pci>\n"
+		" </pci>\n"
+		"</pci></cpu></system>\n";
+	struct rd_gpu_topo t;
+	char xml[2048], msg[200];
+
+	(void)state;
+	scratch_make();
+	put("sys/module/nvidia_peermem/version", "1.0\n");
+	snprintf(xml, sizeof(xml), fmt, "0xc030", "0xc030", "0xc030");
+	assert_int_equal(build_xml(&t, xml, msg, sizeof(msg)), 0);
+	assert_int_equal(t.gpus[0].net, 0);
+	assert_int_equal(t.gpus[0].path_topo, RD_PATH_PIX);
+	assert_true(t.gpus[0].gdr);
+	rd_gpu_topo_free(&t);
+	/* Another switch of that shape keeps its two levels. */
+	snprintf(xml, sizeof(xml), fmt, "0xc010", "0xc010", "0xc010");
+	assert_int_equal(build_xml(&t, xml, msg, sizeof(msg)), 0);
+	assert_int_equal(t.gpus[0].path_topo, RD_PATH_PXB);
+	rd_gpu_topo_free(&t);
+	scratch_remove();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -728,6 +766,7 @@ int main(void)
 		cmocka_unit_test(test_path_bcm),
 		cmocka_unit_test(test_xml_nic_outside_cpu),
 		cmocka_unit_test(test_xml_no_gpu),
+		cmocka_unit_test(test_xml_bcm),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
