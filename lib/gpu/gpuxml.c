@@ -325,6 +325,9 @@ static int open_elem(struct rd_gpu_topo *t, struct xelem *e, const struct xelem 
 	if (strcmp(e->name, "nic") == 0 && up) {
 		/* A <nic> inside a <pci> makes that function a NIC; one under a <cpu> hangs on it. */
 		if (strcmp(up->name, "pci") == 0) {
+			/* One function is a GPU or a NIC: the graph has one node for it. */
+			if (t->nodes[up->node].type == RD_TN_GPU)
+				return fail(x, "<nic> inside a GPU's <pci>");
 			t->nodes[up->node].type = RD_TN_NIC;
 			claim_nets(t, t->nodes[up->node].id, up->node);
 			e->node = up->node;
@@ -342,6 +345,8 @@ static int open_elem(struct rd_gpu_topo *t, struct xelem *e, const struct xelem 
 	if (strcmp(e->name, "net") == 0 && up && strcmp(up->name, "nic") == 0)
 		return xml_net(t, e, up->node);
 	if (strcmp(e->name, "gpu") == 0 && up && strcmp(up->name, "pci") == 0) {
+		if (t->nodes[up->node].type == RD_TN_NIC)
+			return fail(x, "<gpu> inside a NIC's <pci>");
 		if (t->nodes[up->node].type != RD_TN_GPU) {
 			int g = add_gpu(t, up, t->nodes[up->node].id, cpu);
 

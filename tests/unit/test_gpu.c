@@ -747,6 +747,41 @@ static void test_xml_bcm(void **state)
 	scratch_remove();
 }
 
+/*
+ * A GPU's <pci> holding a <nic> turned the GPU's node into a NIC that the GPU
+ * list still held, and a <gpu> in a NIC's <pci> the reverse (found by
+ * fuzz_gpuxml): one function is one node, so either is malformed.
+ */
+static void test_xml_gpu_nic_one_pci(void **state)
+{
+	struct rd_gpu_topo t;
+	char msg[200];
+
+	(void)state;
+	scratch_make();
+	assert_int_equal(build_xml(&t, "<system version=\"1\"><cpu numaid=\"0\">\n"
+				   "<pci busid=\"0000:01:00.0\" class=\"0x030200\">\n"
+				   "<nic><net name=\"mlx5_0\" dev=\"0\"/></nic></pci></cpu></system>",
+				   msg, sizeof(msg)), -EINVAL);
+	assert_string_equal(msg, "line 3: <nic> inside a GPU's <pci>");
+	rd_gpu_topo_free(&t);
+	assert_int_equal(build_xml(&t, "<system version=\"1\"><cpu numaid=\"0\">\n"
+				   "<pci busid=\"0000:01:00.0\" class=\"0x020000\">\n"
+				   "<gpu dev=\"0\"/></pci></cpu></system>", msg, sizeof(msg)), -EINVAL);
+	assert_string_equal(msg, "line 3: <gpu> inside a NIC's <pci>");
+	rd_gpu_topo_free(&t);
+	/* A <gpu> in a GPU's <pci> (as NCCL writes it) or in a bridge's makes a GPU. */
+	assert_int_equal(build_xml(&t, "<system version=\"1\"><cpu numaid=\"0\">"
+				   "<pci busid=\"0000:01:00.0\" class=\"0x030200\"><gpu dev=\"0\"/></pci>"
+				   "<pci busid=\"0000:02:00.0\" class=\"0x060400\"><gpu dev=\"1\"/></pci>"
+				   "</cpu></system>", msg, sizeof(msg)), 0);
+	assert_int_equal(t.ngpus, 2);
+	for (size_t g = 0; g < t.ngpus; g++)
+		assert_int_equal(t.nodes[t.gpus[g].node].type, RD_TN_GPU);
+	rd_gpu_topo_free(&t);
+	scratch_remove();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -767,6 +802,7 @@ int main(void)
 		cmocka_unit_test(test_xml_nic_outside_cpu),
 		cmocka_unit_test(test_xml_no_gpu),
 		cmocka_unit_test(test_xml_bcm),
+		cmocka_unit_test(test_xml_gpu_nic_one_pci),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
