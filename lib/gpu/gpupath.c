@@ -175,13 +175,15 @@ static int mirror_bits(int val, int pow2)
 	return m;
 }
 
-static void gdr_check(const struct rd_gpu_topo *t, const struct rd_gpu *g, struct pair *p)
+static void gdr_check(const struct rd_gpu_topo *t, const struct rd_gpu *g, const struct rd_gpu_net *n,
+		      struct pair *p)
 {
 	const struct rd_tpath *gc = g->cpu >= 0 ? gp(t, g->node, g->cpu) : NULL;
 
 	p->gdr = false;
 	p->distance = p->type;
-	if (strcmp(t->backend, "none") == 0)
+	/* ncclTopoCheckGdr: the NIC and the GPU must both support it (gdr="0" in a file says not). */
+	if (strcmp(t->backend, "none") == 0 || g->gdr_unsupported || n->gdr_unsupported)
 		return;
 	/* 2.26: a C2C GPU's CPU-attached NIC counts as C2C when NCCL_NET_GDR_C2C=1. */
 	if (t->conf.version == 226 && rd_nccl_gdr_c2c(&t->conf) && p->type == RD_PATH_PHB && gc &&
@@ -292,6 +294,11 @@ static void explain(struct rd_gpu_topo *t, struct rd_gpu *g, const struct pair *
 		snprintf(g->why, sizeof(g->why), "%s", t->backend_why);
 		return;
 	}
+	if (g->gdr_unsupported || t->nets[g->net].gdr_unsupported) {
+		snprintf(g->why, sizeof(g->why), "the topology file says the %s does not support GDR "
+			 "(gdr=\"0\"): data is staged in host memory", g->gdr_unsupported ? "GPU" : "NIC");
+		return;
+	}
 	if (!p->gdr) {
 		snprintf(g->why, sizeof(g->why), "%s > %s (%s): data is staged in host memory",
 			 rd_path_name(p->distance), rd_path_name(level), lsrc);
@@ -356,7 +363,7 @@ void rd_gpu_decide(struct rd_gpu_topo *t, struct rd_warnings *w)
 
 			if (t->nets[i].node < 0)
 				continue;
-			gdr_check(t, gpu, p);
+			gdr_check(t, gpu, &t->nets[i], p);
 			if (p->type < RD_PATH_PHB && !p->gdr && gpu->cpu >= 0) {
 				const struct rd_tpath *a = gp(t, gpu->node, gpu->cpu);
 				const struct rd_tpath *b = gp(t, t->nets[i].node, gpu->cpu);

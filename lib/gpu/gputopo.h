@@ -143,6 +143,7 @@ struct rd_gpu {
 	double bw;
 	bool gdr;
 	bool gdr_pci_mode;		/* C2C GPU reaching its NIC over PCI */
+	bool gdr_unsupported;		/* a topology file's <gpu gdr="0"> */
 	char why[200];
 	struct rd_strlist notes;	/* what NCCL does not weigh but slows GDR */
 };
@@ -160,6 +161,7 @@ struct rd_gpu_net {
 	double gbps;
 	bool active;
 	bool admitted;			/* NCCL_IB_HCA lets it in */
+	bool gdr_unsupported;		/* a topology file's <net gdr="0"> */
 	unsigned int index;		/* NCCL's net device number (active, admitted ports) */
 };
 

@@ -219,6 +219,14 @@ static void claim_nets(struct rd_gpu_topo *t, const char *busid, int nic)
 			t->nets[i].nic_node = nic;
 }
 
+/* gdr="0" (as NCCL reads it, strtol base 0): the file says the device cannot do GDR; absent: unknown. */
+static bool gdr_off(const struct xelem *e)
+{
+	const char *v = attr(e, "gdr");
+
+	return v && strtol(v, NULL, 0) == 0;
+}
+
 static int xml_net(struct rd_gpu_topo *t, const struct xelem *e, int nic)
 {
 	const char *name = attr(e, "name"), *port = attr(e, "port"), *speed = attr(e, "speed");
@@ -231,6 +239,8 @@ static int xml_net(struct rd_gpu_topo *t, const struct xelem *e, int nic)
 		if (strcmp(t->nets[i].dev, name) == 0 && (!port || t->nets[i].port == pn)) {
 			if (t->nets[i].nic_node < 0)
 				t->nets[i].nic_node = nic;
+			/* NCCL keeps a file's attribute over what it finds (xmlInitAttrInt). */
+			t->nets[i].gdr_unsupported |= gdr_off(e);
 			return 0;
 		}
 	v = realloc(t->nets, (t->nnets + 1) * sizeof(*v));
@@ -249,6 +259,7 @@ static int xml_net(struct rd_gpu_topo *t, const struct xelem *e, int nic)
 	n->gbps = speed ? strtod(speed, NULL) / 1000.0 : 0;
 	n->active = true;
 	n->admitted = !t->conf.ib_hca_set || rd_nccl_hca_match(t->conf.ib_hca, n->dev, n->port);
+	n->gdr_unsupported = gdr_off(e);
 	return 0;
 }
 
@@ -357,6 +368,8 @@ static int open_elem(struct rd_gpu_topo *t, struct xelem *e, const struct xelem 
 			t->gpus[g].node = up->node;
 		}
 		e->node = up->node;
+		if (t->nodes[up->node].item >= 0)
+			t->gpus[t->nodes[up->node].item].gdr_unsupported |= gdr_off(e);
 		return 0;
 	}
 	if (strcmp(e->name, "c2c") == 0 && up && strcmp(up->name, "gpu") == 0) {

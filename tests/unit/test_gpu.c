@@ -782,6 +782,39 @@ static void test_xml_gpu_nic_one_pci(void **state)
 	scratch_remove();
 }
 
+/* gdr="0" on a <gpu> or a <net> of a topology file: NCCL will not use GDR there (ncclTopoCheckGdr). */
+static void test_xml_gdr_unsupported(void **state)
+{
+	static const char *const fmt =
+		"<system version=\"1\"><cpu numaid=\"0\">"
+		"<pci busid=\"0000:01:00.0\" class=\"0x060400\" link_speed=\"32.0 GT/s PCIe\" link_width=\"16\">"
+		"<pci busid=\"0000:02:00.0\" class=\"0x030200\" link_speed=\"32.0 GT/s PCIe\" link_width=\"16\">"
+		"<gpu dev=\"0\" gdr=\"%s\"/></pci>"
+		"<pci busid=\"0000:03:00.0\" class=\"0x020700\" link_speed=\"32.0 GT/s PCIe\" link_width=\"16\">"
+		"<nic><net name=\"mlx5_0\" dev=\"0\" speed=\"400000\" port=\"1\" gdr=\"%s\"/></nic>"
+		"</pci></pci></cpu></system>";
+	static const char *const gdr[][2] = { { "1", "1" }, { "0", "1" }, { "1", "0" }, { "0x0", "1" } };
+	struct rd_gpu_topo t;
+	char xml[1024], msg[200];
+
+	(void)state;
+	scratch_make();
+	put("sys/module/nvidia_peermem/version", "1.0\n");
+	for (size_t k = 0; k < RD_ARRAY_SIZE(gdr); k++) {
+		snprintf(xml, sizeof(xml), fmt, gdr[k][0], gdr[k][1]);
+		assert_int_equal(build_xml(&t, xml, msg, sizeof(msg)), 0);
+		assert_int_equal(t.gpus[0].net, 0);
+		assert_int_equal(t.gpus[0].path_topo, RD_PATH_PIX);
+		assert_int_equal(t.gpus[0].gdr, k == 0);
+		/* Without GDR NCCL goes through the CPU. */
+		assert_int_equal(t.gpus[0].path, k == 0 ? RD_PATH_PIX : RD_PATH_PHB);
+		if (k)
+			assert_non_null(strstr(t.gpus[0].why, "does not support GDR"));
+		rd_gpu_topo_free(&t);
+	}
+	scratch_remove();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -803,6 +836,7 @@ int main(void)
 		cmocka_unit_test(test_xml_no_gpu),
 		cmocka_unit_test(test_xml_bcm),
 		cmocka_unit_test(test_xml_gpu_nic_one_pci),
+		cmocka_unit_test(test_xml_gdr_unsupported),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
