@@ -181,7 +181,8 @@ static void test_best(void **state)
 	t.n = 3;
 	b = rd_gid_best(&t, &eth, -1, NULL, NULL, reason, sizeof(reason), why, sizeof(why));
 	assert_int_equal(b->index, 1);
-	assert_string_equal(reason, "RoCE v2, link-local fe80::e42:a1ff:fe65:8b1e on eth0");
+	assert_string_equal(reason, "RoCE v2, link-local fe80::e42:a1ff:fe65:8b1e on eth0; "
+			    "link-local only: this L2 segment, no routing");
 
 	/* A down netdev disqualifies */
 	struct rd_gid d[] = { mk(0, LL, RD_GID_VER_V2, "eth1", -1), mk(1, V4, RD_GID_VER_V2, "eth1", -1),
