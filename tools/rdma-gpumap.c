@@ -157,8 +157,10 @@ static void print_rows(struct rd_out *o, const struct opts *op, const struct rd_
 			rd_out_u64(o, RD_ANY, "port", NULL, n->port);
 			rd_out_str(o, RD_ANY, "state", NULL, n->state);
 			rd_out_str(o, RD_ANY, "path", NULL, rd_path_name(g->path_topo));
-			rd_out_str(o, RD_ANY, "path_smi", NULL,
-				   rd_gpu_smi_name(t, g->node, n->nic_node, g->path_topo));
+			const char *smi = rd_gpu_smi_name(t, g->node, n->nic_node, g->path_topo);
+
+			/* "-": a topology file's function this node's PCI tree does not show. */
+			rd_out_str(o, RD_ANY, "path_smi", NULL, strcmp(smi, "-") ? smi : NULL);
 			rd_out_double(o, RD_ANY, "bw_gbytes", NULL, g->bw, "%.1f");
 			if (g->path != g->path_topo)
 				rd_out_str(o, RD_JSON, "path_used", NULL, rd_path_name(g->path));

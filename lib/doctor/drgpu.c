@@ -347,15 +347,14 @@ void rd_dr_ck_gpu_link(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_po
 		as_gpu(c, g);
 		for (int f = g->pci; f >= 0; f = t->pci.v[f].parent) {
 			const struct rd_pci_fn *fn = &t->pci.v[f];
+			double cap_gts;
+			unsigned int cap_width;
 
-			rd_pci_facts(&t->pci, (size_t)f, c->w);
-			if (!fn->link_known || !fn->max_width)
-				continue;
-			if (fn->cur_width < fn->max_width || (fn->cur_gts && fn->max_gts && fn->cur_gts < fn->max_gts)) {
+			if (rd_pci_link_degraded(&t->pci, (size_t)f, c->w, &cap_gts, &cap_width)) {
 				slow = true;
 				rd_dr_emit(c, RD_DR_WARN, "reseat the GPU; check the riser and the BIOS slot settings",
-					   "%s link runs x%u %s, capable of x%u %s", fn->bdf, fn->cur_width,
-					   fn->cur_speed, fn->max_width, fn->max_speed);
+					   "%s link runs x%u %s, capable of x%u %g GT/s (both ends)", fn->bdf,
+					   fn->cur_width, fn->cur_speed, cap_width, cap_gts);
 			}
 		}
 		if (!slow)

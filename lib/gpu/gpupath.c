@@ -207,12 +207,12 @@ static void add_note(struct rd_gpu *g, const char *fmt, ...)
 static void link_note(struct rd_gpu_topo *t, struct rd_gpu *g, int f, const char *what)
 {
 	const struct rd_pci_fn *fn = &t->pci.v[f];
+	double cap_gts;
+	unsigned int cap_width;
 
-	if (!fn->link_known || !fn->max_width)
-		return;
-	if (fn->cur_width < fn->max_width || (fn->cur_gts && fn->max_gts && fn->cur_gts < fn->max_gts))
-		add_note(g, "%s %s link runs x%u %s, capable of x%u %s", what, fn->bdf, fn->cur_width,
-			 fn->cur_speed, fn->max_width, fn->max_speed);
+	if (rd_pci_link_degraded(&t->pci, (size_t)f, NULL, &cap_gts, &cap_width))
+		add_note(g, "%s %s link runs x%u %s, capable of x%u %g GT/s (both ends)", what, fn->bdf,
+			 fn->cur_width, fn->cur_speed, cap_width, cap_gts);
 }
 
 static void iommu_note(struct rd_gpu_topo *t, struct rd_gpu *g, int f, const char *what)
@@ -434,6 +434,22 @@ const char *rd_gpu_smi_name(const struct rd_gpu_topo *t, int gpu_node, int other
 
 	if (gpu_node == other_node)
 		return "X";
+	if (t->from_xml) {
+		/* nvidia-smi never reads NCCL_TOPO_FILE: it names the PCI tree this node shows. */
+		const struct rd_pci_fn *fa, *fb;
+		int meet, chain[64];
+
+		if (a < 0 || b < 0)
+			return "-";
+		fa = &t->pci.v[a];
+		fb = &t->pci.v[b];
+		if (strcmp(fa->host_bridge, fb->host_bridge) != 0)
+			return fa->numa >= 0 && fb->numa >= 0 && fa->numa != fb->numa ? "SYS" : "NODE";
+		meet = rd_pci_common(&t->pci, a, b);
+		if (meet < 0)
+			return "PHB";
+		return rd_gpu_pci_chain(t, a, b, chain, RD_ARRAY_SIZE(chain)) <= 3 ? "PIX" : "PXB";
+	}
 	if (path == RD_PATH_PHB || path == RD_PATH_P2C) {
 		/* nvidia-smi: PHB within one host bridge, NODE between host bridges of a NUMA node. */
 		if (a >= 0 && b >= 0 && strcmp(t->pci.v[a].host_bridge, t->pci.v[b].host_bridge) == 0)

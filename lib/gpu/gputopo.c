@@ -155,37 +155,60 @@ static void flatten_bcm(struct rd_gpu_topo *t)
 	for (size_t s = 0; s < t->nnodes; s++) {
 		struct rd_tnode *sw = &t->nodes[s];
 		int gen = sw->type == RD_TN_PCI ? bcm_gen(sw->pci_dev, 0) : 0;
+		int *subs;
+		size_t nsubs = 0;
 
 		if (!gen)
 			continue;
-		for (size_t l = 0; l < t->nodes[s].nlinks; l++) {
-			int sub = t->nodes[s].links[l].rem;
-			struct rd_tnode *sn = &t->nodes[sub];
+		/* The direct sub-switches first, then their children moved up: one level, as NCCL. */
+		subs = calloc(sw->nlinks + 1, sizeof(*subs));
+		if (!subs)
+			return;
+		for (size_t l = 0; l < sw->nlinks; l++) {
+			const struct rd_tnode *sn = &t->nodes[sw->links[l].rem];
 
-			if (sn->type != RD_TN_PCI || bcm_gen(sn->pci_dev, 1) != gen)
+			if (sn->type == RD_TN_PCI && bcm_gen(sn->pci_dev, 1) == gen)
+				subs[nsubs++] = sw->links[l].rem;
+		}
+		for (size_t l = 0; l < t->nodes[s].nlinks;) {
+			bool is_sub = false;
+
+			for (size_t k = 0; k < nsubs; k++)
+				is_sub |= t->nodes[s].links[l].rem == subs[k];
+			if (!is_sub) {
+				l++;
 				continue;
+			}
+			memmove(&t->nodes[s].links[l], &t->nodes[s].links[l + 1],
+				(t->nodes[s].nlinks - l - 1) * sizeof(struct rd_tlink));
+			t->nodes[s].nlinks--;
+		}
+		for (size_t k = 0; k < nsubs; k++) {
+			struct rd_tnode *sn = &t->nodes[subs[k]];
+
 			/* Hang what hung on the sub-switch on the switch itself. */
-			for (size_t k = 0; k < sn->nlinks; k++) {
-				int rem = sn->links[k].rem;
+			for (size_t j = 0; j < sn->nlinks; j++) {
+				int rem = sn->links[j].rem;
 
 				if (rem == (int)s)
 					continue;
-				if (rd_gpu_link_one(&t->nodes[s], rem, sn->links[k].type, sn->links[k].bw))
+				if (rd_gpu_link_one(&t->nodes[s], rem, sn->links[j].type, sn->links[j].bw)) {
+					free(subs);
 					return;
+				}
 				for (size_t r = 0; r < t->nodes[rem].nlinks; r++)
-					if (t->nodes[rem].links[r].rem == sub)
+					if (t->nodes[rem].links[r].rem == subs[k])
 						t->nodes[rem].links[r].rem = (int)s;
 			}
 			free(sn->links);
 			sn->links = NULL;
 			sn->nlinks = 0;
 			sn->id[0] = '\0';	/* gone: no links, no name */
-			memmove(&t->nodes[s].links[l], &t->nodes[s].links[l + 1],
-				(t->nodes[s].nlinks - l - 1) * sizeof(struct rd_tlink));
-			t->nodes[s].nlinks--;
-			l--;
 		}
+		free(subs);
 		t->nodes[s].pci_dev |= 0xffff;	/* never merged twice */
+		if (nsubs)
+			s = (size_t)-1;	/* start again, as NCCL does after each flattening */
 	}
 }
 

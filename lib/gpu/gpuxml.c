@@ -203,6 +203,13 @@ static int add_gpu(struct rd_gpu_topo *t, const struct xelem *e, const char *bus
 	g->pci = rd_pci_find(&t->pci, busid);
 	g->vendor = (uint16_t)hexval(attr(e, "vendor"));
 	g->device = (uint16_t)hexval(attr(e, "device"));
+	/* Left out of the file: NCCL takes them from NVML or sysfs; so do we, from sysfs. */
+	if (g->pci >= 0 && t->pci.v[g->pci].ids_known) {
+		if (!g->vendor)
+			g->vendor = t->pci.v[g->pci].vendor;
+		if (!g->device)
+			g->device = t->pci.v[g->pci].device;
+	}
 	g->amd = g->vendor == 0x1002;
 	g->net = -1;
 	g->cpu = cpu;

@@ -410,3 +410,29 @@ int rd_pci_bar_size(const struct rd_pci_tree *t, size_t i, unsigned int n, uint6
 	}
 	return -ENODATA;
 }
+
+bool rd_pci_link_degraded(struct rd_pci_tree *t, size_t i, struct rd_warnings *w, double *cap_gts,
+			  unsigned int *cap_width)
+{
+	const struct rd_pci_fn *f, *port = NULL;
+	double gts;
+	unsigned int width;
+
+	rd_pci_facts(t, i, w);
+	f = &t->v[i];
+	if (!f->link_known || !f->max_width)
+		return false;
+	gts = f->max_gts;
+	width = f->max_width;
+	if (f->parent >= 0) {
+		rd_pci_facts(t, (size_t)f->parent, w);
+		port = &t->v[f->parent];
+		if (port->link_known && port->max_width && port->max_width < width)
+			width = port->max_width;
+		if (port->link_known && port->max_gts && (!gts || port->max_gts < gts))
+			gts = port->max_gts;
+	}
+	*cap_gts = gts;
+	*cap_width = width;
+	return f->cur_width < width || (f->cur_gts && gts && f->cur_gts < gts);
+}

@@ -79,6 +79,13 @@ int rd_pci_find(const struct rd_pci_tree *t, const char *bdf);
 void rd_pci_facts(struct rd_pci_tree *t, size_t i, struct rd_warnings *w);
 /* The function behind a sysfs device path ("/sys/devices/.../0000:03:00.0[/...]"): -1 if none. */
 int rd_pci_find_path(const struct rd_pci_tree *t, const char *path);
+/*
+ * Whether function i's link runs below what both its ends can do (the lesser of its own
+ * and its port's maximum speed and width, as NCCL reckons a link): true with the link's
+ * capability in *cap_gts / *cap_width.  Reads both ends' facts.
+ */
+bool rd_pci_link_degraded(struct rd_pci_tree *t, size_t i, struct rd_warnings *w, double *cap_gts,
+			  unsigned int *cap_width);
 /* Size of BAR n (0-5) from the function's resource file: 0, or -errno (-ENODATA: unused). */
 int rd_pci_bar_size(const struct rd_pci_tree *t, size_t i, unsigned int n, uint64_t *size);
 /* Nearest common bridge of a and b; -1 if they meet only at a host bridge or above. */
