@@ -39,9 +39,9 @@ int rd_gpu_link_one(struct rd_tnode *n, int rem, int type, double bw)
 	/* GCC 12's analyzer: a heap pointer stored into an element at a variable index (util.h). */
 	RD_GCC_LEAK_FP_BEGIN
 	n->links = v;
-	RD_GCC_LEAK_FP_END
 	n->links[n->nlinks++] = (struct rd_tlink){ .type = type, .bw = bw, .rem = rem };
 	return 0;
+	RD_GCC_LEAK_FP_END
 }
 
 int rd_gpu_connect(struct rd_gpu_topo *t, int a, int b, int type, double bw)

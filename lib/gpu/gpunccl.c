@@ -46,7 +46,7 @@ void rd_nccl_conf_init(struct rd_nccl_conf *c)
 int rd_nccl_version_parse(const char *s, unsigned int *v)
 {
 	/* "2.27" or "2.27.3": decimal digits only */
-	size_t n1 = strspn(s, "0123456789"), n2, n3 = 0;
+	size_t n1 = strspn(s, "0123456789"), n2;
 
 	if (n1 != 1 || s[0] != '2' || s[1] != '.')
 		return -EINVAL;
@@ -54,7 +54,8 @@ int rd_nccl_version_parse(const char *s, unsigned int *v)
 	if (n2 < 1 || n2 > 2)
 		return -EINVAL;
 	if (s[2 + n2] == '.') {
-		n3 = strspn(s + 3 + n2, "0123456789");
+		size_t n3 = strspn(s + 3 + n2, "0123456789");
+
 		if (!n3 || s[3 + n2 + n3])
 			return -EINVAL;
 	} else if (s[2 + n2]) {

@@ -38,9 +38,9 @@ static int add_fn(struct rd_pci_tree *t, const char *bdf, const char *path, cons
 	/* GCC 12's analyzer: a heap pointer stored into an element at a variable index (util.h). */
 	RD_GCC_LEAK_FP_BEGIN
 	f->path = strdup(path);
-	RD_GCC_LEAK_FP_END
 	if (!f->path)
 		return -ENOMEM;
+	RD_GCC_LEAK_FP_END
 	rd_strlcpy(f->bdf, bdf, sizeof(f->bdf));
 	rd_strlcpy(f->host_bridge, hb, sizeof(f->host_bridge));
 	f->listed = listed;
