@@ -90,6 +90,7 @@ enum rd_dr_expect_key {
 	RD_EXP_ROCE_MODE,	/* v1 | v2: rdma_cm default */
 	RD_EXP_GID_INDEX,	/* the best GID index */
 	RD_EXP_LINK_LAYER,	/* InfiniBand | Ethernet */
+	RD_EXP_GDR,		/* GPUs that must have GPUDirect RDMA */
 	RD_EXP_NKEYS,
 };
 /* "DEV.key=value" or "DEV/PORT.key=value": for one device or one port only. */

@@ -109,6 +109,7 @@ static const char *const expect_keys[RD_EXP_NKEYS] = {
 	[RD_EXP_ROCE_MODE] = "roce_mode",
 	[RD_EXP_GID_INDEX] = "gid_index",
 	[RD_EXP_LINK_LAYER] = "link_layer",
+	[RD_EXP_GDR] = "gdr",
 };
 
 const char *rd_dr_expect_key_name(enum rd_dr_expect_key k)
@@ -173,6 +174,9 @@ static int expect_value(enum rd_dr_expect_key k, char *v, double *num, const cha
 	case RD_EXP_GID_INDEX:
 		*what = "a GID index (0 to 65535)";
 		break;
+	case RD_EXP_GDR:
+		*what = "a number of GPUs (0 to 4096)";
+		break;
 	default:
 		*what = "a whole number";
 		break;
@@ -184,7 +188,7 @@ static int expect_value(enum rd_dr_expect_key k, char *v, double *num, const cha
 	if (end == v || *end || errno || !isfinite(*num) || *num < 0)
 		return -EINVAL;
 	if ((k == RD_EXP_DEVICES || k == RD_EXP_MTU || k == RD_EXP_PCIE_WIDTH ||
-	     k == RD_EXP_GID_INDEX || k == RD_EXP_ACTIVE_MTU) && *num != floor(*num))
+	     k == RD_EXP_GID_INDEX || k == RD_EXP_ACTIVE_MTU || k == RD_EXP_GDR) && *num != floor(*num))
 		return -EINVAL;
 	if (k == RD_EXP_ACTIVE_MTU && *num != 256 && *num != 512 && *num != 1024 &&
 	    *num != 2048 && *num != 4096)
@@ -214,6 +218,10 @@ static int expect_value(enum rd_dr_expect_key k, char *v, double *num, const cha
 		break;
 	case RD_EXP_GID_INDEX:
 		if (*num > 65535)
+			return -EINVAL;
+		break;
+	case RD_EXP_GDR:
+		if (*num > 4096)
 			return -EINVAL;
 		break;
 	default:
@@ -286,7 +294,7 @@ static int expect_line(struct rd_dr_expect *e, size_t lineno, char *line, char *
 	if (k < 0) {
 		snprintf(why, why_len,
 			 "line %zu: unknown key '%.40s' (known: devices rate mtu active_mtu fw "
-			 "pcie_width pcie_speed roce_mode gid_index link_layer)", lineno, key);
+			 "pcie_width pcie_speed roce_mode gid_index link_layer gdr)", lineno, key);
 		return -EINVAL;
 	}
 	if (!*val || strlen(val) >= sizeof(e->val[k])) {
@@ -295,9 +303,9 @@ static int expect_line(struct rd_dr_expect *e, size_t lineno, char *line, char *
 		return -EINVAL;
 	}
 	if (scoped) {
-		if (k == RD_EXP_DEVICES) {
-			snprintf(why, why_len, "line %zu: devices counts the node's devices: it takes no "
-				 "DEV. in front", lineno);
+		if (k == RD_EXP_DEVICES || k == RD_EXP_GDR) {
+			snprintf(why, why_len, "line %zu: %s counts the node's %s: it takes no "
+				 "DEV. in front", lineno, key, k == RD_EXP_GDR ? "GPUs" : "devices");
 			return -EINVAL;
 		}
 		for (size_t i = 0; i < e->nscoped; i++)

@@ -122,19 +122,38 @@ void rd_dr_ck_gdr_peermem(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr
 
 void rd_dr_ck_gdr_path(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_port *dp)
 {
-	struct rd_gpu_topo *t = need_gpus(c);
+	struct rd_gpu_topo *t;
+	double want = 0;
+	const char *exp = rd_dr_expected(c, RD_EXP_GDR, &want);
+	unsigned int have = 0;
+	/* With gdr=N expected, a GPU without GDR is a FAIL, not a WARN. */
+	enum rd_dr_status miss = exp ? RD_DR_FAIL : RD_DR_WARN;
 
 	(void)d;
 	(void)dp;
+	t = topo(c);
+	if (exp && want > 0 && (!t || !t->ngpus)) {
+		rd_dr_emit(c, RD_DR_FAIL, "rdma-gpumap; lspci | grep -i nvidia", "no GPU on this node, "
+			   "expected gdr=%s", exp);
+		return;
+	}
+	t = need_gpus(c);
 	if (!t)
 		return;
+	for (size_t i = 0; i < t->ngpus; i++)
+		have += t->gpus[i].gdr;
+	if (exp && have != (unsigned int)want) {
+		c->object[0] = '\0';
+		rd_dr_emit(c, have < want ? RD_DR_FAIL : RD_DR_WARN, "rdma-gpumap -v",
+			   "%u of %zu GPUs have GDR, expected gdr=%s", have, t->ngpus, exp);
+	}
 	for (size_t i = 0; i < t->ngpus; i++) {
 		const struct rd_gpu *g = &t->gpus[i];
 		const struct rd_gpu_net *n = g->net >= 0 ? &t->nets[g->net] : NULL;
 
 		as_gpu(c, g);
 		if (!n)
-			rd_dr_emit(c, RD_DR_WARN, NULL, "%s", g->why);
+			rd_dr_emit(c, miss, NULL, "%s", g->why);
 		else if (g->gdr)
 			rd_dr_emit(c, RD_DR_PASS, NULL, "%s port %u, %s, GDR: %s", n->dev, n->port,
 				   rd_path_name(g->path_topo), g->why);
@@ -142,7 +161,7 @@ void rd_dr_ck_gdr_path(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_po
 			rd_dr_emit(c, RD_DR_SKIP, NULL, "%s port %u, %s; no GDR backend (gdr.backend)", n->dev,
 				   n->port, rd_path_name(g->path_topo));
 		else
-			rd_dr_emit(c, RD_DR_WARN,
+			rd_dr_emit(c, miss,
 				   "seat the GPU and its NIC under one PCIe switch; or measure with "
 				   "NCCL_NET_GDR_LEVEL=PHB; rdma-gpumap -v",
 				   "%s port %u, %s: no GDR (%s)", n->dev, n->port, rd_path_name(g->path_topo), g->why);
