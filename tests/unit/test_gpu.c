@@ -237,7 +237,7 @@ static void test_path_parse(void **state)
 
 	(void)state;
 	for (int i = 0; i < 10; i++) {
-		char num[4];
+		char num[16];
 
 		assert_int_equal(rd_path_parse(names[i], &p), 0);
 		assert_int_equal(p, i);
