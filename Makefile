@@ -14,7 +14,7 @@ DESTDIR ?=
 
 CC ?= cc
 PKG_CONFIG ?= pkg-config
-PKGS := libibverbs librdmacm libnl-3.0 libnl-route-3.0 ncursesw json-c libibnetdisc libibmad libibumad
+PKGS := libibverbs librdmacm libnl-3.0 libnl-route-3.0 ncursesw json-c libibnetdisc libibmad libibumad smartcols
 
 BUILD ?= build
 # SAN=1: AddressSanitizer + UndefinedBehaviorSanitizer build (used by make check).
@@ -145,7 +145,7 @@ uninstall:
 
 # ---- dependencies (Debian) ----
 DEB_BUILD_DEPS := build-essential pkg-config clang libclang-rt-14-dev libibverbs-dev librdmacm-dev libnl-3-dev \
-	libnl-route-3-dev libncurses-dev libjson-c-dev libibnetdisc-dev libibmad-dev libibumad-dev
+	libnl-route-3-dev libncurses-dev libjson-c-dev libibnetdisc-dev libibmad-dev libibumad-dev libsmartcols-dev
 DEB_TEST_DEPS := libcmocka-dev mandoc groff-base cppcheck clang-tidy bash-completion zsh jq gojq tmux strace util-linux qemu-system-x86 busybox-static cpio kmod rdma-core \
 	ibverbs-providers ibverbs-utils rdmacm-utils perftest iproute2 xz-utils zstd valgrind \
 	dpkg-dev debhelper devscripts lintian python3-prometheus-client python3-yaml python3-jsonschema prometheus \

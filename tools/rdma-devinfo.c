@@ -120,14 +120,14 @@ static const char *node_type_text(const struct rd_device *d, char *buf, size_t l
 /* ---- default: one row per device ---- */
 
 static const struct rd_col table_cols[] = {
-	{ "dev", "DEVICE", false },
-	{ "node_type", "TYPE", false },
-	{ "transport", "LINK", false },
-	{ "ports", "PORTS", true },
-	{ "state", "STATE", false },
-	{ "fw_ver", "FW", false },
-	{ "node_guid", "NODE_GUID", false },
-	{ "netdevs", "NETDEVS", false },
+	{ "dev", "DEVICE", false, false },
+	{ "node_type", "TYPE", false, false },
+	{ "transport", "LINK", false, false },
+	{ "ports", "PORTS", true, false },
+	{ "state", "STATE", false, false },
+	{ "fw_ver", "FW", false, false },
+	{ "node_guid", "NODE_GUID", false, false },
+	{ "netdevs", "NETDEVS", false, false },
 };
 
 static void port_json_brief(struct rd_out *o, const struct rd_device *d, const struct rd_port *p)

@@ -61,18 +61,18 @@ static enum rd_color updown_color(const char *s)
 }
 
 static const struct rd_col verbose_cols[] = {
-	{ "dev", "DEV", false },
-	{ "port", "PORT", true },
-	{ "netdev", "NETDEV", false },
-	{ "netdev_state", "STATE", false },
-	{ "state", "PORT_STATE", false },
-	{ "link_layer", "LINK", false },
-	{ "pci", "PCI", false },
-	{ "fw_ver", "FW", false },
-	{ "netdev_mtu", "MTU", true },
-	{ "speed", "SPEED", true },
-	{ "via", "VIA", false },
-	{ "notes", "NOTES", false },
+	{ "dev", "DEV", false, false },
+	{ "port", "PORT", true, false },
+	{ "netdev", "NETDEV", false, false },
+	{ "netdev_state", "STATE", false, false },
+	{ "state", "PORT_STATE", false, false },
+	{ "link_layer", "LINK", false, false },
+	{ "pci", "PCI", false, false },
+	{ "fw_ver", "FW", false, false },
+	{ "netdev_mtu", "MTU", true, false },
+	{ "speed", "SPEED", true, false },
+	{ "via", "VIA", false, false },
+	{ "notes", "NOTES", false, true },
 };
 
 static void print_map(struct rd_out *o, bool verbose, const struct port_map *m)

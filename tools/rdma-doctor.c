@@ -70,10 +70,10 @@ static const char *scope_name(enum rd_dr_scope s)
 static void print_list(struct rd_out *o)
 {
 	static const struct rd_col cols[] = {
-		{ "id", "CHECK", false },
-		{ "scope", "SCOPE", false },
-		{ "summary", "WHAT", false },
-		{ "reads", "READS", false },
+		{ "id", "CHECK", false, false },
+		{ "scope", "SCOPE", false, false },
+		{ "summary", "WHAT", false, true },
+		{ "reads", "READS", false, true },
 	};
 	size_t n;
 	const struct rd_dr_check *t = rd_dr_checks(&n);
@@ -109,11 +109,11 @@ static enum rd_color status_color(enum rd_dr_status s)
 static void print_report(struct rd_out *o, const struct rd_dr_report *r, bool verbose)
 {
 	static const struct rd_col cols[] = {
-		{ "check", "CHECK", false },
-		{ "object", "OBJECT", false },
-		{ "status", "STATUS", false },
-		{ "detail", "DETAIL", false },
-		{ "fix", "FIX", false },
+		{ "check", "CHECK", false, false },
+		{ "object", "OBJECT", false, false },
+		{ "status", "STATUS", false, false },
+		{ "detail", "DETAIL", false, true },
+		{ "fix", "FIX", false, true },
 	};
 	bool json = rd_out_is_json(o), any = false;
 	enum rd_dr_status worst = rd_dr_report_worst(r);

@@ -101,8 +101,8 @@ static enum rd_color status_color(enum rd_fab_status s)
 static void print_list(struct rd_out *o)
 {
 	static const struct rd_col cols[] = {
-		{ "id", "CHECK", false },
-		{ "summary", "WHAT", false },
+		{ "id", "CHECK", false, false },
+		{ "summary", "WHAT", false, true },
 	};
 	size_t n;
 	const struct rd_fab_check *t = rd_fab_checks(&n);
@@ -132,11 +132,11 @@ static void print_report(struct rd_out *o, const struct rd_fab *fab, const struc
 			 bool verbose)
 {
 	static const struct rd_col cols[] = {
-		{ "check", "CHECK", false },
-		{ "object", "OBJECT", false },
-		{ "status", "STATUS", false },
-		{ "detail", "DETAIL", false },
-		{ "fix", "FIX", false },
+		{ "check", "CHECK", false, false },
+		{ "object", "OBJECT", false, false },
+		{ "status", "STATUS", false, false },
+		{ "detail", "DETAIL", false, true },
+		{ "fix", "FIX", false, true },
 	};
 	bool json = rd_out_is_json(o), any = false;
 	enum rd_fab_status worst = rd_fab_report_worst(r);
@@ -223,16 +223,16 @@ static void print_report(struct rd_out *o, const struct rd_fab *fab, const struc
 static void print_links(struct rd_out *o, const struct rd_fab *fab)
 {
 	static const struct rd_col cols[] = {
-		{ "node", "NODE", false },
-		{ "port", "PORT", true },
-		{ "lid", "LID", true },
-		{ "state", "STATE", false },
-		{ "phys_state", "PHYS", false },
-		{ "width", "WIDTH", false },
-		{ "speed", "SPEED", false },
-		{ "peer", "PEER", false },
-		{ "peer_port", "PEER PORT", true },
-		{ "could_be", "COULD BE", false },
+		{ "node", "NODE", false, false },
+		{ "port", "PORT", true, false },
+		{ "lid", "LID", true, false },
+		{ "state", "STATE", false, false },
+		{ "phys_state", "PHYS", false, false },
+		{ "width", "WIDTH", false, false },
+		{ "speed", "SPEED", false, false },
+		{ "peer", "PEER", false, false },
+		{ "peer_port", "PEER PORT", true, false },
+		{ "could_be", "COULD BE", false, false },
 	};
 	char g[24];
 
@@ -286,12 +286,12 @@ static void print_links(struct rd_out *o, const struct rd_fab *fab)
 static void print_sms(struct rd_out *o, const struct rd_fab *fab)
 {
 	static const struct rd_col cols[] = {
-		{ "lid", "LID", true },
-		{ "guid", "GUID", false },
-		{ "node", "NODE", false },
-		{ "priority", "PRIORITY", true },
-		{ "state", "STATE", false },
-		{ "act_count", "ACTIVITY", true },
+		{ "lid", "LID", true, false },
+		{ "guid", "GUID", false, false },
+		{ "node", "NODE", false, false },
+		{ "priority", "PRIORITY", true, false },
+		{ "state", "STATE", false, false },
+		{ "act_count", "ACTIVITY", true, false },
 	};
 	char g[24];
 
@@ -325,11 +325,11 @@ static void print_sms(struct rd_out *o, const struct rd_fab *fab)
 static void print_errors(struct rd_out *o, const struct rd_fab *fab)
 {
 	static const struct rd_col cols[] = {
-		{ "node", "NODE", false },
-		{ "port", "PORT", true },
-		{ "counter", "COUNTER", false },
-		{ "value", "VALUE", true },
-		{ "delta", "RISE", true },
+		{ "node", "NODE", false, false },
+		{ "port", "PORT", true, false },
+		{ "counter", "COUNTER", false, false },
+		{ "value", "VALUE", true, false },
+		{ "delta", "RISE", true, false },
 	};
 	char g[24];
 

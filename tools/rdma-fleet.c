@@ -201,27 +201,27 @@ static void out_value(struct rd_out *o, const char *key, const struct rd_fleet_v
 }
 
 static const struct rd_col fact_cols[] = {
-	{ "fact", "FACT", false },
-	{ "dev", "DEV", false },
-	{ "port", "PORT", true },
-	{ "majority", "MAJORITY", false },
-	{ "agree", "AGREE", true },
-	{ "outliers", "OUTLIERS", false },
+	{ "fact", "FACT", false, false },
+	{ "dev", "DEV", false, false },
+	{ "port", "PORT", true, false },
+	{ "majority", "MAJORITY", false, false },
+	{ "agree", "AGREE", true, false },
+	{ "outliers", "OUTLIERS", false, true },
 };
 
 static const struct rd_col problem_cols[] = {
-	{ "host", "HOST", false },
-	{ "source", "SOURCE", false },
-	{ "line", "LINE", true },
-	{ "problem", "PROBLEM", false },
+	{ "host", "HOST", false, false },
+	{ "source", "SOURCE", false, false },
+	{ "line", "LINE", true, false },
+	{ "problem", "PROBLEM", false, true },
 };
 
 /* Text: identical problems once, with their hosts as a host list. */
 static const struct rd_col problem_group_cols[] = {
-	{ "hosts", "HOSTS", false },
-	{ "source", "SOURCE", false },
-	{ "line", "LINE", true },
-	{ "problem", "PROBLEM", false },
+	{ "hosts", "HOSTS", false, false },
+	{ "source", "SOURCE", false, false },
+	{ "line", "LINE", true, false },
+	{ "problem", "PROBLEM", false, true },
 };
 
 /* The problems that read the same: one row of the text table. */

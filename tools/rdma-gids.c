@@ -59,14 +59,14 @@ static void usage(const char *prog)
 }
 
 static const struct rd_col gid_cols[] = {
-	{ "dev", "DEV", false },
-	{ "port", "PORT", true },
-	{ "index", "INDEX", true },
-	{ "gid", "GID", false },
-	{ "address", "ADDRESS", false },
-	{ "ver", "VER", false },
-	{ "netdev", "NETDEV", false },
-	{ "vlan", "VLAN", true },
+	{ "dev", "DEV", false, false },
+	{ "port", "PORT", true, false },
+	{ "index", "INDEX", true, false },
+	{ "gid", "GID", false, false },
+	{ "address", "ADDRESS", false, false },
+	{ "ver", "VER", false, false },
+	{ "netdev", "NETDEV", false, false },
+	{ "vlan", "VLAN", true, false },
 };
 
 /* The fields of one GID entry, shared by the listing and --best. */

@@ -88,10 +88,10 @@ static bool row_selected(const struct opts *op, const struct rd_gpu_topo *t, con
 }
 
 static const struct rd_col cols[] = {
-	{ "gpu", "GPU", false },	{ "bus", "BUS", false },	{ "numa", "NUMA", true },
-	{ "dev", "NIC", false },	{ "port", "PORT", true },	{ "state", "STATE", false },
-	{ "path", "PATH", false },	{ "path_smi", "SMI", false },	{ "bw_gbytes", "BW", true },
-	{ "gdr", "GDR", false },	{ "why", "WHY", false },
+	{ "gpu", "GPU", false, false },	{ "bus", "BUS", false, false },	{ "numa", "NUMA", true, false },
+	{ "dev", "NIC", false, false },	{ "port", "PORT", true, false },	{ "state", "STATE", false, false },
+	{ "path", "PATH", false, false },	{ "path_smi", "SMI", false, false },	{ "bw_gbytes", "BW", true, false },
+	{ "gdr", "GDR", false, false },	{ "why", "WHY", false, true },
 };
 
 static void print_chain(struct rd_out *o, const struct rd_gpu_topo *t, const struct rd_gpu *g)

@@ -181,18 +181,18 @@ static void json_port(struct rd_out *o, const struct rd_watch_port *p, double no
 }
 
 static const struct rd_col rate_cols[] = {
-	{ "dev", "DEV", false },	 { "port", "PORT", true },     { "netdev", "NETDEV", false },
-	{ "state", "STATE", false },	 { "speed", "SPEED", true },   { "tx", "TX_Gbps", true },
-	{ "rx", "RX_Gbps", true },	 { "txp", "TX_pps", true },    { "rxp", "RX_pps", true },
-	{ "util", "UTIL%", true },	 { "err", "ERR/s", true },     { "cnp", "CNP/s", true },
-	{ "ecn", "ECN/s", true },
+	{ "dev", "DEV", false, false },	 { "port", "PORT", true, false },     { "netdev", "NETDEV", false, false },
+	{ "state", "STATE", false, false },	 { "speed", "SPEED", true, false },   { "tx", "TX_Gbps", true, false },
+	{ "rx", "RX_Gbps", true, false },	 { "txp", "TX_pps", true, false },    { "rxp", "RX_pps", true, false },
+	{ "util", "UTIL%", true, false },	 { "err", "ERR/s", true, false },     { "cnp", "CNP/s", true, false },
+	{ "ecn", "ECN/s", true, false },
 };
 
 static const struct rd_col total_cols[] = {
-	{ "dev", "DEV", false },	  { "port", "PORT", true },	   { "netdev", "NETDEV", false },
-	{ "state", "STATE", false },	  { "speed", "SPEED", true },	   { "tx", "TX_BYTES", true },
-	{ "rx", "RX_BYTES", true },	  { "txp", "TX_PKTS", true },	   { "rxp", "RX_PKTS", true },
-	{ "err", "ERRORS", true },	  { "cnp", "CNP", true },	   { "ecn", "ECN", true },
+	{ "dev", "DEV", false, false },	  { "port", "PORT", true, false },	   { "netdev", "NETDEV", false, false },
+	{ "state", "STATE", false, false },	  { "speed", "SPEED", true, false },	   { "tx", "TX_BYTES", true, false },
+	{ "rx", "RX_BYTES", true, false },	  { "txp", "TX_PKTS", true, false },	   { "rxp", "RX_PKTS", true, false },
+	{ "err", "ERRORS", true, false },	  { "cnp", "CNP", true, false },	   { "ecn", "ECN", true, false },
 };
 
 static enum rd_color state_color(const struct rd_watch_port *p)

@@ -1,27 +1,29 @@
 // SPDX-License-Identifier: MIT
 #define _GNU_SOURCE
 #include "output.h"
+#include "outtable.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #define MAX_DEPTH 16
 #define LABEL_WIDTH 30
 #define JBUF_SIZE 65536
 
-struct cell {
-	const char *text;	/* escaped, in the table's pool; NULL: unknown ("-") */
-	size_t width;		/* of text, in code points */
-	enum rd_color color;
-};
+/* A cell's text is escaped, in the table's pool; NULL: unknown ("-"). */
+#define cell rd_tcell
 
 struct table {
 	struct rd_col *cols;
 	size_t ncols;
+	size_t *show;		/* the columns printed (-o), in order */
+	size_t nshow;
 	bool header;
 	struct cell *cells;	/* rows * ncols */
 	struct rd_strpool pool;	/* the cells' text */
@@ -50,25 +52,11 @@ struct rd_out {
 	int section_depth;
 	bool headed[MAX_DEPTH];	/* per open section: did it print a heading (and indent)? */
 	bool failed;	/* allocation failure: output is incomplete */
+	bool tty;	/* fp is a terminal: tables fit its width */
+	struct rd_out_table_opts topts;
 };
 
-static const char *sgr(enum rd_color c)
-{
-	switch (c) {
-	case RD_C_GOOD:
-		return "\033[32m";
-	case RD_C_BAD:
-		return "\033[31m";
-	case RD_C_WARN:
-		return "\033[33m";
-	case RD_C_NAME:
-		return "\033[1m";
-	case RD_C_DIM:
-		return "\033[2m";
-	default:
-		return "";
-	}
-}
+#define sgr rd_out_sgr
 
 struct rd_out *rd_out_new(FILE *fp, bool json, bool color)
 {
@@ -83,7 +71,13 @@ struct rd_out *rd_out_new(FILE *fp, bool json, bool color)
 	o->fp = fp;
 	o->json = json;
 	o->color = color && !json;
+	o->tty = isatty(fileno(fp)) == 1;
 	return o;
+}
+
+void rd_out_set_table_opts(struct rd_out *o, const struct rd_out_table_opts *t)
+{
+	o->topts = *t;
 }
 
 void rd_out_set_stream(struct rd_out *o, bool stream)
@@ -758,6 +752,95 @@ static void json_str(struct rd_out *o, const char *key, const char *val)
 
 /* ---- tables ---- */
 
+/* Does name (len bytes) name the column headed h?  Any case; '_' for a space. */
+static bool header_is(const char *h, const char *name, size_t len)
+{
+	if (strlen(h) != len)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		char a = h[i] == ' ' ? '_' : h[i], b = name[i];
+
+		if (a != b && !(a >= 'A' && a <= 'Z' && b == a - 'A' + 'a') &&
+		    !(a >= 'a' && a <= 'z' && b == a - 'a' + 'A'))
+			return false;
+	}
+	return true;
+}
+
+int rd_out_columns_check(const char *list, const struct rd_out_colset *sets, size_t n, char **bad)
+{
+	const char *p = list;
+
+	*bad = NULL;
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		bool found = false;
+
+		for (size_t k = 0; k < n && !found; k++)
+			for (size_t c = 0; c < sets[k].n && !found; c++)
+				found = header_is(sets[k].cols[c].header, p, len);
+		if (!found) {
+			*bad = strndup(p, len);
+			return !*bad ? -ENOMEM : len ? -ENOENT : -EINVAL;
+		}
+		if (!p[len])
+			return 0;
+		p += len + 1;
+	}
+}
+
+char *rd_out_columns_known(const struct rd_out_colset *sets, size_t n)
+{
+	struct rd_strlist l = { 0 };
+	char *s;
+
+	for (size_t k = 0; k < n; k++) {
+		for (size_t c = 0; c < sets[k].n; c++) {
+			char h[64];
+
+			rd_strlcpy(h, sets[k].cols[c].header, sizeof(h));
+			for (char *q = h; *q; q++)
+				if (*q == ' ')
+					*q = '_';
+			if (rd_strlist_add_unique(&l, h))
+				break;
+		}
+	}
+	s = rd_strlist_join(&l, " ");
+	rd_strlist_free(&l);
+	return s;
+}
+
+/* The columns printed: those -o names, in its order (none of them: the table is not printed), else all. */
+static int table_select(struct table *t, const char *list)
+{
+	t->show = calloc(t->ncols ? t->ncols : 1, sizeof(*t->show));
+	if (!t->show)
+		return -ENOMEM;
+	if (!list) {
+		for (size_t c = 0; c < t->ncols; c++)
+			t->show[t->nshow++] = c;
+		return 0;
+	}
+	for (const char *p = list;; p++) {
+		size_t len = strcspn(p, ",");
+
+		for (size_t c = 0; c < t->ncols; c++) {
+			bool dup = false;
+
+			if (!header_is(t->cols[c].header, p, len))
+				continue;
+			for (size_t i = 0; i < t->nshow; i++)
+				dup = dup || t->show[i] == c;
+			if (!dup)
+				t->show[t->nshow++] = c;
+		}
+		p += len;
+		if (!*p)
+			return 0;
+	}
+}
+
 int rd_out_table_begin(struct rd_out *o, const char *key, const struct rd_col *cols, size_t ncols,
 		       bool header)
 {
@@ -769,14 +852,17 @@ int rd_out_table_begin(struct rd_out *o, const char *key, const struct rd_col *c
 
 	if (!t)
 		return -ENOMEM;
-	t->cols = calloc(ncols, sizeof(*t->cols));
-	if (!t->cols) {
+	t->cols = calloc(ncols ? ncols : 1, sizeof(*t->cols));
+	if (t->cols) {
+		memcpy(t->cols, cols, ncols * sizeof(*cols));
+		t->ncols = ncols;
+	}
+	if (!t->cols || table_select(t, o->topts.columns)) {
+		free(t->cols);
 		free(t);
 		return -ENOMEM;
 	}
-	memcpy(t->cols, cols, ncols * sizeof(*cols));
-	t->ncols = ncols;
-	t->header = header;
+	t->header = header && !o->topts.noheadings;
 	t->indent = o->indent;
 	o->table = t;
 	return 0;
@@ -910,22 +996,33 @@ static void line_pad(struct linebuf *l, size_t n)
 	}
 }
 
-int rd_out_table_end(struct rd_out *o)
+/* The terminal's width: what it says, else COLUMNS (as rdma-fleet reads it), else 80. */
+static size_t term_width(FILE *fp)
 {
-	if (o->json) {
-		json_pop(o);
-		return 0;
-	}
-	struct table *t = o->table;
-	struct linebuf line = { 0 };
-	size_t *width;
+	const char *env = getenv("COLUMNS");
+	struct winsize ws;
 
-	if (!t)
-		return -EINVAL;
-	width = calloc(t->ncols, sizeof(*width));
+	if (ioctl(fileno(fp), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	if (env && *env) {
+		char *end;
+		unsigned long v = strtoul(env, &end, 10);
+
+		if (!*end && v >= 20 && v <= 100000)
+			return v;
+	}
+	return 80;
+}
+
+/* The table as it has always been printed: what scripts parse in a pipe. */
+static void table_print_plain(struct rd_out *o, struct table *t)
+{
+	struct linebuf line = { 0 };
+	size_t *width = calloc(t->ncols ? t->ncols : 1, sizeof(*width));
+
 	if (!width) {
 		o->failed = true;
-		goto out;
+		return;
 	}
 	for (size_t c = 0; c < t->ncols; c++) {
 		width[c] = t->header ? text_width(t->cols[c].header) : 0;
@@ -943,15 +1040,16 @@ int rd_out_table_end(struct rd_out *o)
 
 		line.n = 0;
 		line_pad(&line, (size_t)t->indent);
-		for (size_t c = 0; c < t->ncols; c++) {
+		for (size_t i = 0; i < t->nshow; i++) {
+			size_t c = t->show[i];
 			const char *s = is_header ? t->cols[c].header : (row[c].text ? row[c].text : "-");
 			enum rd_color col = is_header ? RD_C_NONE : row[c].color;
 			size_t w = is_header ? text_width(s) : row[c].text ? row[c].width : 1;
 			size_t pad = width[c] - w;
-			bool last = c + 1 == t->ncols;
+			bool last = i + 1 == t->nshow;
 			bool sgr_on = o->color && col != RD_C_NONE;
 
-			if (c)
+			if (i)
 				line_pad(&line, 2);
 			if (t->cols[c].right)
 				line_pad(&line, pad);
@@ -971,11 +1069,40 @@ int rd_out_table_end(struct rd_out *o)
 		if (fwrite_unlocked(line.s, 1, line.n, o->fp) != line.n)
 			o->io_error = rd_write_error(errno);
 	}
-out:
 	free(line.s);
 	free(width);
+}
+
+int rd_out_table_end(struct rd_out *o)
+{
+	if (o->json) {
+		json_pop(o);
+		return 0;
+	}
+	struct table *t = o->table;
+
+	if (!t)
+		return -EINVAL;
+	if (!t->nshow) {
+		/* -o named none of this table's columns: not printed */
+	} else if (o->tty || o->topts.raw) {
+		struct rd_tview v = {
+			.cols = t->cols, .ncols = t->ncols, .show = t->show, .nshow = t->nshow,
+			.cells = t->cells, .rows = t->rows, .header = t->header, .indent = t->indent,
+		};
+		int err;
+
+		err = rd_out_scols_print(o->fp, &v, o->topts.raw, o->color, term_width(o->fp));
+		if (err == -ENOMEM)
+			o->failed = true;
+		else if (err)
+			o->io_error = rd_write_error(EIO);
+	} else {
+		table_print_plain(o, t);
+	}
 	rd_strpool_free(&t->pool);
 	free(t->cells);
+	free(t->show);
 	free(t->cols);
 	free(t);
 	o->table = NULL;

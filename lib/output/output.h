@@ -38,9 +38,38 @@ struct rd_col {
 	const char *key;	/* field key that fills this column */
 	const char *header;
 	bool right;		/* right-align (numbers) */
+	bool wrap;		/* long text (WHY, FIX, DETAIL): wraps inside its column on a terminal */
 };
 
 struct rd_out;
+
+/*
+ * How text tables are printed (util-linux's options).  In a pipe a table is
+ * printed as it always was, aligned with two spaces between columns and
+ * "-" for an unknown value, whatever the terminal: scripts parse it.  On a
+ * terminal (isatty) it goes through libsmartcols and fits the terminal's
+ * width (COLUMNS, else TIOCGWINSZ): the wrap columns wrap at spaces inside
+ * their column, the others keep their width.
+ */
+struct rd_out_table_opts {
+	const char *columns;	/* -o: headers, comma-separated, any case; NULL: every column */
+	bool raw;		/* --raw: one space between cells, blanks in a value as \x20 */
+	bool noheadings;	/* --noheadings */
+};
+/* The columns of one table a tool prints, for checking a -o list. */
+struct rd_out_colset {
+	const struct rd_col *cols;
+	size_t n;
+};
+void rd_out_set_table_opts(struct rd_out *o, const struct rd_out_table_opts *t);
+/*
+ * Is every name of a -o list a header of one of the tables (sets, n)?  0;
+ * -EINVAL for an empty name, -ENOENT for an unknown one, its copy (malloc'd)
+ * in *bad; -ENOMEM.  A header with a space ("PEER PORT") is named with '_'.
+ */
+int rd_out_columns_check(const char *list, const struct rd_out_colset *sets, size_t n, char **bad);
+/* The headers of sets, once each, space-separated (malloc'd), for an error message. */
+char *rd_out_columns_known(const struct rd_out_colset *sets, size_t n);
 
 /* json: produce one JSON document (or JSON lines with stream); color: ANSI SGR in text. */
 struct rd_out *rd_out_new(FILE *fp, bool json, bool color);

@@ -343,11 +343,11 @@ static void rtrim(char *s)
 }
 
 static const struct rd_col slow_cols[] = {
-	{ "pair", "PAIR", false },
-	{ "what", "FIGURE", false },
-	{ "value", "VALUE", true },
-	{ "median", "MEDIAN", true },
-	{ "ratio", "VS MEDIAN", true },
+	{ "pair", "PAIR", false, false },
+	{ "what", "FIGURE", false, false },
+	{ "value", "VALUE", true, false },
+	{ "median", "MEDIAN", true, false },
+	{ "ratio", "VS MEDIAN", true, false },
 };
 
 /* The full matrix, one column a host ("." pass, "w" warned, "X" failed, "?" not reported). */
