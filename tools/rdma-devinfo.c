@@ -25,6 +25,7 @@ static void usage(const char *prog)
 	       "  -d, --device NAME     only this device (repeatable, or a comma list)\n"
 	       "  -p, --port N          only port N\n"
 	       "  -j, --json            JSON output\n"
+	       RD_TABLE_USAGE("device,state,fw")
 	       "      --sysroot DIR     read DIR/sys instead of /sys (no verbs)\n"
 	       "      --color[=WHEN]    colour: auto (default), always, never\n"
 	       "  -h, --help            this help\n"
@@ -128,6 +129,9 @@ static const struct rd_col table_cols[] = {
 	{ "fw_ver", "FW", false, false },
 	{ "node_guid", "NODE_GUID", false, false },
 	{ "netdevs", "NETDEVS", false, false },
+};
+static const struct rd_out_colset tables[] = {
+	{ table_cols, RD_ARRAY_SIZE(table_cols) },
 };
 
 static void port_json_brief(struct rd_out *o, const struct rd_device *d, const struct rd_port *p)
@@ -407,6 +411,7 @@ int main(int argc, char **argv)
 		{ "list", no_argument, NULL, 'l' },
 		{ "no-verbs", no_argument, NULL, OPT_NO_VERBS },
 		RD_COMMON_LONGOPTS,
+		RD_TABLE_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rd_device_list list = { 0 };
@@ -416,7 +421,7 @@ int main(int argc, char **argv)
 	int opt, ret = RD_EXIT_FAIL;
 
 	rd_cli_init(&cli, "rdma-devinfo");
-	while ((opt = rd_cli_getopt(&cli, argc, argv, ":vl" RD_COMMON_SHORTOPTS, longopts)) != -1) {
+	while ((opt = rd_cli_getopt(&cli, argc, argv, ":vl" RD_COMMON_SHORTOPTS RD_TABLE_SHORTOPTS, longopts)) != -1) {
 		if (opt == RD_CLI_OPT_USAGE) {
 			ret = RD_EXIT_USAGE;
 			goto out;
@@ -439,10 +444,16 @@ int main(int argc, char **argv)
 	ret = rd_cli_operands(&cli, argc, argv, usage, 0, NULL);
 	if (ret >= 0)
 		goto out;
+	ret = rd_cli_table_check(&cli, tables, RD_ARRAY_SIZE(tables));
+	if (ret)
+		goto out;
 	if (verbose && names_only) {
 		ret = rd_cli_usage_error(&cli, "-v and -l do not go together");
 		goto out;
 	}
+	if ((verbose && (ret = rd_cli_table_none(&cli, "-v"))) ||
+	    (names_only && (ret = rd_cli_table_none(&cli, "-l"))))
+		goto out;
 	ret = rd_cli_setup(&cli);
 	if (ret >= 0)
 		goto out;
@@ -459,6 +470,7 @@ int main(int argc, char **argv)
 		ret = RD_EXIT_FAIL;
 		goto out;
 	}
+	rd_out_set_table_opts(o, &cli.table);
 	if (names_only) {
 		rd_out_list_begin(o, NULL);
 		for (unsigned int i = 0; i < list.n; i++) {

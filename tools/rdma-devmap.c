@@ -36,6 +36,7 @@ static void usage(const char *prog)
 	       "  -d, --device NAME     only this device (repeatable)\n"
 	       "  -p, --port N          only port N\n"
 	       "  -j, --json            JSON output\n"
+	       RD_TABLE_USAGE("dev,port,netdev")
 	       "      --sysroot DIR     read DIR/sys and DIR/proc (no netlink)\n"
 	       "      --color[=WHEN]    colour: auto (default), always, never\n"
 	       "  -h, --help            this help\n"
@@ -73,6 +74,9 @@ static const struct rd_col verbose_cols[] = {
 	{ "speed", "SPEED", true, false },
 	{ "via", "VIA", false, false },
 	{ "notes", "NOTES", false, true },
+};
+static const struct rd_out_colset tables[] = {
+	{ verbose_cols, RD_ARRAY_SIZE(verbose_cols) },
 };
 
 static void print_map(struct rd_out *o, bool verbose, const struct port_map *m)
@@ -295,6 +299,7 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "verbose", no_argument, NULL, 'v' },
 		RD_COMMON_LONGOPTS,
+		RD_TABLE_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rd_device_list list = { 0 }, all = { 0 };
@@ -311,7 +316,7 @@ int main(int argc, char **argv)
 
 	rd_cli_init(&cli, "rdma-devmap");
 	rd_netdev_cache_init(&netdevs, &cli.sr);
-	while ((opt = rd_cli_getopt(&cli, argc, argv, ":v" RD_COMMON_SHORTOPTS, longopts)) != -1) {
+	while ((opt = rd_cli_getopt(&cli, argc, argv, ":v" RD_COMMON_SHORTOPTS RD_TABLE_SHORTOPTS, longopts)) != -1) {
 		if (opt == RD_CLI_OPT_USAGE) {
 			ret = RD_EXIT_USAGE;
 			goto out;
@@ -326,9 +331,17 @@ int main(int argc, char **argv)
 	ret = rd_cli_operands(&cli, argc, argv, usage, 1, "one NETDEV or ADDRESS");
 	if (ret >= 0)
 		goto out;
+	ret = rd_cli_table_check(&cli, tables, RD_ARRAY_SIZE(tables));
+	if (ret)
+		goto out;
+	/* The table is -v's: -o, --raw and --noheadings ask for it. */
+	if (rd_cli_table_opts_given(&cli))
+		verbose = true;
 	if (optind < argc) {
 		query = argv[optind++];
 		ret = check_query(&cli, query);
+		if (!ret)
+			ret = rd_cli_table_none(&cli, "a NETDEV or ADDRESS lookup");
 		if (ret)
 			goto out;
 	}
@@ -405,6 +418,7 @@ int main(int argc, char **argv)
 		ret = RD_EXIT_FAIL;
 		goto out;
 	}
+	rd_out_set_table_opts(o, &cli.table);
 	if (query) {
 		ret = lookup(&cli, o, maps, nmaps, &vlans, query);
 		goto out;

@@ -22,6 +22,24 @@ enum {
 	OPT_TIMEOUT,
 };
 
+static const struct rd_col list_cols[] = {
+	{ "id", "CHECK", false, false },
+	{ "scope", "SCOPE", false, false },
+	{ "summary", "WHAT", false, true },
+	{ "reads", "READS", false, true },
+};
+static const struct rd_col result_cols[] = {
+	{ "check", "CHECK", false, false },
+	{ "object", "OBJECT", false, false },
+	{ "status", "STATUS", false, false },
+	{ "detail", "DETAIL", false, true },
+	{ "fix", "FIX", false, true },
+};
+static const struct rd_out_colset tables[] = {
+	{ result_cols, RD_ARRAY_SIZE(result_cols) },
+	{ list_cols, RD_ARRAY_SIZE(list_cols) },
+};
+
 static void usage(const char *prog)
 {
 	printf("Usage: %s [options] [DEVICE...]\n"
@@ -47,6 +65,7 @@ static void usage(const char *prog)
 	       "  -d, --device NAME     only this device (repeatable); also positional\n"
 	       "  -p, --port N          only port N\n"
 	       "  -j, --json            JSON output\n"
+	       RD_TABLE_USAGE("check,status,detail")
 	       "      --sysroot DIR     read DIR/sys, DIR/proc and DIR/dev instead of the live system\n"
 	       "      --color[=WHEN]    colour: auto (default), always, never\n"
 	       "  -h, --help            this help\n"
@@ -69,16 +88,10 @@ static const char *scope_name(enum rd_dr_scope s)
 
 static void print_list(struct rd_out *o)
 {
-	static const struct rd_col cols[] = {
-		{ "id", "CHECK", false, false },
-		{ "scope", "SCOPE", false, false },
-		{ "summary", "WHAT", false, true },
-		{ "reads", "READS", false, true },
-	};
 	size_t n;
 	const struct rd_dr_check *t = rd_dr_checks(&n);
 
-	rd_out_table_begin(o, NULL, cols, RD_ARRAY_SIZE(cols), true);
+	rd_out_table_begin(o, NULL, list_cols, RD_ARRAY_SIZE(list_cols), true);
 	for (size_t i = 0; i < n; i++) {
 		rd_out_row_begin(o);
 		rd_out_str(o, RD_ANY, "id", NULL, t[i].id);
@@ -108,13 +121,6 @@ static enum rd_color status_color(enum rd_dr_status s)
 
 static void print_report(struct rd_out *o, const struct rd_dr_report *r, bool verbose)
 {
-	static const struct rd_col cols[] = {
-		{ "check", "CHECK", false, false },
-		{ "object", "OBJECT", false, false },
-		{ "status", "STATUS", false, false },
-		{ "detail", "DETAIL", false, true },
-		{ "fix", "FIX", false, true },
-	};
 	bool json = rd_out_is_json(o), any = false;
 	enum rd_dr_status worst = rd_dr_report_worst(r);
 
@@ -133,7 +139,7 @@ static void print_report(struct rd_out *o, const struct rd_dr_report *r, bool ve
 	for (size_t i = 0; i < r->n; i++)
 		any = any || verbose || json || r->v[i].status != RD_DR_PASS;
 	if (any) {
-		rd_out_table_begin(o, "results", cols, RD_ARRAY_SIZE(cols), true);
+		rd_out_table_begin(o, "results", result_cols, RD_ARRAY_SIZE(result_cols), true);
 		for (size_t i = 0; i < r->n; i++) {
 			const struct rd_dr_result *x = &r->v[i];
 
@@ -208,6 +214,7 @@ int main(int argc, char **argv)
 		{ "selftest", no_argument, NULL, OPT_SELFTEST },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		RD_COMMON_LONGOPTS,
+		RD_TABLE_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rd_strlist only = { 0 }, skip = { 0 };
@@ -225,7 +232,7 @@ int main(int argc, char **argv)
 
 	rd_cli_init(&cli, "rdma-doctor");
 	cli.repeatable = (const int[]){ OPT_ONLY, OPT_SKIP, 0 };
-	while ((opt = rd_cli_getopt(&cli, argc, argv, ":vi:" RD_COMMON_SHORTOPTS, longopts)) != -1) {
+	while ((opt = rd_cli_getopt(&cli, argc, argv, ":vi:" RD_COMMON_SHORTOPTS RD_TABLE_SHORTOPTS, longopts)) != -1) {
 		if (opt == RD_CLI_OPT_USAGE) {
 			ret = RD_EXIT_USAGE;
 			goto out;
@@ -285,6 +292,11 @@ int main(int argc, char **argv)
 		ret = rd_cli_usage_error(&cli, "--nhc has its own output; not with -j, -v or --list");
 		goto out;
 	}
+	if (nhc && (ret = rd_cli_table_none(&cli, "--nhc")))
+		goto out;
+	ret = rd_cli_table_check(&cli, tables, RD_ARRAY_SIZE(tables));
+	if (ret)
+		goto out;
 	if (expect_file) {
 		char why[256] = "";
 
@@ -321,6 +333,7 @@ int main(int argc, char **argv)
 		ret = RD_EXIT_FAIL;
 		goto out;
 	}
+	rd_out_set_table_opts(o, &cli.table);
 	if (list_only) {
 		print_list(o);
 		ret = RD_EXIT_OK;

@@ -39,6 +39,52 @@ enum {
 #define FILE_TIMEOUT_MS 10000
 #define DEFAULT_NAME_MAP "/etc/rdma/ib-node-name-map"
 
+static const struct rd_col list_cols[] = {
+	{ "id", "CHECK", false, false },
+	{ "summary", "WHAT", false, true },
+};
+static const struct rd_col result_cols[] = {
+	{ "check", "CHECK", false, false },
+	{ "object", "OBJECT", false, false },
+	{ "status", "STATUS", false, false },
+	{ "detail", "DETAIL", false, true },
+	{ "fix", "FIX", false, true },
+};
+static const struct rd_col port_cols[] = {
+	{ "node", "NODE", false, false },
+	{ "port", "PORT", true, false },
+	{ "lid", "LID", true, false },
+	{ "state", "STATE", false, false },
+	{ "phys_state", "PHYS", false, false },
+	{ "width", "WIDTH", false, false },
+	{ "speed", "SPEED", false, false },
+	{ "peer", "PEER", false, false },
+	{ "peer_port", "PEER PORT", true, false },
+	{ "could_be", "COULD BE", false, false },
+};
+static const struct rd_col sm_cols[] = {
+	{ "lid", "LID", true, false },
+	{ "guid", "GUID", false, false },
+	{ "node", "NODE", false, false },
+	{ "priority", "PRIORITY", true, false },
+	{ "state", "STATE", false, false },
+	{ "act_count", "ACTIVITY", true, false },
+};
+static const struct rd_col error_cols[] = {
+	{ "node", "NODE", false, false },
+	{ "port", "PORT", true, false },
+	{ "counter", "COUNTER", false, false },
+	{ "value", "VALUE", true, false },
+	{ "delta", "RISE", true, false },
+};
+static const struct rd_out_colset tables[] = {
+	{ result_cols, RD_ARRAY_SIZE(result_cols) },
+	{ port_cols, RD_ARRAY_SIZE(port_cols) },
+	{ sm_cols, RD_ARRAY_SIZE(sm_cols) },
+	{ error_cols, RD_ARRAY_SIZE(error_cols) },
+	{ list_cols, RD_ARRAY_SIZE(list_cols) },
+};
+
 static void usage(const char *prog)
 {
 	printf("Usage: %s [options]\n"
@@ -78,6 +124,7 @@ static void usage(const char *prog)
 	       "                        with an InfiniBand port)\n"
 	       "  -p, --port N          its port\n"
 	       "  -j, --json            JSON output\n"
+	       RD_TABLE_USAGE("check,status,detail")
 	       "      --color[=WHEN]    colour: auto (default), always, never\n"
 	       "  -h, --help            this help\n"
 	       "  -V, --version         version\n"
@@ -100,14 +147,10 @@ static enum rd_color status_color(enum rd_fab_status s)
 
 static void print_list(struct rd_out *o)
 {
-	static const struct rd_col cols[] = {
-		{ "id", "CHECK", false, false },
-		{ "summary", "WHAT", false, true },
-	};
 	size_t n;
 	const struct rd_fab_check *t = rd_fab_checks(&n);
 
-	rd_out_table_begin(o, NULL, cols, RD_ARRAY_SIZE(cols), true);
+	rd_out_table_begin(o, NULL, list_cols, RD_ARRAY_SIZE(list_cols), true);
 	for (size_t i = 0; i < n; i++) {
 		rd_out_row_begin(o);
 		rd_out_str(o, RD_ANY, "id", NULL, t[i].id);
@@ -131,13 +174,6 @@ static void guid_str(uint64_t g, char *buf, size_t len)
 static void print_report(struct rd_out *o, const struct rd_fab *fab, const struct rd_fab_report *r,
 			 bool verbose)
 {
-	static const struct rd_col cols[] = {
-		{ "check", "CHECK", false, false },
-		{ "object", "OBJECT", false, false },
-		{ "status", "STATUS", false, false },
-		{ "detail", "DETAIL", false, true },
-		{ "fix", "FIX", false, true },
-	};
 	bool json = rd_out_is_json(o), any = false;
 	enum rd_fab_status worst = rd_fab_report_worst(r);
 	char st[8];
@@ -169,7 +205,7 @@ static void print_report(struct rd_out *o, const struct rd_fab *fab, const struc
 	for (size_t i = 0; i < r->n; i++)
 		any = any || verbose || json || r->v[i].status != RD_FAB_PASS;
 	if (any) {
-		rd_out_table_begin(o, "results", cols, RD_ARRAY_SIZE(cols), true);
+		rd_out_table_begin(o, "results", result_cols, RD_ARRAY_SIZE(result_cols), true);
 		for (size_t i = 0; i < r->n; i++) {
 			const struct rd_fab_result *x = &r->v[i];
 			char g[24];
@@ -222,21 +258,9 @@ static void print_report(struct rd_out *o, const struct rd_fab *fab, const struc
 
 static void print_links(struct rd_out *o, const struct rd_fab *fab)
 {
-	static const struct rd_col cols[] = {
-		{ "node", "NODE", false, false },
-		{ "port", "PORT", true, false },
-		{ "lid", "LID", true, false },
-		{ "state", "STATE", false, false },
-		{ "phys_state", "PHYS", false, false },
-		{ "width", "WIDTH", false, false },
-		{ "speed", "SPEED", false, false },
-		{ "peer", "PEER", false, false },
-		{ "peer_port", "PEER PORT", true, false },
-		{ "could_be", "COULD BE", false, false },
-	};
 	char g[24];
 
-	rd_out_table_begin(o, "ports", cols, RD_ARRAY_SIZE(cols), true);
+	rd_out_table_begin(o, "ports", port_cols, RD_ARRAY_SIZE(port_cols), true);
 	for (size_t i = 0; i < fab->n_nodes; i++) {
 		const struct rd_fab_node *n = &fab->nodes[i];
 
@@ -285,17 +309,9 @@ static void print_links(struct rd_out *o, const struct rd_fab *fab)
 
 static void print_sms(struct rd_out *o, const struct rd_fab *fab)
 {
-	static const struct rd_col cols[] = {
-		{ "lid", "LID", true, false },
-		{ "guid", "GUID", false, false },
-		{ "node", "NODE", false, false },
-		{ "priority", "PRIORITY", true, false },
-		{ "state", "STATE", false, false },
-		{ "act_count", "ACTIVITY", true, false },
-	};
 	char g[24];
 
-	rd_out_table_begin(o, "sms", cols, RD_ARRAY_SIZE(cols), true);
+	rd_out_table_begin(o, "sms", sm_cols, RD_ARRAY_SIZE(sm_cols), true);
 	for (size_t i = 0; i < fab->n_sms; i++) {
 		const struct rd_fab_sm *s = &fab->sms[i];
 
@@ -324,16 +340,9 @@ static void print_sms(struct rd_out *o, const struct rd_fab *fab)
 
 static void print_errors(struct rd_out *o, const struct rd_fab *fab)
 {
-	static const struct rd_col cols[] = {
-		{ "node", "NODE", false, false },
-		{ "port", "PORT", true, false },
-		{ "counter", "COUNTER", false, false },
-		{ "value", "VALUE", true, false },
-		{ "delta", "RISE", true, false },
-	};
 	char g[24];
 
-	rd_out_table_begin(o, "errors", cols, RD_ARRAY_SIZE(cols), true);
+	rd_out_table_begin(o, "errors", error_cols, RD_ARRAY_SIZE(error_cols), true);
 	for (size_t i = 0; i < fab->n_nodes; i++) {
 		const struct rd_fab_node *n = &fab->nodes[i];
 
@@ -436,6 +445,7 @@ int main(int argc, char **argv)
 		{ "reset", no_argument, NULL, OPT_RESET },
 		{ "dot", required_argument, NULL, OPT_DOT },
 		RD_COMMON_LONGOPTS,
+		RD_TABLE_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rd_strlist only = { 0 }, skip = { 0 };
@@ -454,7 +464,7 @@ int main(int argc, char **argv)
 
 	rd_cli_init(&cli, "rdma-fabric");
 	cli.repeatable = (const int[]){ OPT_ONLY, OPT_SKIP, 0 };
-	while ((opt = rd_cli_getopt(&cli, argc, argv, ":vi:" RD_COMMON_SHORTOPTS, longopts)) != -1) {
+	while ((opt = rd_cli_getopt(&cli, argc, argv, ":vi:" RD_COMMON_SHORTOPTS RD_TABLE_SHORTOPTS, longopts)) != -1) {
 		if (opt == RD_CLI_OPT_USAGE) {
 			ret = RD_EXIT_USAGE;
 			goto out;
@@ -562,6 +572,9 @@ int main(int argc, char **argv)
 	ret = rd_cli_operands(&cli, argc, argv, usage, 0, NULL);
 	if (ret >= 0)
 		goto out;
+	ret = rd_cli_table_check(&cli, tables, RD_ARRAY_SIZE(tables));
+	if (ret)
+		goto out;
 	if (cli.sysroot_dir) {
 		ret = rd_cli_usage_error(&cli, "--sysroot: the fabric is read through MADs, not /sys "
 					 "(--load FILE judges a saved fabric)");
@@ -589,6 +602,9 @@ int main(int argc, char **argv)
 		ret = rd_cli_usage_error(&cli, "--nhc has its own output; not with -j, -v, --list or a view");
 		goto out;
 	}
+	if ((nhc && (ret = rd_cli_table_none(&cli, "--nhc"))) ||
+	    (metrics && (ret = rd_cli_table_none(&cli, "--format"))))
+		goto out;
 	if (so.reset && (load || links || sms || list_only)) {
 		ret = rd_cli_usage_error(&cli, "--reset clears the counters a sweep read: not with "
 					 "--load, --links, --sm or --list");
@@ -636,6 +652,7 @@ int main(int argc, char **argv)
 		ret = RD_EXIT_FAIL;
 		goto out;
 	}
+	rd_out_set_table_opts(o, &cli.table);
 	if (list_only) {
 		print_list(o);
 		ret = RD_EXIT_OK;

@@ -28,6 +28,7 @@ enum {
 	OPT_PREFIX,
 	OPT_TIMEOUT,
 	OPT_SVG,
+	OPT_OUTLIERS,
 };
 
 static void usage(const char *prog)
@@ -54,6 +55,7 @@ static void usage(const char *prog)
 	       "                        input) as an SVG picture: bandwidth per pair, failures\n"
 	       "                        in red, hosts labelled\n"
 	       "  -j, --json            JSON output\n"
+	       RD_TABLE_USAGE("fact,majority,outliers")
 	       "      --color[=WHEN]    colour: auto (default), always, never\n"
 	       "  -h, --help            this help\n"
 	       "  -V, --version         version\n"
@@ -222,6 +224,12 @@ static const struct rd_col problem_group_cols[] = {
 	{ "source", "SOURCE", false, false },
 	{ "line", "LINE", true, false },
 	{ "problem", "PROBLEM", false, true },
+};
+static const struct rd_out_colset tables[] = {
+	{ fact_cols, RD_ARRAY_SIZE(fact_cols) },
+	{ problem_cols, RD_ARRAY_SIZE(problem_cols) },
+	{ problem_group_cols, RD_ARRAY_SIZE(problem_group_cols) },
+	{ rd_fleet_slow_cols, RD_FLEET_SLOW_NCOLS },
 };
 
 /* The problems that read the same: one row of the text table. */
@@ -544,7 +552,7 @@ int main(int argc, char **argv)
 		{ "hosts", required_argument, NULL, 'w' },
 		{ "hostfile", required_argument, NULL, OPT_HOSTFILE },
 		{ "prefix", optional_argument, NULL, OPT_PREFIX },
-		{ "outliers", no_argument, NULL, 'o' },
+		{ "outliers", no_argument, NULL, OPT_OUTLIERS },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "svg", required_argument, NULL, OPT_SVG },
 		{ "json", no_argument, NULL, 'j' },
@@ -552,6 +560,7 @@ int main(int argc, char **argv)
 		{ "colour", optional_argument, NULL, RD_OPT_COLOR },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		RD_TABLE_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rd_strlist expect = { 0 }, hostfiles = { 0 }, broken = { 0 };
@@ -567,7 +576,7 @@ int main(int argc, char **argv)
 
 	rd_cli_init(&cli, "rdma-fleet");
 	cli.repeatable = (const int[]){ 'w', OPT_HOSTFILE, 0 };
-	while ((opt = rd_cli_getopt(&cli, argc, argv, ":w:jhV", longopts)) != -1) {
+	while ((opt = rd_cli_getopt(&cli, argc, argv, ":w:jhV" RD_TABLE_SHORTOPTS, longopts)) != -1) {
 		if (opt == RD_CLI_OPT_USAGE) {
 			ret = RD_EXIT_USAGE;
 			goto out;
@@ -594,7 +603,7 @@ int main(int argc, char **argv)
 				goto out;
 			}
 			break;
-		case 'o':
+		case OPT_OUTLIERS:
 			only_outliers = true;
 			break;
 		case OPT_SVG:
@@ -616,6 +625,9 @@ int main(int argc, char **argv)
 	}
 	ret = rd_cli_operands(&cli, argc, argv, usage, -1, NULL);
 	if (ret >= 0)
+		goto out;
+	ret = rd_cli_table_check(&cli, tables, RD_ARRAY_SIZE(tables));
+	if (ret)
 		goto out;
 	if (prefix) {
 		if (optind < argc || have_expect || cli.json || only_outliers || svg) {
@@ -707,6 +719,8 @@ int main(int argc, char **argv)
 	if (svg && write_svg(&cli, f, svg))
 		goto out;
 	o = rd_out_new(stdout, cli.json, cli.color);
+	if (o)
+		rd_out_set_table_opts(o, &cli.table);
 	if (!o || print_summary(o, f, only_outliers, &broken, &nbad, &nprob)) {
 		rd_cli_error(&cli, "out of memory");
 		goto out;

@@ -48,6 +48,7 @@ static void usage(const char *prog)
 	       "  -d, --device NAME     only this device (repeatable); also positional\n"
 	       "  -p, --port N          only port N\n"
 	       "  -j, --json            JSON output\n"
+	       RD_TABLE_USAGE("dev,port,index,gid")
 	       "      --sysroot DIR     read DIR/sys and DIR/proc instead of /sys and /proc\n"
 	       "      --color[=WHEN]    colour: auto (default), always, never\n"
 	       "  -h, --help            this help\n"
@@ -67,6 +68,9 @@ static const struct rd_col gid_cols[] = {
 	{ "ver", "VER", false, false },
 	{ "netdev", "NETDEV", false, false },
 	{ "vlan", "VLAN", true, false },
+};
+static const struct rd_out_colset tables[] = {
+	{ gid_cols, RD_ARRAY_SIZE(gid_cols) },
 };
 
 /* The fields of one GID entry, shared by the listing and --best. */
@@ -183,6 +187,7 @@ int main(int argc, char **argv)
 		{ "vlan", required_argument, NULL, OPT_VLAN },
 		{ "compat", no_argument, NULL, OPT_COMPAT },
 		RD_COMMON_LONGOPTS,
+		RD_TABLE_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct gid_filter f = { .vlan = -1 };
@@ -203,7 +208,7 @@ int main(int argc, char **argv)
 
 	rd_cli_init(&cli, "rdma-gids");
 	rd_netdev_cache_init(&netdevs, &cli.sr);
-	while ((opt = rd_cli_getopt(&cli, argc, argv, ":46" RD_COMMON_SHORTOPTS, longopts)) != -1) {
+	while ((opt = rd_cli_getopt(&cli, argc, argv, ":46" RD_COMMON_SHORTOPTS RD_TABLE_SHORTOPTS, longopts)) != -1) {
 		if (opt == RD_CLI_OPT_USAGE) {
 			ret = RD_EXIT_USAGE;
 			goto out;
@@ -270,6 +275,9 @@ int main(int argc, char **argv)
 	ret = rd_cli_operands(&cli, argc, argv, usage, -1, NULL);
 	if (ret >= 0)
 		goto out;
+	ret = rd_cli_table_check(&cli, tables, RD_ARRAY_SIZE(tables));
+	if (ret)
+		goto out;
 	/* Positional arguments are device names, as show_gids takes one. */
 	for (; optind < argc; optind++) {
 		if (rd_cli_common_opt(&cli, 'd', argv[optind]) < 0) {
@@ -281,6 +289,9 @@ int main(int argc, char **argv)
 		ret = rd_cli_usage_error(&cli, "-4 and -6 do not go together");
 		goto out;
 	}
+	if ((best && (ret = rd_cli_table_none(&cli, "--best"))) ||
+	    (compat && (ret = rd_cli_table_none(&cli, "--compat"))))
+		goto out;
 	if (f.vlan >= 0 && !best) {
 		ret = rd_cli_usage_error(&cli, "--vlan goes with --best");
 		goto out;
@@ -327,6 +338,7 @@ int main(int argc, char **argv)
 			ret = RD_EXIT_FAIL;
 			goto out;
 		}
+		rd_out_set_table_opts(o, &cli.table);
 		if (!best)
 			rd_out_table_begin(o, NULL, gid_cols, RD_ARRAY_SIZE(gid_cols), true);
 		else

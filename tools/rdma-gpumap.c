@@ -48,6 +48,7 @@ static void usage(const char *prog)
 	       "      --expect FILE     lines \"GPU0 mlx5_0 PIX gdr\"; a miss is a failure\n"
 	       "      --timeout SEC     give up on an --expect or --topo-xml pipe silent for SEC\n"
 	       "  -j, --json            JSON output\n"
+	       RD_TABLE_USAGE("gpu,nic,path")
 	       "      --sysroot DIR     read DIR/sys and DIR/proc instead of the live system\n"
 	       "      --color[=WHEN]    colour: auto (default), always, never\n"
 	       "  -h, --help            this help\n"
@@ -92,6 +93,9 @@ static const struct rd_col cols[] = {
 	{ "dev", "NIC", false, false },	{ "port", "PORT", true, false },	{ "state", "STATE", false, false },
 	{ "path", "PATH", false, false },	{ "path_smi", "SMI", false, false },	{ "bw_gbytes", "BW", true, false },
 	{ "gdr", "GDR", false, false },	{ "why", "WHY", false, true },
+};
+static const struct rd_out_colset tables[] = {
+	{ cols, RD_ARRAY_SIZE(cols) },
 };
 
 static void print_chain(struct rd_out *o, const struct rd_gpu_topo *t, const struct rd_gpu *g)
@@ -407,13 +411,14 @@ static int parse_opts(struct rd_cli *cli, int argc, char **argv, struct opts *op
 		{ "expect", required_argument, NULL, OPT_EXPECT },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		RD_COMMON_LONGOPTS,
+		RD_TABLE_LONGOPTS,
 		{ 0 },
 	};
 	static const int repeatable[] = { OPT_GPU, OPT_NIC, 0 };
 	int opt;
 
 	cli->repeatable = repeatable;
-	while ((opt = rd_cli_getopt(cli, argc, argv, ":mv" RD_COMMON_SHORTOPTS, longopts)) != -1) {
+	while ((opt = rd_cli_getopt(cli, argc, argv, ":mv" RD_COMMON_SHORTOPTS RD_TABLE_SHORTOPTS, longopts)) != -1) {
 		int ret = 0;
 
 		switch (opt) {
@@ -492,6 +497,9 @@ int main(int argc, char **argv)
 	ret = rd_cli_operands(&cli, argc, argv, usage, 0, NULL);
 	if (ret >= 0)
 		goto out;
+	ret = op.matrix ? rd_cli_table_none(&cli, "-m") : rd_cli_table_check(&cli, tables, RD_ARRAY_SIZE(tables));
+	if (ret)
+		goto out;
 	for (size_t i = 0; i < cli.devices.n; i++)
 		(void)rd_strlist_add_unique(&op.nics, cli.devices.v[i]);
 	if (!op.no_env && rd_nccl_conf_env(&conf, msg, sizeof(msg))) {
@@ -553,6 +561,7 @@ int main(int argc, char **argv)
 		ret = RD_EXIT_FAIL;
 		goto out;
 	}
+	rd_out_set_table_opts(o, &cli.table);
 	rd_out_section_begin(o, NULL, NULL);
 	if (op.matrix)
 		print_matrix(o, &op, &topo);

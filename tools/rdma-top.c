@@ -48,6 +48,7 @@ static void usage(const char *prog)
 	       "  -d, --device NAME     only this device (repeatable)\n"
 	       "  -p, --port N          only port N\n"
 	       "  -j, --json            JSON: one object per port per sample (JSON lines)\n"
+	       RD_TABLE_USAGE("dev,port,tx_gbps")
 	       "      --sysroot DIR     read DIR/sys instead of /sys (no netlink)\n"
 	       "      --color[=WHEN]    colour: auto (default), always, never\n"
 	       "  -h, --help            this help\n"
@@ -193,6 +194,10 @@ static const struct rd_col total_cols[] = {
 	{ "state", "STATE", false, false },	  { "speed", "SPEED", true, false },	   { "tx", "TX_BYTES", true, false },
 	{ "rx", "RX_BYTES", true, false },	  { "txp", "TX_PKTS", true, false },	   { "rxp", "RX_PKTS", true, false },
 	{ "err", "ERRORS", true, false },	  { "cnp", "CNP", true, false },	   { "ecn", "ECN", true, false },
+};
+static const struct rd_out_colset tables[] = {
+	{ rate_cols, RD_ARRAY_SIZE(rate_cols) },
+	{ total_cols, RD_ARRAY_SIZE(total_cols) },
 };
 
 static enum rd_color state_color(const struct rd_watch_port *p)
@@ -441,6 +446,7 @@ int main(int argc, char **argv)
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "textfile", required_argument, NULL, OPT_TEXTFILE },
 		RD_COMMON_LONGOPTS,
+		RD_TABLE_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rd_device_list list = { 0 };
@@ -457,7 +463,7 @@ int main(int argc, char **argv)
 	uint64_t num;
 
 	rd_cli_init(&cli, "rdma-top");
-	while ((opt = rd_cli_getopt(&cli, argc, argv, ":bn:i:" RD_COMMON_SHORTOPTS, longopts)) != -1) {
+	while ((opt = rd_cli_getopt(&cli, argc, argv, ":bn:i:" RD_COMMON_SHORTOPTS RD_TABLE_SHORTOPTS, longopts)) != -1) {
 		if (opt == RD_CLI_OPT_USAGE) {
 			ret = RD_EXIT_USAGE;
 			goto out;
@@ -557,8 +563,14 @@ int main(int argc, char **argv)
 		ret = rd_cli_usage_error(&cli, "--once takes one sample; not with -b, -n or -i");
 		goto out;
 	}
-	/* JSON, or stdout not a terminal: the batch mode. */
-	if (!textfile && !once && (cli.json || !isatty(STDOUT_FILENO)))
+	if (textfile || format == FMT_OPENMETRICS || format == FMT_PROMETHEUS || format == FMT_NODE_EXPORTER)
+		ret = rd_cli_table_none(&cli, textfile ? "--textfile" : "a metrics scrape (--format)");
+	else
+		ret = rd_cli_table_check(&cli, tables, RD_ARRAY_SIZE(tables));
+	if (ret)
+		goto out;
+	/* JSON, stdout not a terminal, or a table asked for (-o, --raw): the batch mode. */
+	if (!textfile && !once && (cli.json || !isatty(STDOUT_FILENO) || rd_cli_table_opts_given(&cli)))
 		batch = true;
 	/* A loop warns of a fact once, not at every interval (a service's log stays readable). */
 	cli.warn_once = textfile || batch;
@@ -632,6 +644,7 @@ int main(int argc, char **argv)
 		ret = RD_EXIT_FAIL;
 		goto out;
 	}
+	rd_out_set_table_opts(o, &cli.table);
 	if (once) {
 		ret = RD_EXIT_OK;
 		if (rd_portwatch_refresh(&pw)) {

@@ -262,6 +262,19 @@ int rd_cli_common_opt(struct rd_cli *cli, int opt, const char *arg)
 			return -1;
 		}
 		return 1;
+	case 'o':
+		if (!*arg) {
+			rd_cli_usage_error(cli, "-o needs column names (e.g. -o dev,port,state)");
+			return -1;
+		}
+		cli->table.columns = arg;
+		return 1;
+	case RD_OPT_RAW:
+		cli->table.raw = true;
+		return 1;
+	case RD_OPT_NOHEADINGS:
+		cli->table.noheadings = true;
+		return 1;
 	case 'h':
 		cli->want_help = true;
 		return 1;
@@ -307,6 +320,47 @@ int rd_cli_setup(struct rd_cli *cli)
 	if (rd_color_mode(cli->color_arg, STDOUT_FILENO, &cli->color))
 		return RD_EXIT_USAGE;
 	return -1;
+}
+
+bool rd_cli_table_opts_given(const struct rd_cli *cli)
+{
+	return cli->table.columns || cli->table.raw || cli->table.noheadings;
+}
+
+int rd_cli_table_none(const struct rd_cli *cli, const char *mode)
+{
+	if (!rd_cli_table_opts_given(cli))
+		return 0;
+	return rd_cli_usage_error(cli, "%s prints no table: not with %s", mode,
+				  cli->table.columns ? "-o" : cli->table.raw ? "--raw" : "--noheadings");
+}
+
+int rd_cli_table_check(const struct rd_cli *cli, const struct rd_out_colset *sets, size_t n)
+{
+	char *bad = NULL, *known;
+	int rc;
+
+	if (cli->json && rd_cli_table_opts_given(cli))
+		return rd_cli_usage_error(cli, "%s shapes text tables; not with -j (JSON has every field)",
+					  cli->table.columns ? "-o" : cli->table.raw ? "--raw" : "--noheadings");
+	if (!cli->table.columns)
+		return 0;
+	rc = rd_out_columns_check(cli->table.columns, sets, n, &bad);
+	if (rc == -ENOMEM) {
+		rd_cli_error(cli, "out of memory");
+		return RD_EXIT_FAIL;
+	}
+	if (rc == -EINVAL)
+		rc = rd_cli_usage_error(cli, "empty column name in -o '%s' (names separated by one comma)",
+					cli->table.columns);
+	else if (rc) {
+		known = rd_out_columns_known(sets, n);
+		rc = rd_cli_usage_error(cli, "unknown column '%s' for -o (known: %s)", bad,
+					known ? known : "?");
+		free(known);
+	}
+	free(bad);
+	return rc;
 }
 
 int rd_cli_uint(const struct rd_cli *cli, const char *opt, const char *arg, uint64_t lo, uint64_t hi,

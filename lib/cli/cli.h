@@ -12,6 +12,7 @@
 #include <stdbool.h>
 
 #include "model/model.h"
+#include "output/output.h"
 #include "sysroot/sysroot.h"
 #include "base/base.h"
 
@@ -23,6 +24,8 @@
 enum {
 	RD_OPT_SYSROOT = 0x1000,
 	RD_OPT_COLOR,
+	RD_OPT_RAW,
+	RD_OPT_NOHEADINGS,
 	RD_OPT_TOOL_BASE = 0x1100,	/* tools number their own long-only options from here */
 };
 
@@ -43,6 +46,25 @@ enum {
 	{ "help", no_argument, NULL, 'h' },                                        \
 	{ "version", no_argument, NULL, 'V' }
 
+/*
+ * The table options, for a tool that prints text tables (util-linux's
+ * names): its optstring adds RD_TABLE_SHORTOPTS, its longopts
+ * RD_TABLE_LONGOPTS; rd_cli_getopt fills cli->table, rd_cli_table_check
+ * checks -o against the tool's tables.
+ */
+#define RD_TABLE_SHORTOPTS "o:"
+#define RD_TABLE_LONGOPTS                                                          \
+	{ "output", required_argument, NULL, 'o' },                                \
+	{ "raw", no_argument, NULL, RD_OPT_RAW },                                  \
+	{ "noheadings", no_argument, NULL, RD_OPT_NOHEADINGS }
+
+/* Their lines in a tool's --help; ex: an example list of its columns. */
+#define RD_TABLE_USAGE(ex)                                                         \
+	"  -o, --output COLS     only these table columns, in this order (headers,\n"    \
+	"                        any case: -o " ex ")\n"                                   \
+	"      --raw             table cells unaligned, one space apart (blanks \\x20)\n" \
+	"      --noheadings      no header line over a table\n"
+
 struct rd_cli {
 	const char *prog;
 	struct rd_strlist devices;	/* -d, repeatable (also comma lists) */
@@ -51,6 +73,7 @@ struct rd_cli {
 	bool color;
 	const char *color_arg;
 	const char *sysroot_dir;
+	struct rd_out_table_opts table;	/* -o, --raw, --noheadings */
 	struct rd_sysroot sr;
 	struct rd_warnings warnings;
 	bool want_help, want_version;
@@ -179,6 +202,18 @@ int rd_cli_output_file(const struct rd_cli *cli, const char *opt, const char *pa
  * "a,,b") and an unknown id are usage errors naming opt; returns 0, or the
  * exit status to leave with.
  */
+/*
+ * After getopt, in a tool that prints tables: every -o name a header of one
+ * of its tables (sets, n; "unknown column 'x' for -o (known: DEV PORT
+ * ...)"), and the table options not with -j (JSON has every field).  0, or
+ * the usage error's exit status.
+ */
+int rd_cli_table_check(const struct rd_cli *cli, const struct rd_out_colset *sets, size_t n);
+/* mode prints no table: -o, --raw or --noheadings with it is a usage error (its status, else 0). */
+int rd_cli_table_none(const struct rd_cli *cli, const char *mode);
+/* Whether -o, --raw or --noheadings was given. */
+bool rd_cli_table_opts_given(const struct rd_cli *cli);
+
 int rd_cli_check_ids(const struct rd_cli *cli, struct rd_strlist *l, const char *arg, const char *opt,
 		     bool (*known)(const char *id));
 

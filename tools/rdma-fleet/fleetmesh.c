@@ -342,7 +342,7 @@ static void rtrim(char *s)
 		s[--n] = '\0';
 }
 
-static const struct rd_col slow_cols[] = {
+const struct rd_col rd_fleet_slow_cols[RD_FLEET_SLOW_NCOLS] = {
 	{ "pair", "PAIR", false, false },
 	{ "what", "FIGURE", false, false },
 	{ "value", "VALUE", true, false },
@@ -689,7 +689,7 @@ int rd_fleet_print_mesh(struct rd_out *o, const struct rd_fleet *f, unsigned int
 	{
 		if (nlat || nbw)
 			rd_out_line(o, "%s", "");
-		rd_out_table_begin(o, "slowest", slow_cols, RD_ARRAY_SIZE(slow_cols), nlat || nbw);
+		rd_out_table_begin(o, "slowest", rd_fleet_slow_cols, RD_FLEET_SLOW_NCOLS, nlat || nbw);
 		for (int kind = 0; kind < 2; kind++) {
 			bool is_lat = kind == 0;
 

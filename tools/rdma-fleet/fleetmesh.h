@@ -45,6 +45,9 @@ void rd_fleet_matrix_free(struct rd_fleet_matrix *m);
  * width columns; past that, each host's failed and slow pairs (hosts with the
  * same lines grouped).  0 or -ENOMEM.
  */
+/* The columns of the slowest pairs' table (for checking -o). */
+#define RD_FLEET_SLOW_NCOLS 5
+extern const struct rd_col rd_fleet_slow_cols[RD_FLEET_SLOW_NCOLS];
 int rd_fleet_print_mesh(struct rd_out *o, const struct rd_fleet *f, unsigned int width);
 
 /* The whole matrix as an SVG picture (fleetsvg.c).  0 or -errno. */
