@@ -47,6 +47,12 @@ for f in completions/bash/rdma-*; do
 	expect "$t" "$t --color=al" always
 	expect "$t" "$t --json" --json
 done
+# the table options: -o's columns, a comma list
+expect rdma-doctor "rdma-doctor -o check,st" check,status
+expect rdma-gids "rdma-gids --output dev,po" dev,port
+expect rdma-fabric "rdma-fabric -o peer_" peer_port
+expect rdma-devinfo "rdma-devinfo --nohead" --noheadings
+expect rdma-top "rdma-top --ra" --raw
 # rdma-top's metrics options
 touch "$tmp/a.prom" "$tmp/b.txt"
 expect rdma-top "rdma-top --format n" node-exporter
