@@ -255,6 +255,37 @@ wait_for "unknown TERM: says so and points to -b" '^rdma-top: cannot drive this 
 wait_exit "unknown TERM: exit status 1" 1
 T kill-session -t badterm
 
+# ---- text tables on a terminal (issue #45): rdma-doctor's table fits a
+# 100-column pane, DETAIL and FIX wrapped inside their columns; in a pipe the
+# same run prints the CLI tier's text byte for byte
+doctor=$PWD/$build/rdma-doctor
+exp=$PWD/tests/cli/expected/doctor-roce-config.out
+start tables 100 60 "$doctor" --sysroot "$F/doctor-roce-config" --interval 0 --color=never
+wait_for "table on a terminal: the summary line" '^WARN: 52 checks on 2 devices'
+wait_for "table on a terminal: the header" '^CHECK +OBJECT +STATUS +DETAIL +FIX$'
+wait_for "table on a terminal: DETAIL wraps inside its column" '^ {32}[a-z(].*[^ ] +[^ ]'
+if long=$(screen -J -S - | awk 'length($0) > 100'); [ -z "$long" ]; then
+	ok "table on a terminal: no line wider than the terminal"
+else
+	bad "table on a terminal: no line wider than the terminal" "" "$long"
+fi
+if screen -J -S - | grep -q 'for p in 0 1 2 3 4 5 6 7; do echo'; then
+	ok "table on a terminal: the ECN fix's first words on one line"
+else
+	bad "table on a terminal: the ECN fix's first words on one line" "" "$(screen -J -S -)"
+fi
+wait_exit "table on a terminal: exit status 0" 0
+T kill-session -t tables
+start tablespipe 100 20 "$doctor" --sysroot "$F/doctor-roce-config" --interval 0 "| cmp - $exp && echo SAME-AS-PIPE"
+wait_for "table in a pipe on the same terminal: the CLI tier's text" '^SAME-AS-PIPE$'
+T kill-session -t tablespipe
+start tablescolor 100 60 "$doctor" --sysroot "$F/doctor-roce-config" --interval 0
+wait_for "table on a terminal: STATUS in colour (auto)" $'^sys\\.memlock +node +\e\\[33mWARN' -e
+T kill-session -t tablescolor
+start tableso 100 40 "$doctor" --sysroot "$F/doctor-roce-config" --interval 0 -o check,fix --color=never
+wait_for "-o on a terminal: FIX has the room" '^roce\.cm_mode +echo .RoCE v2. > /sys/kernel/config/rdma_cm/mlx5_0/ports/1/default_roce_mode$'
+T kill-session -t tableso
+
 mkdir -p "$(dirname "$result")"
 tier_secs=$(( $(date +%s) - tier_t0 ))
 . tests/tier-result.sh
