@@ -752,16 +752,24 @@ static void json_str(struct rd_out *o, const char *key, const char *val)
 
 /* ---- tables ---- */
 
+static char ascii_lower(char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return (char)(c - 'A' + 'a');
+	return c;
+}
+
 /* Does name (len bytes) name the column headed h?  Any case; '_' for a space. */
 static bool header_is(const char *h, const char *name, size_t len)
 {
 	if (strlen(h) != len)
 		return false;
 	for (size_t i = 0; i < len; i++) {
-		char a = h[i] == ' ' ? '_' : h[i], b = name[i];
+		char a = h[i];
 
-		if (a != b && !(a >= 'A' && a <= 'Z' && b == a - 'A' + 'a') &&
-		    !(a >= 'a' && a <= 'z' && b == a - 'a' + 'A'))
+		if (a == ' ')
+			a = '_';
+		if (ascii_lower(a) != ascii_lower(name[i]))
 			return false;
 	}
 	return true;

@@ -18,27 +18,12 @@
 #include <stdio.h>
 
 #include "base/base.h"
+#include "outcol.h"
 
 enum rd_out_kind {
 	RD_TEXT = 1,
 	RD_JSON = 2,
 	RD_ANY = RD_TEXT | RD_JSON,
-};
-
-enum rd_color {
-	RD_C_NONE = 0,
-	RD_C_GOOD,	/* green: active, up, pass */
-	RD_C_BAD,	/* red: down, error, fail */
-	RD_C_WARN,	/* yellow: in between */
-	RD_C_NAME,	/* bold: device names */
-	RD_C_DIM,
-};
-
-struct rd_col {
-	const char *key;	/* field key that fills this column */
-	const char *header;
-	bool right;		/* right-align (numbers) */
-	bool wrap;		/* long text (WHY, FIX, DETAIL): wraps inside its column on a terminal */
 };
 
 struct rd_out;

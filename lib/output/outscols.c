@@ -97,7 +97,7 @@ static char *wrap_text(const char *s, size_t width)
 static void wrap_widths(const struct rd_tview *v, size_t termwidth, size_t *ww)
 {
 	size_t fixed = 2 * (v->nshow - 1), room, left = 0;
-	bool changed = true, *settled = calloc(v->nshow, sizeof(*settled));
+	bool changed = true, *settled = calloc(v->nshow ? v->nshow : 1, sizeof(*settled));
 
 	for (size_t i = 0; i < v->nshow; i++) {
 		const struct rd_col *c = &v->cols[v->show[i]];

@@ -7,7 +7,10 @@
 #ifndef RD_OUTTABLE_H
 #define RD_OUTTABLE_H
 
-#include "output.h"
+#include <stddef.h>
+#include <stdio.h>
+
+#include "outcol.h"
 
 struct rd_tcell {
 	const char *text;	/* escaped; NULL: unknown, printed "-" */
