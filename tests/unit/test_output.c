@@ -6,15 +6,16 @@
 #include <string.h>
 
 #include "output/output.h"
+#include "output/outtable.h"
 
 static const struct rd_col cols[] = {
-	{ "dev", "DEVICE", false },
-	{ "ports", "PORTS", true },
-	{ "state", "STATE", false },
+	{ "dev", "DEVICE", false, false },
+	{ "ports", "PORTS", true, false },
+	{ "state", "STATE", false, false },
 };
 
-/* The same calls render a table in text and an array of objects in JSON. */
-static char *render(bool json, bool color)
+/* The same calls render a table in text and an array of objects in JSON (t: -o, --raw...). */
+static char *render_opts(bool json, bool color, const struct rd_out_table_opts *t)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -24,6 +25,8 @@ static char *render(bool json, bool color)
 	assert_non_null(f);
 	o = rd_out_new(f, json, color);
 	assert_non_null(o);
+	if (t)
+		rd_out_set_table_opts(o, t);
 	assert_int_equal(rd_out_table_begin(o, NULL, cols, 3, true), 0);
 	rd_out_row_begin(o);
 	rd_out_cstr(o, RD_ANY, "dev", NULL, RD_C_NAME, "mlx5_0");
@@ -40,6 +43,11 @@ static char *render(bool json, bool color)
 	assert_int_equal(rd_out_finish(o), 0);
 	fclose(f);
 	return buf;
+}
+
+static char *render(bool json, bool color)
+{
+	return render_opts(json, color, NULL);
 }
 
 static void test_table_text(void **state)
@@ -639,6 +647,98 @@ static void test_named_keys(void **state)
 	}
 }
 
+/* -o picks columns by header in any case, in its order; --noheadings; a table
+ * with none of them is not printed; --raw is util-linux's (blanks \x20). */
+static void test_table_options(void **state)
+{
+	struct rd_out_table_opts t = { .columns = "state,Device" };
+	char *s = render_opts(false, false, &t);
+
+	(void)state;
+	assert_string_equal(s, "STATE   DEVICE\n"
+			       "ACTIVE  mlx5_0\n"
+			       "-       rxe10\n");
+	free(s);
+	t = (struct rd_out_table_opts){ .columns = "ports", .noheadings = true };
+	s = render_opts(false, false, &t);
+	assert_string_equal(s, " 2\n10\n");
+	free(s);
+	t = (struct rd_out_table_opts){ .columns = "nosuch" };
+	s = render_opts(false, false, &t);
+	assert_string_equal(s, "");
+	free(s);
+	t = (struct rd_out_table_opts){ .raw = true };
+	s = render_opts(false, true, &t);
+	assert_string_equal(s, "DEVICE PORTS STATE\n"
+			       "mlx5_0 2 ACTIVE\n"
+			       "rxe10 10 -\n");
+	free(s);
+	/* JSON is not shaped by them */
+	t = (struct rd_out_table_opts){ .columns = "ports", .noheadings = true };
+	s = render_opts(true, false, &t);
+	assert_non_null(strstr(s, "\"state\": \"ACTIVE\""));
+	free(s);
+}
+
+static void test_columns_check(void **state)
+{
+	static const struct rd_col more[] = {
+		{ "peer_port", "PEER PORT", true, false },
+		{ "dev", "DEV", false, false },
+	};
+	const struct rd_out_colset sets[] = { { cols, 3 }, { more, 2 } };
+	char *bad = NULL, *known;
+
+	(void)state;
+	assert_int_equal(rd_out_columns_check("device,STATE,peer_port,dev", sets, 2, &bad), 0);
+	assert_null(bad);
+	assert_int_equal(rd_out_columns_check("device,sate", sets, 2, &bad), -ENOENT);
+	assert_string_equal(bad, "sate");
+	free(bad);
+	assert_int_equal(rd_out_columns_check("device,,state", sets, 2, &bad), -EINVAL);
+	free(bad);
+	assert_int_equal(rd_out_columns_check("peer port", sets, 2, &bad), -ENOENT);
+	free(bad);
+	known = rd_out_columns_known(sets, 2);
+	assert_string_equal(known, "DEVICE PORTS STATE PEER_PORT DEV");
+	free(known);
+}
+
+/* On a terminal: the wrap column takes the room left and breaks at spaces. */
+static void test_scols_wrap(void **state)
+{
+	static const struct rd_col wcols[] = {
+		{ "id", "ID", false, false },
+		{ "why", "WHY", false, true },
+	};
+	const struct rd_tcell cells[] = {
+		{ "a.b", 3, RD_C_NONE },
+		{ "one two three four five six seven eight nine ten", 48, RD_C_NONE },
+		{ "c", 1, RD_C_NONE },
+		{ "x_word_longer_than_the_column_is_cut", 36, RD_C_NONE },
+	};
+	const size_t show[] = { 0, 1 };
+	const struct rd_tview v = { .cols = wcols, .ncols = 2, .show = show, .nshow = 2,
+				    .cells = cells, .rows = 2, .header = true };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(rd_out_scols_print(f, &v, false, false, 20), 0);
+	fclose(f);
+	assert_string_equal(buf, "ID   WHY\n"
+				 "a.b  one two three\n"
+				 "     four five six\n"
+				 "     seven eight\n"
+				 "     nine ten\n"
+				 "c    x_word_longer_t\n"
+				 "     han_the_column_\n"
+				 "     is_cut\n");
+	free(buf);
+}
+
 static void test_color_mode(void **state)
 {
 	bool c;
@@ -671,6 +771,9 @@ int main(void)
 		cmocka_unit_test(test_double_digits),
 		cmocka_unit_test(test_named_keys),
 		cmocka_unit_test(test_color_mode),
+		cmocka_unit_test(test_table_options),
+		cmocka_unit_test(test_columns_check),
+		cmocka_unit_test(test_scols_wrap),
 	};
 
 	return cmocka_run_group_tests_name("output", tests, NULL, NULL);
