@@ -66,9 +66,13 @@ static char *wrap_text(const char *s, size_t width)
 			out[n++] = ' ';
 			col++;
 		}
-		while (ww > width) {	/* a word wider than the column: cut */
-			size_t k = u8_prefix(s, width - col);
+		while (ww > width) {	/* a word wider than the column: cut, before a '/' if one fits */
+			size_t k = u8_prefix(s, width - col), j = k;
 
+			while (j > 1 && s[j - 1] != '/')
+				j--;
+			if (j > 1)
+				k = j - 1;
 			memcpy(out + n, s, k);
 			n += k;
 			out[n++] = '\n';

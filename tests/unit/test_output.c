@@ -704,7 +704,7 @@ static void test_columns_check(void **state)
 	free(known);
 }
 
-/* On a terminal: the wrap column takes the room left and breaks at spaces. */
+/* On a terminal: the wrap column takes the room left and breaks at spaces, a path before a '/'. */
 static void test_scols_wrap(void **state)
 {
 	static const struct rd_col wcols[] = {
@@ -716,10 +716,12 @@ static void test_scols_wrap(void **state)
 		{ "one two three four five six seven eight nine ten", 48, RD_C_NONE },
 		{ "c", 1, RD_C_NONE },
 		{ "x_word_longer_than_the_column_is_cut", 36, RD_C_NONE },
+		{ "d", 1, RD_C_NONE },
+		{ "echo 1 > /sys/class/net/ens1f0/ecn/enable", 41, RD_C_NONE },
 	};
 	const size_t show[] = { 0, 1 };
 	const struct rd_tview v = { .cols = wcols, .ncols = 2, .show = show, .nshow = 2,
-				    .cells = cells, .rows = 2, .header = true };
+				    .cells = cells, .rows = 3, .header = true };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -735,7 +737,11 @@ static void test_scols_wrap(void **state)
 				 "     nine ten\n"
 				 "c    x_word_longer_t\n"
 				 "     han_the_column_\n"
-				 "     is_cut\n");
+				 "     is_cut\n"
+				 "d    echo 1 >\n"
+				 "     /sys/class/net\n"
+				 "     /ens1f0/ecn\n"
+				 "     /enable\n");
 	free(buf);
 }
 
