@@ -64,7 +64,7 @@ stray=$(grep -v '/$' <<< "$files" | grep -Ev '^/usr/(bin|share/(man/man[17]|bash
 if [ -z "$stray" ]; then ok; else bad "files outside the expected paths: $stray"; fi
 
 depends=$(dpkg-deb -f "$deb" Depends) recommends=$(dpkg-deb -f "$deb" Recommends)
-for lib in libibverbs1 librdmacm1 libnl-3-200 libnl-route-3-200 libjson-c5 libc6; do
+for lib in libibverbs1 librdmacm1 libnl-3-200 libnl-route-3-200 libjson-c5 libsmartcols1 libc6; do
 	grep -q "\\b$lib\\b" <<< "$depends" || bad "Depends lacks $lib (shlibs): $depends"
 done
 grep -q "\\blibncursesw6\\b\\|\\blibtinfo6\\b" <<< "$depends" || bad "Depends lacks ncurses (shlibs): $depends"
