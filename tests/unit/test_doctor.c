@@ -80,7 +80,7 @@ static void test_expect_good(void **state)
 	(void)state;
 	assert_int_equal(parse("# spec of rack 3\n\ndevices = 2\n  rate=100\n"
 			       "mtu=9000\nactive_mtu=4096\nfw=22.36.1010\npcie_width=x16\n"
-			       "pcie_speed=16.0\nroce_mode=V2\ngid_index=3\nlink_layer=ethernet\r\n",
+			       "pcie_speed=16.0\nroce_mode=V2\ngid_index=3\nlink_layer=ethernet\r\ngdr=8\n",
 			       &e, why, sizeof(why)), 0);
 	for (int k = 0; k < RD_EXP_NKEYS; k++)
 		assert_true(e.has[k]);
@@ -114,7 +114,7 @@ static void test_expect_bad(void **state)
 	rejects("devices=2\nfirmware 22\n", "line 2: not key=value");
 	rejects("speed=100\n",
 		"line 1: unknown key 'speed' (known: devices rate mtu active_mtu fw pcie_width "
-		"pcie_speed roce_mode gid_index link_layer)");
+		"pcie_speed roce_mode gid_index link_layer gdr)");
 	rejects("mtu=\n", "line 1: mtu: empty value");
 	rejects("mtu=9000\nmtu=1500\n", "line 2: mtu given twice");
 	memset(longline, 'a', sizeof(longline) - 1);
