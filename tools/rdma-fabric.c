@@ -14,6 +14,7 @@
 #include "output/output.h"
 #include "rdma-fabric/fabdot.h"
 #include "rdma-fabric/fabexp.h"
+#include "rdma-fabric/fabpath.h"
 
 enum {
 	OPT_NHC = RD_OPT_TOOL_BASE,
@@ -33,6 +34,8 @@ enum {
 	OPT_FORMAT,
 	OPT_RESET,
 	OPT_DOT,
+	OPT_PATH,
+	OPT_PATH_FILE,
 };
 
 /* Files a user names: a FIFO that never delivers is an error after this long. */
@@ -83,6 +86,7 @@ static const struct rd_out_colset tables[] = {
 	{ sm_cols, RD_ARRAY_SIZE(sm_cols) },
 	{ error_cols, RD_ARRAY_SIZE(error_cols) },
 	{ list_cols, RD_ARRAY_SIZE(list_cols) },
+	{ rd_fabpath_cols, RD_FABPATH_NCOLS },
 };
 
 static void usage(const char *prog)
@@ -99,6 +103,10 @@ static void usage(const char *prog)
 	       "      --errors          every port whose error counters are not zero\n"
 	       "      --format FMT      every linked port's counters as metrics: openmetrics\n"
 	       "                        or prometheus (names of infiniband-exporter)\n"
+	       "      --path SRC DST    the route from SRC to DST hop by hop, as ibtracert, each\n"
+	       "                        link judged (SRC, DST: a host, a node description, a\n"
+	       "                        GUID or a LID); repeatable\n"
+	       "      --path-file FILE  the route of every 'SRC DST' line of FILE\n"
 	       "\n"
 	       "Options:\n"
 	       "  -v, --verbose         show PASS results too\n"
@@ -422,6 +430,35 @@ static int write_dot(FILE *fp, void *arg)
 	return rd_fabdot_write(fp, a->fab, a->rep);
 }
 
+static int input_files(struct rd_cli *cli, const char *opt, const struct rd_strlist *files)
+{
+	for (size_t i = 0; i < files->n; i++) {
+		int ret = rd_cli_input_file(cli, opt, files->v[i]);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* --path: both ends found, then every route; 1 when one is broken or a link on it is down. */
+static int print_paths(struct rd_cli *cli, struct rd_out *o, const struct rd_fab *fab,
+		       struct rd_fabpath *paths, const char *load)
+{
+	char why[512];
+
+	if (!fab->have_routes) {
+		rd_cli_error(cli, "--path: %s has no forwarding tables (ibnetdiscover --cache keeps none: "
+			     "save the fabric with rdma-fabric --save)", load ? load : "the sweep");
+		return RD_EXIT_FAIL;
+	}
+	if (rd_fabpath_resolve(fab, paths, why, sizeof(why))) {
+		rd_cli_error(cli, "%s", why);
+		return RD_EXIT_FAIL;
+	}
+	return rd_fabpath_print(o, fab, paths) == RD_FAB_FAIL ? RD_EXIT_FAIL : RD_EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -444,11 +481,14 @@ int main(int argc, char **argv)
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "reset", no_argument, NULL, OPT_RESET },
 		{ "dot", required_argument, NULL, OPT_DOT },
+		{ "path", required_argument, NULL, OPT_PATH },
+		{ "path-file", required_argument, NULL, OPT_PATH_FILE },
 		RD_COMMON_LONGOPTS,
 		RD_TABLE_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct rd_strlist only = { 0 }, skip = { 0 };
+	struct rd_strlist only = { 0 }, skip = { 0 }, path_files = { 0 };
+	struct rd_fabpath paths = { 0 };
 	struct rd_fab_sweep_opts so = { .timeout_ms = 200, .retries = 3 };
 	struct rd_fab_check_opts co = { 0 };
 	struct rd_fab_report rep = { 0 };
@@ -463,7 +503,7 @@ int main(int argc, char **argv)
 	int opt, ret = RD_EXIT_FAIL;
 
 	rd_cli_init(&cli, "rdma-fabric");
-	cli.repeatable = (const int[]){ OPT_ONLY, OPT_SKIP, 0 };
+	cli.repeatable = (const int[]){ OPT_ONLY, OPT_SKIP, OPT_PATH, OPT_PATH_FILE, 0 };
 	while ((opt = rd_cli_getopt(&cli, argc, argv, ":vi:" RD_COMMON_SHORTOPTS RD_TABLE_SHORTOPTS, longopts)) != -1) {
 		if (opt == RD_CLI_OPT_USAGE) {
 			ret = RD_EXIT_USAGE;
@@ -513,6 +553,30 @@ int main(int argc, char **argv)
 			break;
 		case OPT_DOT:
 			dot = optarg;
+			break;
+		case OPT_PATH:
+			/* Two values: SRC is the option's, DST the next word. */
+			if (optind >= argc || (argv[optind][0] == '-' && argv[optind][1])) {
+				ret = rd_cli_usage_error(&cli, "--path needs two ends: --path SRC DST");
+				goto out;
+			}
+			if (!*optarg || !*argv[optind]) {
+				ret = rd_cli_usage_error(&cli, "--path: an empty name");
+				goto out;
+			}
+			if (rd_fabpath_add(&paths, optarg, argv[optind], "--path")) {
+				ret = rd_cli_usage_error(&cli, "--path: too many pairs (at most %d)",
+							 RD_FABPATH_MAX);
+				goto out;
+			}
+			optind++;
+			break;
+		case OPT_PATH_FILE:
+			if (rd_strlist_add(&path_files, optarg)) {
+				rd_cli_error(&cli, "out of memory");
+				ret = RD_EXIT_FAIL;
+				goto out;
+			}
 			break;
 		case OPT_RESET:
 			so.reset = true;
@@ -584,6 +648,12 @@ int main(int argc, char **argv)
 		ret = rd_cli_usage_error(&cli, "-d: the MADs leave from one HCA (got %zu)", cli.devices.n);
 		goto out;
 	}
+	if ((paths.n || path_files.n) && (list_only || links || sms || errs || metrics || nhc || dot ||
+					  baseline || so.reset || so.interval > 0 || only.n || skip.n)) {
+		ret = rd_cli_usage_error(&cli, "--path prints routes: not with --list, a view, --format, "
+					 "--nhc, --dot, --baseline, --reset, --interval, --only or --skip");
+		goto out;
+	}
 	if (dot && (list_only || links || sms || errs || metrics)) {
 		ret = rd_cli_usage_error(&cli, "--dot draws the checks' verdict: not with --list, a view "
 					 "or --format");
@@ -633,12 +703,14 @@ int main(int argc, char **argv)
 	if ((load && (ret = rd_cli_input_file(&cli, "--load", load))) ||
 	    (baseline && (ret = rd_cli_input_file(&cli, "--baseline", baseline))) ||
 	    (name_map && (ret = rd_cli_input_file(&cli, "--node-name-map", name_map))) ||
+	    (path_files.n && (ret = input_files(&cli, "--path-file", &path_files))) ||
 	    (save && (ret = rd_cli_output_file(&cli, "--save", save))) ||
 	    (dot && (ret = rd_cli_output_file(&cli, "--dot", dot))))
 		goto out;
 	co.only = &only;
 	co.skip = &skip;
-	if (!list_only && !links && !sms && !errs && !metrics && rd_fab_selected_count(&co) == 0) {
+	if (!list_only && !links && !sms && !errs && !metrics && !paths.n && !path_files.n &&
+	    rd_fab_selected_count(&co) == 0) {
 		ret = rd_cli_usage_error(&cli, "no check selected: --only and --skip leave nothing to "
 					 "run (see --list)");
 		goto out;
@@ -658,6 +730,12 @@ int main(int argc, char **argv)
 		ret = RD_EXIT_OK;
 		goto out;
 	}
+	for (size_t i = 0; i < path_files.n; i++)
+		if (rd_fabpath_read(&paths, path_files.v[i], FILE_TIMEOUT_MS, why, sizeof(why))) {
+			rd_cli_error(&cli, "--path-file %s: %s", path_files.v[i], why);
+			ret = RD_EXIT_FAIL;
+			goto out;
+		}
 	if (baseline) {
 		/* Read before the sweep: a bad baseline is said before any MAD is sent. */
 		ret = rd_fab_load(&base, baseline, FILE_TIMEOUT_MS, why, sizeof(why));
@@ -701,6 +779,14 @@ int main(int argc, char **argv)
 		so.data = metrics;	/* the checks judge error counters only */
 		/* The metrics carry the subnet managers too (rdma_fabric_sm_*). */
 		so.sms = sms || metrics || (!links && !errs && rd_fab_group_selected(&co, "sm"));
+		so.routes = !links && !sms && !errs && !metrics && rd_fab_group_selected(&co, "route");
+		if (paths.n) {
+			/* The routes, and the counters of the ports on them only. */
+			so.routes = so.counters = true;
+			so.sms = false;
+			so.pick = rd_fabpath_pick;
+			so.pick_arg = &paths;
+		}
 		ret = rd_fab_sweep(&fab, &so, why, sizeof(why));
 		if (ret) {
 			rd_cli_error(&cli, "%s", why);
@@ -732,6 +818,10 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < fab.msgs.n; i++)
 		rd_warn(&cli.warnings, "discovery: %s", fab.msgs.v[i]);
+	if (paths.n) {
+		ret = print_paths(&cli, o, &fab, &paths, load);
+		goto out;
+	}
 	if (metrics) {
 		ret = rd_fabexp_write(stdout, &fab, metrics == 1) ? RD_EXIT_FAIL : RD_EXIT_OK;
 		goto out;
@@ -778,5 +868,7 @@ out:
 	rd_fab_free(&base);
 	rd_strlist_free(&only);
 	rd_strlist_free(&skip);
+	rd_strlist_free(&path_files);
+	rd_fabpath_free(&paths);
 	return rd_cli_exit(&cli, o, ret);
 }

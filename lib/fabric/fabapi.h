@@ -86,6 +86,7 @@ struct rd_fab_port {
 	 * not judged (or not there).
 	 */
 	bool dup;
+	bool picked;		/* a port the tool wants counters of (rd_fab_sweep_opts.pick) */
 	/* PMA PortCounters: read[] says which sweeps read them (0: first, 1: after --interval) */
 	bool ctr_read[2];
 	bool ctr_ext;		/* the data and packet counters are PortCountersExtended's 64 bits */
@@ -104,7 +105,21 @@ struct rd_fab_node {
 	int dr_cnt;			/* the directed route a sweep reached it by (-1: none) */
 	uint8_t dr[64];
 	struct rd_fab_port *ports;	/* [0..nports]; port 0 is a switch's management port */
+	/*
+	 * A switch's unicast linear forwarding table: lft[lid] is the port a
+	 * packet for that LID leaves by (0: the switch itself, RD_FAB_NO_PORT:
+	 * no entry), for LIDs 0..lft_top (SwitchInfo's LinearFDBTop).  NULL
+	 * when not read; lft_lost counts 64-LID blocks that did not come back
+	 * (their entries stay RD_FAB_NO_PORT and are not judged).
+	 */
+	uint16_t lft_top;
+	uint8_t *lft;
+	unsigned int lft_lost;
 };
+
+#define RD_FAB_NO_PORT 0xff
+/* The highest unicast LID (0xC000 and up are multicast). */
+#define RD_FAB_MAX_UCAST_LID 0xbfff
 
 /*
  * What answered NodeInfo when the sweep asked at a switch port (or at its own
@@ -154,6 +169,8 @@ struct rd_fab {
 	unsigned int mad_fail;		/* queries that got no answer */
 	struct rd_strlist slow;		/* "NODE port N: PortCounters: timeout" */
 	unsigned int n_reset;		/* ports whose counters --reset cleared */
+	bool have_routes;		/* the switches' forwarding tables were read (or loaded) */
+	bool picked;			/* counters only of the ports picked */
 	void *ibnd;			/* libibnetdisc's own fabric (for --save) */
 };
 
@@ -168,6 +185,13 @@ struct rd_fab_sweep_opts {
 	bool data;		/* and the 64-bit data counters (PortCountersExtended) where there */
 	bool reset;		/* --reset: clear every counter read, after reading it */
 	bool sms;		/* query SMInfo of every SM-capable port */
+	bool routes;		/* read every switch's unicast forwarding table */
+	/*
+	 * Called after the tables are read, before the counters: it may set
+	 * ports' `picked`, and then only those ports' counters are read.
+	 */
+	void (*pick)(struct rd_fab *fab, void *arg);
+	void *pick_arg;
 };
 
 /*
@@ -221,6 +245,51 @@ const char *rd_fab_state_name(uint8_t s);	/* "Active" */
 const char *rd_fab_phys_name(uint8_t s);	/* "LinkUp" */
 const char *rd_fab_type_name(int type);		/* "CA", "Switch" */
 const char *rd_fab_sm_state_name(unsigned int s);	/* "master" */
+
+/* ---- routes (fabroute.c): where the switches' forwarding tables send a packet ---- */
+enum rd_fab_route_end {
+	RD_FAB_ROUTE_OK,	/* it reached the node that has the LID */
+	RD_FAB_ROUTE_HOLE,	/* a switch has no entry for the LID */
+	RD_FAB_ROUTE_DOWN,	/* a switch sends it out of a port that is not Active, or has no cable */
+	RD_FAB_ROUTE_LOOP,	/* it comes back to a switch it passed */
+	RD_FAB_ROUTE_UNKNOWN,	/* a switch on the way whose table was not read */
+	RD_FAB_ROUTE_DEAD_END,	/* it reached a CA or router that does not have the LID */
+	RD_FAB_ROUTE_NO_START,	/* the source port is not Active, or has no cable */
+	RD_FAB_ROUTE_TOO_LONG,	/* more hops than a directed route may have (64) */
+};
+
+#define RD_FAB_MAX_HOPS 64
+
+/* One node on a route: the port it came in by (-1 at the source) and leaves by (-1 at the end). */
+struct rd_fab_hop {
+	int node, in_port, out_port;
+};
+
+struct rd_fab_route {
+	uint16_t dlid;
+	enum rd_fab_route_end end;
+	size_t n;				/* hops, the source first */
+	struct rd_fab_hop hop[RD_FAB_MAX_HOPS + 2];
+};
+
+/*
+ * Follow the forwarding tables from node's port (a CA's port, or a
+ * switch: port 0) to dlid.  Returns 0 with the route (its end says whether
+ * and where it broke), -EINVAL for a source that is not a port of the model.
+ */
+int rd_fab_route(const struct rd_fab *fab, int node, int port, uint16_t dlid, struct rd_fab_route *r);
+const char *rd_fab_route_end_name(enum rd_fab_route_end e);	/* "no entry for the LID" */
+/* The node and port that own a LID (a switch: port 0), or -1. */
+int rd_fab_lid_owner(const struct rd_fab *fab, uint16_t lid, int *port);
+
+/*
+ * An end of --path: a LID, a node or port GUID (0x...), a node description
+ * ("h005 mlx5_0"), a node name map name, or a host ("h005", when it names
+ * one node).  A node with several ports gives its first Active one.  0, or
+ * -ENOENT / -EINVAL with why (for a host with several HCAs, their names).
+ */
+int rd_fab_endpoint(const struct rd_fab *fab, const char *spec, int *node, int *port, char *why,
+		    size_t why_len);
 
 /* ---- checks ---- */
 enum rd_fab_status { RD_FAB_PASS, RD_FAB_SKIP, RD_FAB_WARN, RD_FAB_FAIL, RD_FAB_NSTATUS };

@@ -42,6 +42,14 @@ static const struct {
 	{ { "id.lid", "every LID is set and unique", "let the SM reassign LIDs" }, rd_fck_lids },
 	{ { "id.guid", "every node and port GUID is unique", "give each card its own GUID" }, rd_fck_guids },
 	{ { "id.desc", "node descriptions are unique", "set host names or a node name map" }, rd_fck_descs },
+	{ { "route.holes", "every switch forwards every CA's LID, to a port that is up",
+	    "make the subnet manager resweep" }, rd_fck_route_holes },
+	{ { "route.loops", "no route loops, and the routes make no credit loop (a cycle of channels "
+	    "waiting on each other)", "use a deadlock-free routing engine" }, rd_fck_route_loops },
+	{ { "route.balance", "each switch spreads the CA LIDs over its up-ports within 2x",
+	    "put the lost link back and make the SM resweep" }, rd_fck_route_balance },
+	{ { "route.degraded", "how many CA-to-CA routes cross each degraded or erroring link",
+	    "fix the links that carry the most routes first" }, rd_fck_route_degraded },
 };
 
 const struct rd_fab_check *rd_fab_checks(size_t *n)
@@ -106,6 +114,7 @@ int rd_fab_run_checks(const struct rd_fab *fab, const struct rd_fab_check_opts *
 {
 	size_t n;
 	const struct rd_fab_check *v = rd_fab_checks(&n);
+	struct rd_fab_rt_cache rtc = { 0 };
 
 	memset(r, 0, sizeof(*r));
 	for (size_t i = 0; i < fab->n_nodes; i++) {
@@ -118,12 +127,14 @@ int rd_fab_run_checks(const struct rd_fab *fab, const struct rd_fab_check_opts *
 			r->links += rd_fck_first_end(fab, i, p);
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct ctx c = { fab, o, r, NULL, r->n };
+		struct ctx c = { fab, o, r, NULL, r->n, &rtc };
 
 		if (!selected(o, table[i].check.id))
 			continue;
 		c.check = &v[i];
 		table[i].fn(&c);
 	}
+	if (rtc.tried && !rtc.err)
+		rd_fab_rt_free(&rtc.rt);
 	return 0;
 }

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <infiniband/ibnetdisc.h>
+#include <infiniband/mad.h>
 
 #include "fabapi.h"
 #include "fabint.h"
@@ -112,7 +113,7 @@ static int nrec_guid(const void *a, const void *b)
 static int cache_parse(struct rd_fab *fab, const unsigned char *d, size_t len, char *why, size_t why_len)
 {
 	uint32_t nn, np;
-	size_t off = CACHE_HDR, poff;
+	size_t off = CACHE_HDR, poff, tail = 0;
 	struct nrec *nodes = NULL;
 	struct key *ports = NULL;
 	int ret = -EINVAL;
@@ -163,7 +164,11 @@ static int cache_parse(struct rd_fab *fab, const unsigned char *d, size_t len, c
 		off += NODE_FIXED + (size_t)k * NODE_KEY;
 	}
 	poff = off;
-	if (len - off != (size_t)np * PORT_REC) {
+	/* After the port records, only rdma-fabric's forwarding tables may follow. */
+	if (len - off > (size_t)np * PORT_REC &&
+	    rd_fab_lft_present(d + off + (size_t)np * PORT_REC, len - off - (size_t)np * PORT_REC))
+		tail = off + (size_t)np * PORT_REC;
+	if (len - off != (size_t)np * PORT_REC && !tail) {
 		snprintf(why, why_len, "a damaged fabric cache: %zu bytes after the nodes, not the "
 			 "%u port records it announces", len - off, np);
 		goto out;
@@ -194,6 +199,10 @@ static int cache_parse(struct rd_fab *fab, const unsigned char *d, size_t len, c
 			snprintf(why, why_len, "%s", strerror(-ret));
 			goto out;
 		}
+		/* SwitchInfo (64 bytes at 4): its LinearFDBTop. */
+		if (fab->nodes[i].type == RD_FAB_SWITCH)
+			rd_fab_set_lft_top(&fab->nodes[i], mad_get_field((void *)(r + 4), 0,
+									 IB_SW_LINEAR_FDB_TOP_F));
 	}
 	qsort(nodes, nn, sizeof(*nodes), nrec_guid);
 	/* Ports: each into its node, at its number. */
@@ -260,7 +269,7 @@ static int cache_parse(struct rd_fab *fab, const unsigned char *d, size_t len, c
 
 		fab->from_node = from ? (int)from->idx : -1;
 	}
-	ret = 0;
+	ret = tail ? rd_fab_lft_parse(fab, d + tail, len - tail, why, why_len) : 0;
 	goto out;
 short_file:
 	snprintf(why, why_len, "a damaged fabric cache: it ends inside node records");
@@ -304,6 +313,7 @@ out:
 
 struct copy_arg {
 	int fd;
+	const struct rd_fab *fab;
 };
 
 static int copy_out(FILE *fp, void *arg)
@@ -315,14 +325,17 @@ static int copy_out(FILE *fp, void *arg)
 	while ((n = read(a->fd, buf, sizeof(buf))) > 0)
 		if (fwrite(buf, 1, (size_t)n, fp) != (size_t)n)
 			return -EIO;
-	return n < 0 ? -errno : 0;
+	if (n < 0)
+		return -errno;
+	/* The forwarding tables after libibnetdisc's records (fablft.c). */
+	return a->fab->have_routes ? rd_fab_lft_write(a->fab, fp) : 0;
 }
 
 int rd_fab_save(const struct rd_fab *fab, const char *path, char *why, size_t why_len)
 {
 	char dir[] = "/tmp/rdma-fabric.XXXXXX", file[64];
 	struct rd_outfile of;
-	struct copy_arg a = { -1 };
+	struct copy_arg a = { -1, fab };
 	int ret;
 
 	if (!fab->ibnd) {

@@ -393,6 +393,11 @@ int rd_fab_node_setup(struct rd_fab_node *nd, uint64_t guid, int type, int nport
 	return 0;
 }
 
+void rd_fab_set_lft_top(struct rd_fab_node *nd, unsigned int top)
+{
+	nd->lft_top = (uint16_t)(top > RD_FAB_MAX_UCAST_LID ? RD_FAB_MAX_UCAST_LID : top);
+}
+
 void rd_fab_node_lids(struct rd_fab_node *nd)
 {
 	/* A switch's ports answer with their own PortInfo but share port 0's LID. */
@@ -458,6 +463,8 @@ int rd_fab_from_ibnd(struct rd_fab *fab, void *ibnd_fabric)
 					in->numports, in->nodedesc, in->info);
 		if (ret)
 			goto out;
+		if (nd->type == RD_FAB_SWITCH)
+			rd_fab_set_lft_top(nd, mad_get_field((void *)in->switchinfo, 0, IB_SW_LINEAR_FDB_TOP_F));
 		nd->dr_cnt = -1;
 		if (in->path_portid.drpath.cnt >= 0 && in->path_portid.drpath.cnt < (int)sizeof(nd->dr)) {
 			nd->dr_cnt = in->path_portid.drpath.cnt;
@@ -506,8 +513,10 @@ void rd_fab_free(struct rd_fab *fab)
 {
 	if (!fab)
 		return;
-	for (size_t i = 0; i < fab->n_nodes; i++)
+	for (size_t i = 0; i < fab->n_nodes; i++) {
 		free(fab->nodes[i].ports);
+		free(fab->nodes[i].lft);
+	}
 	free(fab->nodes);
 	free(fab->sms);
 	free(fab->seen);

@@ -269,24 +269,6 @@ static unsigned int capture_end(int mfd, int saved, struct rd_strlist *msgs)
 	return unanswered;
 }
 
-static void add_slow(struct rd_fab *fab, int node, int port, const char *what)
-{
-	char l[200], line[300];
-
-	fab->mad_fail++;
-	if (fab->slow.n >= 100)
-		return;
-	rd_fab_port_label(fab, node, port, l, sizeof(l));
-	snprintf(line, sizeof(line), "%s: %s: no answer", l, what);
-	rd_strlist_add(&fab->slow, line);
-}
-
-/* The LID a port answers MADs at: a switch's port 0 LID, else its own. */
-static uint16_t port_lid(const struct rd_fab_node *n, int p)
-{
-	return n->type == RD_FAB_SWITCH ? n->lid : n->ports[p].lid;
-}
-
 /* The PortCounters fields, by counter. */
 static const int pc_fields[RD_FAB_NCTRS] = {
 	[RD_FAB_SYMBOL_ERR] = IB_PC_ERR_SYM_F,
@@ -309,134 +291,53 @@ static const int pc_fields[RD_FAB_NCTRS] = {
 };
 
 /* Whether a port's counters are worth asking for: linked, with a LID to ask at. */
-static bool countable(const struct rd_fab_node *n, int p)
+static bool countable(const struct rd_fab *fab, const struct rd_fab_node *n, int p)
 {
 	const struct rd_fab_port *pt = &n->ports[p];
 
-	return pt->has_info && pt->phys == RD_FAB_PHYS_LINKUP && port_lid(n, p);
+	return pt->has_info && pt->phys == RD_FAB_PHYS_LINKUP && rd_fab_mad_lid(n, p) &&
+	       (!fab->picked || pt->picked);
 }
 
-/*
- * PortCounters of every linked port, PMA_WINDOW queries in flight at once
- * (libibmad's rpc waits for each answer in turn: over a fabric of thousands
- * of ports the round trips, not the agents, are the cost).  Each query has
- * the sweep's timeout and retries; a switch that lets one query go
- * unanswered through every retry is not asked for its other ports.
- */
-#define PMA_WINDOW 16
-
-struct pma_req {
-	int node, port;
-	uint32_t trid;
-	unsigned int tries;
-};
-
-static int pma_send(struct ibmad_port *mp, const struct rd_fab *fab, struct pma_req *r,
-		    unsigned int timeout)
+static void pma_got(struct rd_fab *fab, const struct rd_fab_mad_req *r, const uint8_t *data, void *arg)
 {
-	const struct rd_fab_node *n = &fab->nodes[r->node];
-	uint8_t data[IB_PC_DATA_SZ] = { 0 };
-	ib_rpc_t rpc = { 0 };
-	ib_portid_t id = { 0 };
+	struct rd_fab_port *pt = &fab->nodes[r->node].ports[r->port];
+	int round = *(const int *)arg;
 
-	ib_portid_set(&id, port_lid(n, r->port), 1, IB_DEFAULT_QP1_QKEY);
-	rpc.mgtclass = IB_PERFORMANCE_CLASS;
-	rpc.method = IB_MAD_METHOD_GET;
-	rpc.attr.id = IB_GSI_PORT_COUNTERS;
-	rpc.timeout = (int)timeout;
-	rpc.datasz = IB_PC_DATA_SZ;
-	rpc.dataoffs = IB_PC_DATA_OFFS;
-	rpc.trid = mad_trid();
-	r->trid = (uint32_t)rpc.trid;
-	r->tries++;
-	mad_set_field(data, 0, IB_PC_PORT_SELECT_F, (uint32_t)r->port);
-	return mad_send_via(&rpc, &id, NULL, data, mp);
+	for (int c = 0; c < RD_FAB_NCTRS; c++)
+		pt->ctr[round][c] = mad_get_field((void *)data, 0, (enum MAD_FIELDS)pc_fields[c]);
+	pt->ctr_read[round] = true;
 }
 
+static void pma_lost(struct rd_fab *fab, const struct rd_fab_mad_req *r, bool timed_out, void *arg)
+{
+	(void)fab, (void)r, (void)timed_out, (void)arg;	/* the port's counters stay unread */
+}
+
+/* PortCounters of every linked port, many queries in flight (fabwin.c). */
 static void read_counters_pma(struct rd_fab *fab, struct ibmad_port *mp, unsigned int timeout,
 			      unsigned int retries, int round)
 {
-	struct pma_req *v = NULL, *fly[PMA_WINDOW];
-	size_t n = 0, next = 0, nfly = 0;
-	bool *dead = calloc(fab->n_nodes ? fab->n_nodes : 1, sizeof(*dead));
-	void *umad = mad_alloc();
+	struct rd_fab_mad_kind k = { IB_PERFORMANCE_CLASS, IB_GSI_PORT_COUNTERS, "PortCounters",
+				     pma_got, pma_lost, &round };
+	struct rd_fab_mad_req *v;
+	size_t n = 0;
 
 	for (size_t i = 0; i < fab->n_nodes; i++)
 		for (int p = 1; p <= fab->nodes[i].nports; p++)
-			n += countable(&fab->nodes[i], p);
+			n += countable(fab, &fab->nodes[i], p);
 	v = calloc(n ? n : 1, sizeof(*v));
-	if (!v || !dead || !umad)
-		goto out;
+	if (!v) {
+		fab->mad_fail += (unsigned int)n;
+		return;
+	}
 	n = 0;
 	for (size_t i = 0; i < fab->n_nodes; i++)
 		for (int p = 1; p <= fab->nodes[i].nports; p++)
-			if (countable(&fab->nodes[i], p))
-				v[n++] = (struct pma_req){ (int)i, p, 0, 0 };
-	while (next < n || nfly) {
-		uint8_t *mad;
-		uint32_t trid;
-		size_t k;
-
-		while (nfly < PMA_WINDOW && next < n) {
-			struct pma_req *r = &v[next++];
-
-			if (dead[r->node])
-				continue;
-			fab->mads++;
-			if (pma_send(mp, fab, r, timeout) < 0) {
-				add_slow(fab, r->node, r->port, "PortCounters (not sent)");
-				continue;
-			}
-			fly[nfly++] = r;
-		}
-		if (!nfly)
-			break;
-		/* umad returns every query: answered, or with a timeout status after its own deadline. */
-		if (!mad_receive_via(umad, (int)(timeout * 4 + 1000), mp)) {
-			/* Nothing at all came back: give up on what is in flight, say so. */
-			for (k = 0; k < nfly; k++)
-				add_slow(fab, fly[k]->node, fly[k]->port, "PortCounters");
-			nfly = 0;
-			continue;
-		}
-		mad = umad_get_mad(umad);
-		trid = (uint32_t)mad_get_field64(mad, 0, IB_MAD_TRID_F);
-		for (k = 0; k < nfly && fly[k]->trid != trid; k++)
-			;
-		if (k == nfly)
-			continue;	/* an answer to a query given up on, or not ours */
-		{
-			struct pma_req *r = fly[k];
-			struct rd_fab_node *nd = &fab->nodes[r->node];
-			struct rd_fab_port *pt = &nd->ports[r->port];
-
-			fly[k] = fly[--nfly];
-			if (umad_status(umad) != 0 || mad_get_field(mad, 0, IB_MAD_STATUS_F) != 0) {
-				bool timed_out = umad_status(umad) != 0;
-
-				if (timed_out && r->tries <= retries) {
-					fab->mads++;
-					if (pma_send(mp, fab, r, timeout) == 0) {
-						fly[nfly++] = r;
-						continue;
-					}
-				}
-				add_slow(fab, r->node, r->port, timed_out ? "PortCounters" :
-					 "PortCounters (refused)");
-				dead[r->node] = timed_out && nd->type == RD_FAB_SWITCH;
-				continue;
-			}
-			for (int c = 0; c < RD_FAB_NCTRS; c++)
-				pt->ctr[round][c] = mad_get_field(mad + IB_PC_DATA_OFFS, 0,
-								  (enum MAD_FIELDS)pc_fields[c]);
-			pt->ctr_read[round] = true;
-		}
-	}
-out:
+			if (countable(fab, &fab->nodes[i], p))
+				v[n++] = (struct rd_fab_mad_req){ (int)i, p, 0, 0, 0 };
+	rd_fab_mad_window(fab, mp, &k, v, n, timeout, retries);
 	free(v);
-	free(dead);
-	if (umad)
-		mad_free(umad);
 }
 
 /*
@@ -464,21 +365,21 @@ static void read_data_counters(struct rd_fab *fab, struct ibmad_port *mp, unsign
 
 			if (!pt->ctr_read[round])
 				continue;
-			ib_portid_set(&id, port_lid(n, p), 0, 0);
+			ib_portid_set(&id, rd_fab_mad_lid(n, p), 0, 0);
 			if (!asked) {
 				fab->mads++;
 				asked = true;
 				if (pma_query_via(buf, &id, 0, timeout, CLASS_PORT_INFO, mp))
 					ext = mad_get_field(buf, 0, IB_CPI_CAPMASK_F) & (3u << 9);
 				else
-					add_slow(fab, (int)i, p, "ClassPortInfo");
+					rd_fab_add_slow(fab, (int)i, p, "ClassPortInfo");
 				memset(buf, 0, sizeof(buf));
 			}
 			if (!ext)
 				break;
 			fab->mads++;
 			if (!pma_query_via(buf, &id, p, timeout, IB_GSI_PORT_COUNTERS_EXT, mp)) {
-				add_slow(fab, (int)i, p, "PortCountersExtended");
+				rd_fab_add_slow(fab, (int)i, p, "PortCountersExtended");
 				continue;
 			}
 			for (size_t k = 0; k < RD_ARRAY_SIZE(ext_fields); k++)
@@ -509,12 +410,12 @@ static void reset_counters(struct rd_fab *fab, struct ibmad_port *mp, unsigned i
 
 			if (!n->ports[p].ctr_read[round])
 				continue;
-			ib_portid_set(&id, port_lid(n, p), 0, 0);
+			ib_portid_set(&id, rd_fab_mad_lid(n, p), 0, 0);
 			fab->mads++;
 			if (performance_reset_via(buf, &id, p, 0, timeout, IB_GSI_PORT_COUNTERS, mp))
 				fab->n_reset++;
 			else
-				add_slow(fab, (int)i, p, "PortCounters reset");
+				rd_fab_add_slow(fab, (int)i, p, "PortCounters reset");
 		}
 	}
 }
@@ -545,8 +446,8 @@ static void read_sms(struct rd_fab *fab, struct ibmad_port *mp, unsigned int tim
 
 		for (int p = n->type == RD_FAB_SWITCH ? 0 : 1; p <= (n->type == RD_FAB_SWITCH ? 0 : n->nports); p++)
 			if (n->ports[p].has_info && n->ports[p].cap_mask & RD_FAB_CAP_IS_SM &&
-			    port_lid(n, p))
-				add_sm(fab, port_lid(n, p), (int)i, p);
+			    rd_fab_mad_lid(n, p))
+				add_sm(fab, rd_fab_mad_lid(n, p), (int)i, p);
 	}
 	for (size_t i = 0; i < fab->n_nodes; i++) {
 		struct rd_fab_node *n = &fab->nodes[i];
@@ -638,7 +539,7 @@ int rd_fab_sweep(struct rd_fab *fab, const struct rd_fab_sweep_opts *o, char *wh
 		rd_fab_free(fab);
 		return ret;
 	}
-	if (!o->counters && !o->sms && !rd_fab_probe_wanted(fab))
+	if (!o->counters && !o->sms && !o->routes && !rd_fab_probe_wanted(fab))
 		return 0;
 	/* Under ibsim this port must be opened after discovery (see the fabric notes). */
 	mp = mad_rpc_open_port(ca, port, mgmt, (int)RD_ARRAY_SIZE(mgmt));
@@ -651,6 +552,14 @@ int rd_fab_sweep(struct rd_fab *fab, const struct rd_fab_sweep_opts *o, char *wh
 	mad_rpc_set_timeout(mp, (int)timeout);
 	mad_rpc_set_retries(mp, (int)cfg.retries);
 	rd_fab_probe(fab, mp, timeout);
+	if (o->routes) {
+		rd_fab_read_lfts(fab, mp, timeout, cfg.retries);
+		fab->have_routes = true;
+	}
+	if (o->pick) {
+		o->pick(fab, o->pick_arg);
+		fab->picked = true;
+	}
 	if (o->sms) {
 		read_sms(fab, mp, timeout);
 		fab->have_sms = true;

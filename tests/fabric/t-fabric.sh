@@ -82,7 +82,11 @@ fab_check_eq "baseline: exit status 1 (a FAIL)" 1 "$rf_rc"
 fab_check_eq "baseline: the FAILs are exactly link.degraded of the 1X (h005) and SDR (h006) links" \
 	"link.degraded|leaf02 port 1 <-> h005 mlx5_0 port 1|h005"$'\n'"link.degraded|leaf02 port 2 <-> h006 mlx5_0 port 1|h006" \
 	"$(fails "$D/base.json")"
-fab_check_eq "baseline: no WARN" "" "$(fails "$D/base.json" warn)"
+# route.degraded ranks those two links by the routes that cross them: each
+# HCA link carries its HCA's routes both ways, 2 x 8 of the 9 x 8 CA-to-CA routes.
+fab_check_eq "baseline: the WARNs are route.degraded on those two links only, 16 of the 72 routes each" \
+	"route.degraded|leaf02 port 1 <-> h005 mlx5_0 port 1|h005|16 of the 72"$'\n'"route.degraded|leaf02 port 2 <-> h006 mlx5_0 port 1|h006|16 of the 72" \
+	"$(jq -r '.results[] | select(.status == "warn") | "\(.check)|\(.object)|\(.host // "-")|\(.detail | split(" CA-to-CA")[0])"' "$D/base.json" | sort)"
 fab_check_eq "baseline: verdict fail, 12 nodes (3 switches, 9 CAs), 15 links" "fail 12 3 9 15" \
 	"$(jq -r '"\(.verdict) \(.summary.nodes) \(.summary.switches) \(.summary.cas) \(.summary.links)"' "$D/base.json")"
 fab_check_eq "baseline: the degraded links' GUIDs and ports (leaf02[1]<->h005[1], leaf02[2]<->h006[1])" \
@@ -99,10 +103,10 @@ rf "$D/rate.json" --expect-rate 4xQDR -j
 fab_check_eq "--expect-rate 4xQDR: exit 1, still only the two link.degraded FAILs" \
 	"1|link.degraded|leaf02 port 1 <-> h005 mlx5_0 port 1|h005"$'\n'"link.degraded|leaf02 port 2 <-> h006 mlx5_0 port 1|h006" \
 	"$rf_rc|$(fails "$D/rate.json")"
-rf "$D/skip.txt" --skip link.degraded --nhc
-fab_check_eq "--skip link.degraded --nhc: exit 0, no output" "0|" "$rf_rc|$(cat "$D/skip.txt")"
-rf "$D/skip.json" --skip link.degraded -j
-fab_check_eq "--skip link.degraded -j: exit 0, verdict pass" "0|pass" "$rf_rc|$(jq -r .verdict "$D/skip.json")"
+rf "$D/skip.txt" --skip link.degraded,route.degraded --nhc
+fab_check_eq "--skip link.degraded,route.degraded --nhc: exit 0, no output" "0|" "$rf_rc|$(cat "$D/skip.txt")"
+rf "$D/skip.json" --skip link.degraded,route.degraded -j
+fab_check_eq "--skip link.degraded,route.degraded -j: exit 0, verdict pass" "0|pass" "$rf_rc|$(jq -r .verdict "$D/skip.json")"
 fab_check_eq "sm.master PASS with one master (h001's SM)" "pass" \
 	"$(jq -r '.results[] | select(.check == "sm.master") | .status' "$D/base.json")"
 
@@ -134,9 +138,10 @@ fab_check_grep "--reset: says how many ports it cleared" '^counters cleared on [
 fab_check_eq "after --reset, oracle_counters: every counter 0" "" "$(oracle_counters | awk '$4 != 0')"
 clean_again() {
 	rf "$D/poll.json" -j
-	[ "$(fails "$D/poll.json" | grep -vc '^link\.degraded|')" = 0 ] && [ "$(fails "$D/poll.json" warn)" = "" ]
+	[ "$(fails "$D/poll.json" | grep -vc '^link\.degraded|')" = 0 ] &&
+		[ "$(fails "$D/poll.json" warn | grep -vc '^route\.degraded|')" = 0 ]
 }
-fab_check_wait "and the fabric is clean again (only the link.degraded FAILs, no WARN)" 30 clean_again
+fab_check_wait "and the fabric is clean again (only the link.degraded FAILs, no WARN but their route.degraded)" 30 clean_again
 
 ### 4. Error counters (first: no link moved yet, so all else is 0).
 fab_check 'PerformanceSet "leaf01"[2] SymbolErrorCounter=250' \
@@ -256,7 +261,10 @@ rf "$D/loaded.json" --load "$F" --links -j
 fab_check_eq "--load F --links -j: exit 0" 0 "$rf_rc"
 fab_check_eq "--load F --links -j equals the live --links -j" "$(jq -S . "$D/live.json")" "$(jq -S . "$D/loaded.json")"
 fab_check "ibnetdiscover --cache G" fab_save "$D/ibnd.txt" sim_run ibnetdiscover --cache "$G"
-fab_check "cmp F G: --save writes ibnetdiscover's cache byte for byte" cmp "$F" "$G"
+fab_check "cmp F G: --save writes ibnetdiscover's cache byte for byte, then its forwarding tables" \
+	cmp -n "$(stat -c %s "$G")" "$F" "$G"
+fab_check_eq "--save: after the cache, the section RDLFTv1 with the 3 switches' tables" "RDLFTv1|3" \
+	"$(tail -c +$(( $(stat -c %s "$G") + 1 )) "$F" | head -c 7)|$(tail -c +$(( $(stat -c %s "$G") + 9 )) "$F" | od -An -tu4 -N4 | tr -d ' ')"
 fab_check_grep "iblinkinfo --load-cache F reads it (leaf02 port 1 1X)" '1X' sim_run iblinkinfo --load-cache "$F"
 echo keep > "$D/target"
 ln -s "$D/target" "$D/link"
@@ -312,6 +320,7 @@ fab_check "Baselid \"h002\"[1] $lid2 (its own again)" sim_console "Baselid \"h00
 # "check|object|host|peer_guid|peer_port" lines.
 faults() {
 	jq -r '.results[] | select((.status == "fail" or .status == "warn") and .check != "link.degraded" and
+		.check != "route.degraded" and
 		.check != "sm.master" and .check != "fabric.discovery" and (.check | startswith("port.") | not)) |
 		"\(.check)|\(.object)|\(.host // "-")|\(.peer_guid // "-")|\(.peer_port // "-")"' "$1" | LC_ALL=C sort
 }

@@ -15,6 +15,8 @@ static struct rd_fab_node nodes[NNODES];
 static struct rd_fab_port ports[NNODES][9];
 static struct rd_fab_sm sm;
 static struct rd_fab fab;
+/* The switches' forwarding tables: LIDs 1-6 are sw1, sw2, h1..h4 (as OpenSM would set them). */
+static uint8_t lft[2][7];
 
 static void port_up(int n, int p, int peer, int peer_port)
 {
@@ -74,6 +76,16 @@ static void build(void)
 	port_up(1, 2, 5, 1);
 	port_up(5, 1, 1, 2);
 	ports[2][1].cap_mask = 1u << 1;	/* h1 runs the SM */
+	{
+		static const uint8_t t[2][7] = { { 0xff, 0, 8, 1, 2, 8, 8 }, { 0xff, 8, 0, 8, 8, 1, 2 } };
+
+		memcpy(lft, t, sizeof(lft));
+		for (int n = 0; n < 2; n++) {
+			nodes[n].lft = lft[n];
+			nodes[n].lft_top = 6;
+		}
+	}
+	fab.have_routes = true;
 	fab.nodes = nodes;
 	fab.n_nodes = NNODES;
 	fab.live = true;
