@@ -20,6 +20,11 @@
 #   (more if there are more than 36 leaves), port l going to leaf l. A leaf's
 #   unused down ports stay uncabled. h001 first, as above.
 #
+# ring: N switches (default 4) of 4 ports in a ring, sw01[3] to sw02[4] ...
+#   swN[3] to sw01[4], one HCA on port 1 of each (h001 on sw01 first). Routed
+#   by minhop, its routes depend on each other round the ring (credit loops);
+#   by updn with a root, they do not.
+#
 # Node ids are short (h001, leaf01, spine01: what the console, SIM_HOST and the
 # peer lines use); a host's NodeDescription is "<host> mlx5_0" as on real
 # clusters, a switch's is its id. Every port enables 1X|4X (width=3) and
@@ -32,11 +37,13 @@ die() { echo "gen-net.sh: $*" >&2; exit 2; }
 kind=${1:-}
 [ $# -gt 0 ] && shift
 hcas=648
-if [ "$kind" = fattree ] && [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; then
+[ "$kind" = ring ] && hcas=4
+if { [ "$kind" = fattree ] || [ "$kind" = ring ]; } && [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; then
 	hcas=$1
 	shift
-	case $hcas in ''|*[!0-9]*|0*) die "fattree: HCAS must be a positive number" ;; esac
+	case $hcas in ''|*[!0-9]*|0*) die "$kind: the count must be a positive number" ;; esac
 fi
+[ "$kind" != ring ] || [ "$hcas" -ge 3 ] || die "ring: at least 3 switches"
 declare -A opt=()	# host -> " w=1 s=1" etc.
 while [ $# -gt 0 ]; do
 	[ $# -ge 2 ] || die "$1 needs a host"
@@ -53,6 +60,9 @@ done
 for h in "${!opt[@]}"; do
 	case $kind:$h in
 	small:h00[1-8]|small:login01) ;;
+	ring:h[0-9][0-9][0-9])
+		n=$((10#${h#h}))
+		[ "$n" -ge 1 ] && [ "$n" -le "$hcas" ] || die "no host $h in a ring of $hcas" ;;
 	fattree:h[0-9][0-9][0-9]*)
 		n=$((10#${h#h}))
 		if [ "$n" -lt 1 ] || [ "$n" -gt "$hcas" ] || [ "$h" != "$(printf 'h%03d' "$n")" ]; then
@@ -140,8 +150,25 @@ fattree() {
 	done
 }
 
+ring() {
+	local n=$1 i h
+	header "a ring of $n 4-port switches, one HCA on each"
+	hca h001 sw01 1
+	for ((i = 1; i <= n; i++)); do
+		h=$(printf 'h%03d' "$i")
+		printf 'Switch\t4 "sw%02d"\n' "$i"
+		printf '[1]\t"%s"[1]%s\n' "$h" "$(lopt "$h")"
+		printf '[3]\t"sw%02d"[4]\n' $((i % n + 1))
+		printf '[4]\t"sw%02d"[3]\n\n' $(((i + n - 2) % n + 1))
+	done
+	for ((i = 2; i <= n; i++)); do
+		hca "$(printf 'h%03d' "$i")" "$(printf 'sw%02d' "$i")" 1
+	done
+}
+
 case $kind in
 small) small ;;
 fattree) fattree "$hcas" ;;
-*) die "usage: gen-net.sh small|fattree [HCAS] [--1x HOST] [--sdr HOST] [--ddr HOST]" ;;
+ring) ring "$hcas" ;;
+*) die "usage: gen-net.sh small | fattree [HCAS] | ring [SWITCHES], then [--1x HOST] [--sdr HOST] [--ddr HOST]" ;;
 esac
