@@ -39,8 +39,8 @@ MUTANTS = [
      "\tfprintf(stderr, \"Try '%s --help' for more information.\\n\", cli->prog);\n\treturn RD_EXIT_FAIL;",
      "a usage error exits 1 instead of 2"),
     ("top-batch-exit", "tools/rdma-top.c", "cli",
-     "\tret = run_batch(&cli, &pw, o, interval, count);\n",
-     "\tret = run_batch(&cli, &pw, o, interval, count);\n"
+     "\tret = rd_top_run_batch(&cli, &pw, o, interval, count);\n",
+     "\tret = rd_top_run_batch(&cli, &pw, o, interval, count);\n"
      "\tif (ret == RD_EXIT_OK && !isatty(STDOUT_FILENO))\n\t\tret = RD_EXIT_FAIL;\n",
      "rdma-top's batch mode exits 1 off a terminal"),
     ("unknown-dev-hint", "lib/cli/cli.c", "cli",
