@@ -25,9 +25,7 @@ static void usage(const char *prog)
 	       "  -j, --json            JSON output\n"
 	       RD_TABLE_USAGE("device,state,fw")
 	       "      --sysroot DIR     read DIR/sys instead of /sys (no verbs)\n"
-	       "      --color[=WHEN]    colour: auto (default), always, never\n"
-	       "  -h, --help            this help\n"
-	       "  -V, --version         version\n"
+	       RD_COMMON_USAGE_END
 	       "\n"
 	       "Exit status: 0 ok, 1 failure (no such device/port, no devices), 2 usage error.\n",
 	       prog);

@@ -38,9 +38,7 @@ static void usage(const char *prog)
 	       "  -j, --json            JSON output\n"
 	       RD_TABLE_USAGE("dev,port,netdev")
 	       "      --sysroot DIR     read DIR/sys and DIR/proc (no netlink)\n"
-	       "      --color[=WHEN]    colour: auto (default), always, never\n"
-	       "  -h, --help            this help\n"
-	       "  -V, --version         version\n"
+	       RD_COMMON_USAGE_END
 	       "\n"
 	       "Exit status: 0 ok, 1 failure (unknown netdev or address), 2 usage error.\n",
 	       prog);

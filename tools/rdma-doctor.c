@@ -67,9 +67,7 @@ static void usage(const char *prog)
 	       "  -j, --json            JSON output\n"
 	       RD_TABLE_USAGE("check,status,detail")
 	       "      --sysroot DIR     read DIR/sys, DIR/proc and DIR/dev instead of the live system\n"
-	       "      --color[=WHEN]    colour: auto (default), always, never\n"
-	       "  -h, --help            this help\n"
-	       "  -V, --version         version\n"
+	       RD_COMMON_USAGE_END
 	       "\n"
 	       "Exit status: 0 every check PASS, WARN or SKIP; 1 a check FAILed; 2 usage error.\n",
 	       prog);

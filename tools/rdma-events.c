@@ -44,9 +44,7 @@ static void usage(const char *prog)
 	       "  -p, --port N          only port N\n"
 	       "  -j, --json            JSON lines, one object per event\n"
 	       "      --sysroot DIR     with -s only: print the port states of DIR/sys and exit\n"
-	       "      --color[=WHEN]    colour: auto (default), always, never\n"
-	       "  -h, --help            this help\n"
-	       "  -V, --version         version\n"
+	       RD_COMMON_USAGE_END
 	       "\n"
 	       "Exit status: 0 on --count, --timeout, SIGINT or SIGTERM; 1 when nothing can be\n"
 	       "watched; 2 usage error.\n",

@@ -43,9 +43,7 @@ static void usage(const char *prog)
 	       "  -j, --json            JSON: one object per port per sample (JSON lines)\n"
 	       RD_TABLE_USAGE("dev,port,tx_gbps")
 	       "      --sysroot DIR     read DIR/sys instead of /sys (no netlink)\n"
-	       "      --color[=WHEN]    colour: auto (default), always, never\n"
-	       "  -h, --help            this help\n"
-	       "  -V, --version         version\n"
+	       RD_COMMON_USAGE_END
 	       "\n"
 	       "Keys: q quit, arrows/j/k move, Enter/d detail, s/S sort, +/- interval,\n"
 	       "p pause, a absolute/rates, z hide zero-rate counters, h help.\n"

@@ -46,6 +46,12 @@ enum {
 	{ "help", no_argument, NULL, 'h' },                                        \
 	{ "version", no_argument, NULL, 'V' }
 
+/* The last lines of a tool's option list in --help: --color, -h and -V, as every tool has them. */
+#define RD_COMMON_USAGE_END                                                        \
+	"      --color[=WHEN]    colour: auto (default), always, never\n"              \
+	"  -h, --help            this help\n"                                          \
+	"  -V, --version         version\n"
+
 /*
  * The table options, for a tool that prints text tables (util-linux's
  * names): its optstring adds RD_TABLE_SHORTOPTS, its longopts
