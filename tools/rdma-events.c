@@ -43,7 +43,7 @@ static void usage(const char *prog)
 	       "  -d, --device NAME     only this device (repeatable)\n"
 	       "  -p, --port N          only port N\n"
 	       "  -j, --json            JSON lines, one object per event\n"
-	       "      --sysroot DIR     with -s only: print the port states of DIR/sys and exit\n"
+	       "      --sysroot DIR     needs --state: print the port states of DIR/sys and exit\n"
 	       RD_COMMON_USAGE_END
 	       "\n"
 	       "Exit status: 0 on --count, --timeout, SIGINT or SIGTERM; 1 when nothing can be\n"
@@ -182,7 +182,7 @@ static void print_event(struct rd_out *o, const struct rd_event *ev, bool utc)
 	rd_out_section_end(o);
 }
 
-/* --sysroot -s: the state of every selected port of a captured tree. */
+/* --sysroot --state: the state of every selected port of a captured tree. */
 static int print_sysroot_state(struct rd_cli *cli, struct rd_out *o,
 			       const struct rd_device_list *list, bool utc)
 {
@@ -284,8 +284,8 @@ int main(int argc, char **argv)
 	if (cli.sysroot_dir) {
 		/* Events come from the running kernel; a copied tree has only its state. */
 		if (!state) {
-			ret = rd_cli_usage_error(&cli, "--sysroot needs -s: watching events needs the live "
-						 "kernel; -s prints the port states of the tree and exits");
+			ret = rd_cli_usage_error(&cli, "--sysroot needs --state: watching events needs the live "
+						 "kernel; --state prints the port states of the tree and exits");
 			goto out;
 		}
 		if (count || timeout_ms >= 0) {

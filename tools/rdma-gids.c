@@ -178,7 +178,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (f.all && (best || compat)) {
-		ret = rd_cli_usage_error(&cli, "-a lists empty slots; not with --best or --compat");
+		ret = rd_cli_usage_error(&cli, "--all lists empty slots; not with --best or --compat");
 		goto out;
 	}
 	if (compat && (best || cli.json)) {
@@ -196,7 +196,7 @@ int main(int argc, char **argv)
 	(void)rd_vlan_map_read(&cli.sr, &vlans);
 	/*
 	 * Live, the table comes from ibv_query_gid_table() (one call per device)
-	 * unless RDMA_GIDS_SOURCE=sysfs; -a needs the empty slots only sysfs lists.
+	 * unless RDMA_GIDS_SOURCE=sysfs; --all needs the empty slots only sysfs lists.
 	 */
 	{
 		const char *src = getenv("RDMA_GIDS_SOURCE");
@@ -204,7 +204,7 @@ int main(int argc, char **argv)
 		if (!(f.all && !best && !compat) && !(src && strcmp(src, "sysfs") == 0))
 			live = rd_gid_live_open(&cli.sr);
 	}
-	/* -n naming a VLAN netdev chooses that VLAN: the netdev filter decides, not tagging. */
+	/* --netdev naming a VLAN netdev chooses that VLAN: the netdev filter decides, not tagging. */
 	if (best && f.m.netdev && f.vlan < 0)
 		f.vlan = RD_GID_VLAN_ANY;
 
@@ -256,7 +256,7 @@ int main(int argc, char **argv)
 					capres = nc;
 				}
 				r = &res[nres++];
-				/* --best honours the listing filters: -n, -4, -6, --ver. */
+				/* --best honours the listing filters: --netdev, -4, -6, --ver. */
 				if (rd_gid_choose(&netdevs, d, p, &t, &f.m, f.vlan, r)) {
 					rd_gid_table_free(&t);
 					rd_cli_error(&cli, "out of memory");
