@@ -23,17 +23,20 @@ static enum rd_color state_color(const struct rd_port *p)
 	}
 }
 
+/* The name of a kernel number, or "UNKNOWN(n)" for one the kit has no name for. */
+static const char *name_or_number(const char *name, uint64_t v, char *buf, size_t len)
+{
+	if (name)
+		return name;
+	snprintf(buf, len, "UNKNOWN(%" PRIu64 ")", v);
+	return buf;
+}
+
 static const char *state_text(const struct rd_port *p, char *buf, size_t len)
 {
-	const char *n;
-
 	if (!(p->known & RD_PORT_STATE))
 		return NULL;
-	n = rd_port_state_name(p->state);
-	if (n)
-		return n;
-	snprintf(buf, len, "UNKNOWN(%" PRIu64 ")", p->state);
-	return buf;
+	return name_or_number(rd_port_state_name(p->state), p->state, buf, len);
 }
 
 /* The device's transport as users say it; "InfiniBand,RoCE" on a mixed VPI card. */
@@ -81,15 +84,9 @@ static void print_guid(struct rd_out *o, int kind, const char *key, bool known, 
 
 static const char *node_type_text(const struct rd_device *d, char *buf, size_t len)
 {
-	const char *n;
-
 	if (!(d->known & RD_DEV_NODE_TYPE))
 		return NULL;
-	n = rd_node_type_name(d->node_type);
-	if (n)
-		return n;
-	snprintf(buf, len, "UNKNOWN(%" PRIu64 ")", d->node_type);
-	return buf;
+	return name_or_number(rd_node_type_name(d->node_type), d->node_type, buf, len);
 }
 
 /* ---- default: one row per device ---- */
