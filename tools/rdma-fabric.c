@@ -456,7 +456,27 @@ static int print_paths(struct rd_cli *cli, struct rd_out *o, const struct rd_fab
 		rd_cli_error(cli, "%s", why);
 		return RD_EXIT_FAIL;
 	}
-	return rd_fabpath_print(o, fab, paths) == RD_FAB_FAIL ? RD_EXIT_FAIL : RD_EXIT_OK;
+	{
+		/* Each hop judged as the link and port checks judge its link. */
+		struct rd_strlist only = { 0 }, skip = { 0 };
+		struct rd_fab_check_opts co = { .only = &only, .skip = &skip };
+		struct rd_fab_report rep = { 0 };
+		enum rd_fab_status worst;
+
+		if (rd_strlist_add(&only, "link") || rd_strlist_add(&only, "port") ||
+		    rd_strlist_add(&skip, "link.baseline")) {
+			rd_strlist_free(&only);
+			rd_strlist_free(&skip);
+			rd_cli_error(cli, "out of memory");
+			return RD_EXIT_FAIL;
+		}
+		rd_fab_run_checks(fab, &co, &rep);
+		worst = rd_fabpath_print(o, fab, paths, &rep);
+		rd_fab_report_free(&rep);
+		rd_strlist_free(&only);
+		rd_strlist_free(&skip);
+		return worst == RD_FAB_FAIL ? RD_EXIT_FAIL : RD_EXIT_OK;
+	}
 }
 
 int main(int argc, char **argv)

@@ -91,8 +91,8 @@ int rd_fab_next_port(const struct rd_fab_node *n, uint16_t dlid, enum rd_fab_rou
 		return -1;
 	}
 	o = n->lft[dlid];
-	/* Port 0 is the switch itself: for a LID that is not its own, nowhere. */
-	if (o == 0) {
+	/* Port 0 is the switch itself: for a LID that is not its own, nowhere; a port it lacks, nowhere. */
+	if (o == 0 || o > n->nports) {
 		*why = RD_FAB_ROUTE_HOLE;
 		return -1;
 	}
@@ -212,10 +212,11 @@ int rd_fab_endpoint(const struct rd_fab *fab, const char *spec, int *node, int *
 	}
 	/* A GUID: 0x and hex digits, a node's or a port's. */
 	if ((spec[0] == '0' && (spec[1] == 'x' || spec[1] == 'X')) && all_hex(spec + 2)) {
-		if (strlen(spec + 2) > 16 || rd_parse_u64(spec, &v)) {
+		if (strlen(spec + 2) > 16) {
 			snprintf(why, why_len, "%s: not a GUID (at most 16 hex digits)", spec);
 			return -EINVAL;
 		}
+		v = strtoull(spec + 2, NULL, 16);	/* hex digits only, at most 16: no overflow */
 		for (size_t i = 0; i < fab->n_nodes; i++) {
 			const struct rd_fab_node *n = &fab->nodes[i];
 

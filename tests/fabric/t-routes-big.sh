@@ -58,8 +58,11 @@ sample_pairs "$D/lids" 44 > "$D/pairs1"
 t0=$EPOCHREALTIME
 rf "$D/paths1.json" --path-file "$D/pairs1" -j
 t1=$EPOCHREALTIME
-fab_check_eq "--path-file (200 pairs) -j: exit 0, verdict pass (h100's 1X link WARNs where crossed)" "0|true" \
-	"$rf_rc|$(jq -r '.verdict == "pass" or .verdict == "warn"' "$D/paths1.json")"
+# A route over h100's 1X link FAILs at that hop (link.degraded), and the run with it; no other does.
+fab_check_eq "--path-file (200 pairs) -j: the routes that FAIL are those over h100's link, at that hop" "" \
+	"$(jq -r '.paths[] | select(.verdict != "pass") | select([.hops[] | select(.status != "pass") | .detail | startswith("link.degraded: 1X QDR")] | all | not) | "\(.from.name) \(.to.name)"' "$D/paths1.json")"
+fab_check_eq "... exit 1 exactly when one route crosses it" \
+	"$(jq -r 'if [.paths[] | select(.verdict == "fail")] | length > 0 then 1 else 0 end' "$D/paths1.json")" "$rf_rc"
 tracert_all "$D/tr1" "$D/pairs1"
 t2=$EPOCHREALTIME
 fab_log "rdma-fabric --path-file: 200 routes in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s" \
@@ -92,7 +95,8 @@ fab_check_wait "OpenSM re-routed: ibtracert $via no longer leaves leaf01 by port
 sample_pairs "$D/lids" 45 > "$D/pairs2"
 echo "$via" >> "$D/pairs2"
 rf "$D/paths2.json" --path-file "$D/pairs2" -j
-fab_check_eq "after the reroute: --path-file -j exit 0" 0 "$rf_rc"
+fab_check_eq "after the reroute: no route FAILs but over h100's 1X link" "" \
+	"$(jq -r '.paths[] | select(.verdict != "pass") | select([.hops[] | select(.status != "pass") | .detail | startswith("link.degraded: 1X QDR")] | all | not) | "\(.from.name) \(.to.name)"' "$D/paths2.json")"
 tracert_all "$D/tr2" "$D/pairs2"
 fab_check_eq "after the reroute: --path equals ibtracert on 201 pairs (200 new, and the one that crossed it)" \
 	"$($R canon-tracert "$D"/tr2/*)" "$($R canon-json "$D/paths2.json")"
@@ -116,3 +120,9 @@ fab_check_eq "route.balance: one WARN, on leaf02, the most-loaded port 21 or 22,
 	"$rf_rc|$(jq -r '[.results[] | .status] | unique | join(",")' "$D/balance.json")|$(jq -r '[.results[] | select(.status == "warn")] | length' "$D/balance.json")|$(jq -r '.results[0].object == "leaf02 port 21" or .results[0].object == "leaf02 port 22"' "$D/balance.json")"
 fab_check_eq "... the detail lists its 18 up-ports, 16 of them at 0" 16 \
 	"$(jq -r '.results[0].detail' "$D/balance.json" | grep -o 'port [0-9]*: 0\b' | grep -c .)"
+fab_check "sim_stop" sim_stop
+
+### Every JSON document of this scenario holds to rdma-fabric's schema.
+for j in "$D"/*.json; do printf 't-routes\trdma-fabric\t%s\n' "$j"; done > "$D/schema.list"
+fab_check "every rdma-fabric -j document here is valid against schemas/rdma-fabric.schema.json" \
+	python3 "$(dirname "$0")/../cli/schema-check.py" "$(dirname "$0")/../../schemas" "$D/schema.list"

@@ -167,3 +167,8 @@ fab_check_eq "ring (updn, sw01 the root): OpenSM used updn (no fallback to minho
 	"$(grep -c 'updn tables configured on all switches' "$D/ring-updn/osm.log")"
 fab_check_eq "ring (updn): the oracle's dependency graph has no cycle" "cycles 0" "$(cat "$D/ring-updn.cdg")"
 fab_check_eq "ring (updn): route.loops PASS, exit 0" "0|pass|fabric" "$loops_rc|$(results_of "$D/ring-updn.json" route.loops)"
+
+### Every JSON document of this scenario holds to rdma-fabric's schema.
+for j in "$D"/*.json; do printf 't-routes\trdma-fabric\t%s\n' "$j"; done > "$D/schema.list"
+fab_check "every rdma-fabric -j document here is valid against schemas/rdma-fabric.schema.json" \
+	python3 "$(dirname "$0")/../cli/schema-check.py" "$(dirname "$0")/../../schemas" "$D/schema.list"

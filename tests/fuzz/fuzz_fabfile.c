@@ -75,6 +75,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		__builtin_trap();
 	if (rd_fab_load(&loaded, path, 100, why, sizeof(why)) == 0) {
 		check_links(&loaded);
+		/* Forwarding tables as they come: every check, and a route from each node, bounded. */
+		if (loaded.have_routes) {
+			struct rd_fab_check_opts o = { 0 };
+			struct rd_fab_report r = { 0 };
+
+			rd_fab_run_checks(&loaded, &o, &r);
+			rd_fab_report_free(&r);
+			for (size_t i = 0; i < loaded.n_nodes && i < 64; i++) {
+				struct rd_fab_route rt;
+				uint16_t lid = loaded.nodes[(i * 7) % loaded.n_nodes].lid;
+
+				if (rd_fab_route(&loaded, (int)i, loaded.nodes[i].nports ? 1 : 0, lid, &rt) == 0 &&
+				    (rt.n == 0 || rt.n > RD_FAB_MAX_HOPS + 1))
+					__builtin_trap();
+			}
+		}
 		rd_fab_free(&loaded);
 	}
 	close(fd);

@@ -30,6 +30,14 @@ import time
 # id, file, tiers, from-text, to-text, what the bug is.
 # tiers: "unit", "cli", "fabric" (the fabric tier: ibsim + OpenSM).
 MUTANTS = [
+    ("route-credit-loop", "lib/fabric/fabrt.c", "cli",
+     "\t\t\t\t\t\trt->n_cycles++;\n",
+     "",
+     "rdma-fabric never counts a credit loop it found"),
+    ("route-one-hole", "lib/fabric/fabckroute.c", "cli",
+     "\t\tif (holes) {\n",
+     "\t\tif (holes > 1) {\n",
+     "route.holes says nothing of a switch with one hole"),
     ("version-exit", "lib/cli/cli.c", "cli",
      "\t\trd_cli_print_version(cli);\n\t\treturn RD_EXIT_OK;",
      "\t\trd_cli_print_version(cli);\n\t\treturn 3;",

@@ -240,33 +240,40 @@ static enum rd_color status_color(enum rd_fab_status s)
 	return s == RD_FAB_FAIL ? RD_C_BAD : s == RD_FAB_WARN ? RD_C_WARN : RD_C_GOOD;
 }
 
-/* The link from hop a's out port to hop b's in port, judged; detail says why. */
-static enum rd_fab_status judge_link(const struct rd_fab *fab, const struct rd_fab_hop *a,
-				     const struct rd_fab_hop *b, char *detail, size_t len, uint64_t *errs,
-				     bool *errs_read)
+/*
+ * The link from hop a's out port to hop b's in port, judged as the link and
+ * port checks judged it (their results on either end); detail says why.
+ */
+static enum rd_fab_status judge_link(const struct rd_fab *fab, const struct rd_fab_report *rep,
+				     const struct rd_fab_hop *a, const struct rd_fab_hop *b, char *detail,
+				     size_t len, uint64_t *errs, bool *errs_read)
 {
-	const struct rd_fab_port *x = &fab->nodes[a->node].ports[a->out_port];
-	const struct rd_fab_port *y = &fab->nodes[b->node].ports[b->in_port];
-	unsigned int lanes = rd_fab_width_lanes(x->w_act), best = rd_fab_width_lanes(rd_fab_best_width(x, y));
-	unsigned int mbps = rd_fab_lane_mbps(x), best_mbps = rd_fab_best_lane_mbps(x, y);
+	const struct rd_fab_node *na = &fab->nodes[a->node], *nb = &fab->nodes[b->node];
+	const struct rd_fab_port *x = &na->ports[a->out_port], *y = &nb->ports[b->in_port];
+	enum rd_fab_status st = RD_FAB_PASS;
 	bool ra, rb;
 
 	*errs = errors(x, &ra) + errors(y, &rb);
 	*errs_read = ra || rb;
 	detail[0] = '\0';
-	if (x->state != RD_FAB_ACTIVE || y->state != RD_FAB_ACTIVE) {
+	for (size_t i = 0; rep && i < rep->n; i++) {
+		const struct rd_fab_result *r = &rep->v[i];
+		bool here = (r->guid == na->guid && r->port == a->out_port) ||
+			    (r->guid == nb->guid && r->port == b->in_port) ||
+			    (r->peer_guid == na->guid && r->peer_port == a->out_port) ||
+			    (r->peer_guid == nb->guid && r->peer_port == b->in_port);
+
+		if (!here || (r->status != RD_FAB_WARN && r->status != RD_FAB_FAIL) || r->status <= st)
+			continue;
+		st = r->status;
+		rd_snprintf(detail, len, "%s: %s", r->check->id, r->detail);
+	}
+	if (st == RD_FAB_PASS && (x->state != RD_FAB_ACTIVE || y->state != RD_FAB_ACTIVE)) {
 		snprintf(detail, len, "the link is %s", rd_fab_state_name(x->state != RD_FAB_ACTIVE ? x->state :
 									     y->state));
-		return RD_FAB_FAIL;
+		st = RD_FAB_FAIL;
 	}
-	if (best && lanes < best)
-		snprintf(detail, len, "trained at %uX where both ends enable %uX", lanes, best);
-	else if (best_mbps && mbps < best_mbps)
-		snprintf(detail, len, "runs at %s where both ends enable %s", rd_fab_lane_name(mbps),
-			 rd_fab_lane_name(best_mbps));
-	else if (*errs)
-		snprintf(detail, len, "%llu errors in its counters", (unsigned long long)*errs);
-	return detail[0] ? RD_FAB_WARN : RD_FAB_PASS;
+	return st;
 }
 
 static void guid_hex(uint64_t g, char *buf)
@@ -318,8 +325,9 @@ static void end_json(struct rd_out *o, const struct rd_fab *fab, const char *key
 	rd_out_section_end(o);
 }
 
-static void hop_row(struct rd_out *o, const struct rd_fab *fab, const struct rd_fab_route *r, size_t k,
-		    enum rd_fab_status *worst, char *why, size_t why_len)
+static void hop_row(struct rd_out *o, const struct rd_fab *fab, const struct rd_fab_report *rep,
+		    const struct rd_fab_route *r, size_t k, enum rd_fab_status *worst, const char *why,
+		    char *first, size_t first_len)
 {
 	const struct rd_fab_hop *h = &r->hop[k], *prev = &r->hop[k - 1];
 	const struct rd_fab_node *n = &fab->nodes[h->node];
@@ -327,11 +335,11 @@ static void hop_row(struct rd_out *o, const struct rd_fab *fab, const struct rd_
 	const struct rd_fab_port *pg = &n->ports[n->type == RD_FAB_SWITCH ? 0 : h->in_port];
 	const struct rd_fab_port *x = &fab->nodes[prev->node].ports[prev->out_port];
 	enum rd_fab_status st;
-	char g[24], detail[200], rate[32];
+	char g[24], detail[400], rate[32];
 	uint64_t errs;
 	bool errs_read;
 
-	st = judge_link(fab, prev, h, detail, sizeof(detail), &errs, &errs_read);
+	st = judge_link(fab, rep, prev, h, detail, sizeof(detail), &errs, &errs_read);
 	rd_out_row_begin(o);
 	rd_out_u64(o, RD_ANY, "hop", NULL, k);
 	rd_out_u64(o, RD_ANY, "out_port", NULL, (uint64_t)prev->out_port);
@@ -364,9 +372,10 @@ static void hop_row(struct rd_out *o, const struct rd_fab *fab, const struct rd_
 	rd_out_str(o, RD_JSON, "status", NULL, status_word(st, true));
 	rd_out_str(o, RD_ANY, "detail", NULL, detail[0] ? detail : NULL);
 	rd_out_row_end(o);
-	if (st > *worst && st != RD_FAB_SKIP)
+	if (st > *worst && st != RD_FAB_SKIP) {
 		*worst = st;
-	(void)why_len;
+		rd_snprintf(first, first_len, "hop %zu (%s): %s", k, n->name, detail);
+	}
 }
 
 /* Why a route broke, at its last hop, in words. */
@@ -408,12 +417,13 @@ static void broke(const struct rd_fab *fab, const struct rd_fab_route *r, char *
 	}
 }
 
-static enum rd_fab_status one_path(struct rd_out *o, const struct rd_fab *fab, const struct rd_fabpath_pair *p)
+static enum rd_fab_status one_path(struct rd_out *o, const struct rd_fab *fab, const struct rd_fab_report *rep,
+				   const struct rd_fabpath_pair *p)
 {
 	struct rd_fab_route r;
 	enum rd_fab_status worst = RD_FAB_PASS;
 	bool json = rd_out_is_json(o);
-	char why[256] = "";
+	char why[256] = "", first[600] = "";
 	size_t links;
 
 	rd_fab_route(fab, p->src_node, p->src_port, dst_lid(fab, p), &r);
@@ -422,10 +432,13 @@ static enum rd_fab_status one_path(struct rd_out *o, const struct rd_fab *fab, c
 	end_json(o, fab, "from", p->src, p->src_node, p->src_port);
 	end_json(o, fab, "to", p->dst, p->dst_node, p->dst_port);
 	end_line(o, fab, "From", p->src_node, p->src_port);
-	rd_out_table_begin(o, "hops", rd_fabpath_cols, RD_FABPATH_NCOLS, true);
-	for (size_t k = 1; k < r.n; k++)
-		hop_row(o, fab, &r, k, &worst, why, sizeof(why));
-	rd_out_table_end(o);
+	/* A route to itself has no hop: no table under the From line. */
+	if (r.n > 1 || json) {
+		rd_out_table_begin(o, "hops", rd_fabpath_cols, RD_FABPATH_NCOLS, true);
+		for (size_t k = 1; k < r.n; k++)
+			hop_row(o, fab, rep, &r, k, &worst, why, first, sizeof(first));
+		rd_out_table_end(o);
+	}
 	if (r.end != RD_FAB_ROUTE_OK)
 		worst = RD_FAB_FAIL;
 	else
@@ -443,8 +456,8 @@ static enum rd_fab_status one_path(struct rd_out *o, const struct rd_fab *fab, c
 			rd_snprintf(line, sizeof(line), "%s -> %s: broken after %zu link%s: %s", p->src, p->dst,
 				    links, links == 1 ? "" : "s", why);
 		else
-			rd_snprintf(line, sizeof(line), "%s -> %s: %zu link%s%s", p->src, p->dst, links,
-				    links == 1 ? "" : "s", worst == RD_FAB_WARN ? ", one or more WARN above" : "");
+			rd_snprintf(line, sizeof(line), "%s -> %s: %zu link%s%s%s", p->src, p->dst, links,
+				    links == 1 ? "" : "s", first[0] ? "; " : "", first);
 		rd_out_text(o, status_color(worst), "%s", status_word(worst, false));
 		rd_out_text(o, RD_C_NONE, ": %s\n", line);
 	}
@@ -452,7 +465,8 @@ static enum rd_fab_status one_path(struct rd_out *o, const struct rd_fab *fab, c
 	return worst;
 }
 
-enum rd_fab_status rd_fabpath_print(struct rd_out *o, const struct rd_fab *fab, const struct rd_fabpath *ps)
+enum rd_fab_status rd_fabpath_print(struct rd_out *o, const struct rd_fab *fab, const struct rd_fabpath *ps,
+				   const struct rd_fab_report *links)
 {
 	enum rd_fab_status worst = RD_FAB_PASS;
 
@@ -463,7 +477,7 @@ enum rd_fab_status rd_fabpath_print(struct rd_out *o, const struct rd_fab *fab, 
 
 		if (i && !rd_out_is_json(o))
 			rd_out_line(o, "%s", "");
-		s = one_path(o, fab, &ps->v[i]);
+		s = one_path(o, fab, links, &ps->v[i]);
 		if (s > worst && s != RD_FAB_SKIP)
 			worst = s;
 	}

@@ -40,8 +40,13 @@ int rd_fabpath_resolve(const struct rd_fab *fab, struct rd_fabpath *ps, char *wh
 /* For rd_fab_sweep_opts.pick: the ports on the routes, whose counters are then read. */
 void rd_fabpath_pick(struct rd_fab *fab, void *arg);
 
-/* Print every route (text: ibtracert's lines and a table; -j: "paths").  Returns the worst verdict. */
-enum rd_fab_status rd_fabpath_print(struct rd_out *o, const struct rd_fab *fab, const struct rd_fabpath *ps);
+/*
+ * Print every route (text: ibtracert's lines and a table; -j: "paths"), each
+ * link judged by the results of the link and port checks in links (on
+ * either end).  Returns the worst verdict.
+ */
+enum rd_fab_status rd_fabpath_print(struct rd_out *o, const struct rd_fab *fab, const struct rd_fabpath *ps,
+				    const struct rd_fab_report *links);
 /* The hop table's columns, for -o. */
 #define RD_FABPATH_NCOLS 12
 extern const struct rd_col rd_fabpath_cols[RD_FABPATH_NCOLS];
