@@ -40,40 +40,14 @@ make -C "$top" -s bench-build > /dev/null || die "cannot build bench/*.c (make b
 for t in ibsim opensm iblinkinfo ibqueryerrors sminfo ibnetdiscover; do
 	command -v "$t" > /dev/null || die "$t is needed (apt install ibsim-utils opensm infiniband-diags)"
 done
-preload=$(ls /usr/lib/*/umad2sim/libumad2sim.so /usr/lib*/umad2sim/libumad2sim.so 2> /dev/null | head -1)
-[ -n "$preload" ] || die "libumad2sim.so not found (ibsim-utils)"
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/fabric-bench.XXXXXX") || die "mktemp failed"
-FABRIC_DIR=$work FABRIC_BUILD=$top/build
-export FABRIC_DIR FABRIC_BUILD
-# shellcheck source=tests/fabric/sim.sh
-. "$top/tests/fabric/sim.sh"
-cleanup() { sim_stop > /dev/null 2>&1; if [ $keep = 1 ]; then echo "work dir kept: $work"; else rm -rf "$work"; fi; }
-trap cleanup EXIT
+# shellcheck source=bench/fabric-lib.sh
+. "$here/fabric-lib.sh"
 
 names=(fabric iblinkinfo ibqueryerrors sminfo)
 cmds_fabric=("$fabric" --color=never)
 cmds_iblinkinfo=(iblinkinfo)
 cmds_ibqueryerrors=(ibqueryerrors)
 cmds_sminfo=(sminfo)
-run_one() {	# name -> appends "wall_us rss_kb rc" to $work/name.times
-	local -n argv="cmds_$1"
-	(cd "$SIM_DIR" && "$top/build/bench/runtime" env LD_PRELOAD="$preload" "${argv[@]}") \
-		>> "$work/$1.times" 2>> "$work/$1.err" || die "runtime failed"
-}
-stats() {	# name -> "median_ms min_ms max_rss_kb worst_rc"
-	sort -n "$work/$1.times" | awk '
-		{ t[NR] = $1; if ($2 > rss) rss = $2; if ($3 != 0 && $3 != 1) bad = $3 }
-		END { med = (NR % 2) ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2
-		      printf "%.1f %.1f %d %d\n", med / 1000, t[1] / 1000, rss, bad }'
-}
-ratio_med() {	# paired ratios of column 1 of file $1 against the row sums of files $2...
-	local f=$1
-	shift
-	paste "$f" "$@" | awk -v n=$# '{ s = 0; for (i = 1; i <= n; i++) s += $(1 + 3 * i); print $1 / s }' |
-		sort -g | awk '{ r[NR] = $1 } END { printf "%.2f\n", (NR % 2) ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2 }'
-}
-
 "$top/tests/fabric/gen-net.sh" fattree "$hcas" > "$work/fattree.net" || die "gen-net.sh failed"
 sim_start "$work/sim" "$work/fattree.net" > /dev/null || die "ibsim did not start"
 sim_sm_start > /dev/null || die "OpenSM did not reach SUBNET UP"
@@ -86,7 +60,6 @@ echo "rdma-fabric: $summary"
 
 echo
 echo "== $rounds rounds, each command once a round (after one warm-up)"
-row() { printf '%-28s %10s %8s %12s  %s\n' "$@"; }
 row command "median ms" "min ms" "peak RSS kB" ""
 for n in "${names[@]}"; do
 	read -r med mn rss rc < <(stats "$n")
@@ -94,7 +67,6 @@ for n in "${names[@]}"; do
 done
 sum=$(ratio_med "$work/fabric.times" "$work/iblinkinfo.times" "$work/ibqueryerrors.times" "$work/sminfo.times")
 alone=$(ratio_med "$work/fabric.times" "$work/ibqueryerrors.times")
-goal() { awk -v r="$1" -v g="$2" 'BEGIN { print (r <= g) ? "met" : "NOT met" }'; }
 echo
 printf 'rdma-fabric / (iblinkinfo + ibqueryerrors + sminfo), paired median: %s  (goal <= 0.5: %s)\n' "$sum" "$(goal "$sum" 0.5)"
 printf 'rdma-fabric / ibqueryerrors, paired median:                          %s  (goal <= 1.2: %s)\n' "$alone" "$(goal "$alone" 1.2)"

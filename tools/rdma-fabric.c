@@ -15,6 +15,7 @@
 #include "rdma-fabric/fabdot.h"
 #include "rdma-fabric/fabexp.h"
 #include "rdma-fabric/fabpath.h"
+#include "rdma-fabric/fabroutes.h"
 
 enum {
 	OPT_NHC = RD_OPT_TOOL_BASE,
@@ -36,6 +37,7 @@ enum {
 	OPT_DOT,
 	OPT_PATH,
 	OPT_PATH_FILE,
+	OPT_ROUTES,
 };
 
 /* Files a user names: a FIFO that never delivers is an error after this long. */
@@ -101,6 +103,8 @@ static void usage(const char *prog)
 	       "      --links           every port of every node: state, width, speed, peer\n"
 	       "      --sm              every subnet manager (SMInfo)\n"
 	       "      --errors          every port whose error counters are not zero\n"
+	       "      --routes          every switch's forwarding table, as ibroute prints it\n"
+	       "                        (OpenSM's -R file reads it back); -j: with the ports\n"
 	       "      --format FMT      every linked port's counters as metrics: openmetrics\n"
 	       "                        or prometheus (names of infiniband-exporter)\n"
 	       "      --path SRC DST    the route from SRC to DST hop by hop, as ibtracert, each\n"
@@ -490,6 +494,7 @@ int main(int argc, char **argv)
 		{ "links", no_argument, NULL, OPT_LINKS },
 		{ "sm", no_argument, NULL, OPT_SM },
 		{ "errors", no_argument, NULL, OPT_ERRORS },
+		{ "routes", no_argument, NULL, OPT_ROUTES },
 		{ "load", required_argument, NULL, OPT_LOAD },
 		{ "save", required_argument, NULL, OPT_SAVE },
 		{ "expect-rate", required_argument, NULL, OPT_EXPECT_RATE },
@@ -515,6 +520,7 @@ int main(int argc, char **argv)
 	struct rd_fab fab = { 0 }, base = { 0 };
 	const char *load = NULL, *save = NULL, *name_map = NULL, *baseline = NULL, *dot = NULL;
 	bool verbose = false, nhc = false, list_only = false, links = false, sms = false, errs = false;
+	bool routes = false;
 	int metrics = 0;	/* 1 openmetrics, 2 prometheus */
 	struct rd_out *o = NULL;
 	struct rd_cli cli;
@@ -558,6 +564,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_ERRORS:
 			errs = true;
+			break;
+		case OPT_ROUTES:
+			routes = true;
 			break;
 		case OPT_LOAD:
 			load = optarg;
@@ -668,18 +677,18 @@ int main(int argc, char **argv)
 		ret = rd_cli_usage_error(&cli, "-d: the MADs leave from one HCA (got %zu)", cli.devices.n);
 		goto out;
 	}
-	if ((paths.n || path_files.n) && (list_only || links || sms || errs || metrics || nhc || dot ||
+	if ((paths.n || path_files.n) && (list_only || links || sms || errs || routes || metrics || nhc || dot ||
 					  baseline || so.reset || so.interval > 0 || only.n || skip.n)) {
 		ret = rd_cli_usage_error(&cli, "--path prints routes: not with --list, a view, --format, "
 					 "--nhc, --dot, --baseline, --reset, --interval, --only or --skip");
 		goto out;
 	}
-	if (dot && (list_only || links || sms || errs || metrics)) {
+	if (dot && (list_only || links || sms || errs || routes || metrics)) {
 		ret = rd_cli_usage_error(&cli, "--dot draws the checks' verdict: not with --list, a view "
 					 "or --format");
 		goto out;
 	}
-	if (metrics && (cli.json || nhc || verbose || list_only || links || sms || errs || baseline)) {
+	if (metrics && (cli.json || nhc || verbose || list_only || links || sms || errs || routes || baseline)) {
 		ret = rd_cli_usage_error(&cli, "--format prints metrics only: not with -j, --nhc, -v, "
 					 "--list, a view or --baseline");
 		goto out;
@@ -688,7 +697,7 @@ int main(int argc, char **argv)
 		ret = rd_cli_usage_error(&cli, "--format: a saved fabric holds no counters");
 		goto out;
 	}
-	if (nhc && (cli.json || verbose || list_only || links || sms || errs)) {
+	if (nhc && (cli.json || verbose || list_only || links || sms || errs || routes)) {
 		ret = rd_cli_usage_error(&cli, "--nhc has its own output; not with -j, -v, --list or a view");
 		goto out;
 	}
@@ -700,8 +709,8 @@ int main(int argc, char **argv)
 					 "--load, --links, --sm or --list");
 		goto out;
 	}
-	if (links + sms + errs > 1) {
-		ret = rd_cli_usage_error(&cli, "--links, --sm and --errors are views: choose one");
+	if (links + sms + errs + routes > 1) {
+		ret = rd_cli_usage_error(&cli, "--links, --sm, --errors and --routes are views: choose one");
 		goto out;
 	}
 	if (load && (save || cli.devices.n || cli.port || so.interval > 0)) {
@@ -729,7 +738,7 @@ int main(int argc, char **argv)
 		goto out;
 	co.only = &only;
 	co.skip = &skip;
-	if (!list_only && !links && !sms && !errs && !metrics && !paths.n && !path_files.n &&
+	if (!list_only && !links && !sms && !errs && !routes && !metrics && !paths.n && !path_files.n &&
 	    rd_fab_selected_count(&co) == 0) {
 		ret = rd_cli_usage_error(&cli, "no check selected: --only and --skip leave nothing to "
 					 "run (see --list)");
@@ -795,11 +804,11 @@ int main(int argc, char **argv)
 		}
 		so.ca_port = (int)cli.port;
 		so.counters = errs || metrics || so.reset ||
-			      (!links && !sms && rd_fab_group_selected(&co, "port"));
+			      (!links && !sms && !routes && rd_fab_group_selected(&co, "port"));
 		so.data = metrics;	/* the checks judge error counters only */
 		/* The metrics carry the subnet managers too (rdma_fabric_sm_*). */
-		so.sms = sms || metrics || (!links && !errs && rd_fab_group_selected(&co, "sm"));
-		so.routes = !links && !sms && !errs && !metrics && rd_fab_group_selected(&co, "route");
+		so.sms = sms || metrics || (!links && !errs && !routes && rd_fab_group_selected(&co, "sm"));
+		so.routes = routes || (!links && !sms && !errs && !metrics && rd_fab_group_selected(&co, "route"));
 		if (paths.n) {
 			/* The routes, and the counters of the ports on them only. */
 			so.routes = so.counters = true;
@@ -844,6 +853,21 @@ int main(int argc, char **argv)
 	}
 	if (metrics) {
 		ret = rd_fabexp_write(stdout, &fab, metrics == 1) ? RD_EXIT_FAIL : RD_EXIT_OK;
+		goto out;
+	}
+	if (routes) {
+		if (!fab.have_routes) {
+			rd_cli_error(&cli, "--routes: %s has no forwarding tables (ibnetdiscover --cache keeps "
+				     "none: save the fabric with rdma-fabric --save)", load ? load : "the sweep");
+			ret = RD_EXIT_FAIL;
+			goto out;
+		}
+		rd_out_section_begin(o, NULL, NULL);
+		if (rd_out_is_json(o))
+			print_links(o, &fab);
+		rd_fabroutes_print(o, &fab);
+		rd_out_section_end(o);
+		ret = RD_EXIT_OK;
 		goto out;
 	}
 	if (links || sms || errs) {

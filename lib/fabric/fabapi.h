@@ -119,7 +119,7 @@ struct rd_fab_node {
 
 #define RD_FAB_NO_PORT 0xff
 /* The highest unicast LID (0xC000 and up are multicast). */
-#define RD_FAB_MAX_UCAST_LID 0xbfff
+#define RD_FAB_MAX_UCAST_LID 0xbfffu
 
 /*
  * What answered NodeInfo when the sweep asked at a switch port (or at its own

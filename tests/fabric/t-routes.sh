@@ -89,10 +89,19 @@ fab_check_grep "iblinkinfo --load-cache F still reads the file" 'leaf02' sim_run
 ### 3. A unicast loop, loaded through OpenSM's file routing engine.
 # (Not h001's LID: the sweep runs from h001, and every answer to it would go round.)
 h002=$(ca_lid 'h002 mlx5_0') h005=$(ca_lid 'h005 mlx5_0')
-for l in $(sim_run ibswitches | awk '{ for (i = 1; i <= NF; i++) if ($i == "lid") print $(i + 1) }'); do
-	sim_run ibroute "$l"
-done > "$D/lfts.dump"
-fab_check_eq "ibroute of the 3 switches (the LFT dump OpenSM's -U reads)" 3 "$(grep -c '^Unicast lids' "$D/lfts.dump")"
+rf "$D/links-now.json" --links -j
+# The dump OpenSM's -U reads, by rdma-fabric --routes; ibroute of each switch is its oracle.
+rf "$D/lfts.dump" --routes
+fab_check_eq "--routes: exit 0, the 3 switches' tables" "0|3" "$rf_rc|$(grep -c '^Unicast lids' "$D/lfts.dump")"
+for sw in leaf01 leaf02 spine01; do
+	sim_run ibroute "$(sim_run ibswitches | awk -v n="\"$sw\"" '$0 ~ n { for (i = 1; i <= NF; i++) if ($i == "lid") print $(i + 1) }')"
+done > "$D/ibroute.txt"
+fab_check_eq "--routes equals ibroute of each switch (leaf01, leaf02, spine01), line for line" \
+	"$(cat "$D/ibroute.txt")" "$(cat "$D/lfts.dump")"
+rf "$D/routes.json" --routes -j
+fab_check_eq "--routes -j: the ports of --links -j, and 3 tables whose entries are the text's" \
+	"$(jq -c .ports "$D/links-now.json" 2>/dev/null || true)|$(grep -c '^0x' "$D/lfts.dump")" \
+	"$(jq -c .ports "$D/routes.json")|$(jq '[.lfts[].lft[] | select(. != 255)] | length' "$D/routes.json")"
 # leaf02 sends h002's LID up to spine01 (port 5), spine01 sends it back to leaf02 (port 4).
 fab_check "routes.py lft-loop: leaf02 -> spine01 -> leaf02 for h002's LID" \
 	$R lft-loop "$D/lfts.dump" "$D/loop.dump" "$h002" leaf02 5 spine01 4
