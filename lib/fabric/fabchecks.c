@@ -127,7 +127,7 @@ int rd_fab_run_checks(const struct rd_fab *fab, const struct rd_fab_check_opts *
 			r->links += rd_fck_first_end(fab, i, p);
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct ctx c = { fab, o, r, NULL, r->n, &rtc };
+		struct ctx c = { fab, o, r, NULL, r->n, &rtc, v, n };
 
 		if (!selected(o, table[i].check.id))
 			continue;

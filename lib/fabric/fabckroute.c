@@ -348,6 +348,14 @@ void rd_fck_route_balance(struct ctx *c)
 }
 
 /* ---- route.degraded ---- */
+static const struct rd_fab_check *check_by_id(const struct ctx *c, const char *id)
+{
+	for (size_t i = 0; i < c->n_all; i++)
+		if (strcmp(c->all[i].id, id) == 0)
+			return &c->all[i];
+	return c->check;
+}
+
 struct impact {
 	const struct rd_fab_result *r;
 	int node, port;
@@ -375,11 +383,11 @@ void rd_fck_route_degraded(struct ctx *c)
 	/* The links the link and counter checks find wanting, judged here whatever --only says. */
 	sc.r = &scratch;
 	sc.first = 0;
-	sc.check = rd_fab_check_find("link.degraded");
+	sc.check = check_by_id(c, "link.degraded");
 	rd_fck_degraded(&sc);
 	if (fab->have_ctrs) {
 		sc.first = scratch.n;
-		sc.check = rd_fab_check_find("port.errors");
+		sc.check = check_by_id(c, "port.errors");
 		rd_fck_counters(&sc);
 	}
 	v = calloc(scratch.n ? scratch.n : 1, sizeof(*v));

@@ -134,6 +134,8 @@ struct ctx {
 	const struct rd_fab_check *check;
 	size_t first;		/* the report's size when this check began */
 	struct rd_fab_rt_cache *rtc;
+	const struct rd_fab_check *all;	/* every check, for one that runs others (route.degraded) */
+	size_t n_all;
 };
 
 struct rd_fab_result *rd_fck_add(struct ctx *c, enum rd_fab_status st, const char *fmt, ...)

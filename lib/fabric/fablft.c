@@ -45,6 +45,7 @@ static bool has_table(const struct rd_fab_node *n)
 	return n->type == RD_FAB_SWITCH && n->lid && n->lft_top && n->ports[0].has_info;
 }
 
+RD_GCC_LEAK_FP_BEGIN	/* each table is kept in its node, freed by rd_fab_free */
 void rd_fab_read_lfts(struct rd_fab *fab, struct ibmad_port *mp, unsigned int timeout, unsigned int retries)
 {
 	struct rd_fab_mad_kind k = { IB_SMI_CLASS, IB_ATTR_LINEARFORWTBL, "LinearForwardingTable",
@@ -85,6 +86,8 @@ void rd_fab_read_lfts(struct rd_fab *fab, struct ibmad_port *mp, unsigned int ti
 	rd_fab_mad_window(fab, mp, &k, v, n, timeout, retries);
 	free(v);
 }
+
+RD_GCC_LEAK_FP_END
 
 int rd_fab_lft_write(const struct rd_fab *fab, FILE *fp)
 {

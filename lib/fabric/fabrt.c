@@ -88,7 +88,7 @@ static int work_init(const struct rd_fab *fab, struct rd_fab_rt *rt, struct work
 	size_t bits = 0, ports = 0, n = fab->n_nodes ? fab->n_nodes : 1;
 
 	memset(w, 0, sizeof(*w));
-	w->swk = malloc(n * sizeof(*w->swk));
+	w->swk = calloc(n, sizeof(*w->swk));
 	w->sw = calloc(n, sizeof(*w->sw));
 	rt->base = calloc(n, sizeof(*rt->base));
 	if (!w->swk || !w->sw || !rt->base)

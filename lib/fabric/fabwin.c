@@ -21,6 +21,8 @@
 
 #define RD_FAB_WINDOW 16
 
+_Static_assert(IB_SMP_DATA_OFFS == IB_PC_DATA_OFFS, "the SMP and PMA data offsets differ");
+
 void rd_fab_add_slow(struct rd_fab *fab, int node, int port, const char *what)
 {
 	char l[200], line[300];
@@ -140,8 +142,8 @@ void rd_fab_mad_window(struct rd_fab *fab, struct ibmad_port *mp, const struct r
 				k->lost(fab, r, timed_out, k->arg);
 				continue;
 			}
-			k->got(fab, r, mad + (k->mgtclass == IB_PERFORMANCE_CLASS ? IB_PC_DATA_OFFS :
-					       IB_SMP_DATA_OFFS), k->arg);
+			/* An SMP's data and the PMA's attribute both start 64 bytes in. */
+			k->got(fab, r, mad + IB_SMP_DATA_OFFS, k->arg);
 		}
 	}
 out:

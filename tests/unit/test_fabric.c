@@ -494,6 +494,84 @@ static void test_baseline(void **state)
 	rd_fab_report_free(&r);
 }
 
+/* Routes over the two switches' tables: a walk, the loads, a hole, a loop. */
+static void test_routes(void **state)
+{
+	struct rd_fab_report r = { 0 };
+	struct rd_fab_route rt;
+	int node, port;
+	char why[200];
+
+	(void)state;
+	build();
+	/* h1 (LID 3) to h4 (LID 6): sw1 port 8, sw2 port 2, h4. */
+	assert_int_equal(rd_fab_route(&fab, 2, 1, 6, &rt), 0);
+	assert_int_equal(rt.end, RD_FAB_ROUTE_OK);
+	assert_int_equal(rt.n, 4);
+	assert_int_equal(rt.hop[1].node, 0);
+	assert_int_equal(rt.hop[1].in_port, 1);
+	assert_int_equal(rt.hop[1].out_port, 8);
+	assert_int_equal(rt.hop[2].node, 1);
+	assert_int_equal(rt.hop[2].out_port, 2);
+	assert_int_equal(rt.hop[3].node, 5);
+	/* To a switch's own LID: it ends there. */
+	assert_int_equal(rd_fab_route(&fab, 2, 1, 2, &rt), 0);
+	assert_int_equal(rt.end, RD_FAB_ROUTE_OK);
+	assert_int_equal(rt.n, 3);
+	/* Names: a host, a description, a LID, a GUID; an unknown one says so. */
+	assert_int_equal(rd_fab_endpoint(&fab, "h3", &node, &port, why, sizeof(why)), 0);
+	assert_int_equal(node, 4);
+	assert_int_equal(rd_fab_endpoint(&fab, "h2 mlx5_0", &node, &port, why, sizeof(why)), 0);
+	assert_int_equal(node, 3);
+	assert_int_equal(rd_fab_endpoint(&fab, "6", &node, &port, why, sizeof(why)), 0);
+	assert_int_equal(node, 5);
+	assert_int_equal(rd_fab_endpoint(&fab, "0x0000000000000101", &node, &port, why, sizeof(why)), 0);
+	assert_int_equal(node, 1);
+	assert_int_equal(port, 0);
+	assert_int_equal(rd_fab_endpoint(&fab, "h9", &node, &port, why, sizeof(why)), -ENOENT);
+	assert_int_equal(rd_fab_endpoint(&fab, "0x1x", &node, &port, why, sizeof(why)), -EINVAL);
+	assert_int_equal(rd_fab_endpoint(&fab, "50000", &node, &port, why, sizeof(why)), -EINVAL);
+	/* Every CA-to-CA route: 12, each HCA link crossed by 6 of them, the inter-switch link by 8. */
+	assert_string_equal(run("route.degraded", &r, NULL), "PASS fabric");
+	assert_string_equal(run("route.loops", &r, NULL), "PASS fabric");
+	assert_string_equal(run("route.holes", &r, NULL), "PASS fabric");
+	{
+		struct rd_fab_rt t;
+
+		assert_int_equal(rd_fab_rt_build(&fab, &t), 0);
+		assert_int_equal(t.n_ep, 4);
+		assert_int_equal(t.pairs, 12);
+		assert_int_equal(t.broken[RD_FAB_ROUTE_OK], 12);
+		assert_int_equal(rd_fab_rt_link_load(&fab, &t, 2, 1), 6);
+		assert_int_equal(rd_fab_rt_link_load(&fab, &t, 0, 8), 8);
+		assert_int_equal(t.n_cycles, 0);
+		rd_fab_rt_free(&t);
+	}
+	/* A hole: sw1 forgets h3 (LID 5). */
+	lft[0][5] = RD_FAB_NO_PORT;
+	assert_int_equal(rd_fab_route(&fab, 2, 1, 5, &rt), 0);
+	assert_int_equal(rt.end, RD_FAB_ROUTE_HOLE);
+	assert_int_equal(rt.hop[rt.n - 1].node, 0);
+	assert_string_equal(run("route.holes", &r, NULL), "FAIL sw1 port 0");
+	/* A loop: sw2 sends h3's LID back to sw1, which sends it to sw2 again. */
+	lft[0][5] = 8;
+	lft[1][5] = 8;
+	assert_int_equal(rd_fab_route(&fab, 2, 1, 5, &rt), 0);
+	assert_int_equal(rt.end, RD_FAB_ROUTE_LOOP);
+	assert_string_equal(run("route.loops", &r, NULL), "FAIL sw1 port 0");
+	/* Into a port that is down: sw1's port 8 loses its link. */
+	lft[1][5] = 1;
+	ports[0][8].state = RD_FAB_DOWN;
+	assert_int_equal(rd_fab_route(&fab, 2, 1, 5, &rt), 0);
+	assert_int_equal(rt.end, RD_FAB_ROUTE_DOWN);
+	/* A table not read: unknown, not a hole. */
+	ports[0][8].state = RD_FAB_ACTIVE;
+	nodes[0].lft = NULL;
+	assert_int_equal(rd_fab_route(&fab, 2, 1, 5, &rt), 0);
+	assert_int_equal(rt.end, RD_FAB_ROUTE_UNKNOWN);
+	rd_fab_report_free(&r);
+}
+
 static void test_selection(void **state)
 {
 	struct rd_strlist only = { 0 }, skip = { 0 };
@@ -530,6 +608,7 @@ int main(void)
 		cmocka_unit_test(test_identity),
 		cmocka_unit_test(test_shared_guid),
 		cmocka_unit_test(test_baseline),
+		cmocka_unit_test(test_routes),
 		cmocka_unit_test(test_selection),
 	};
 

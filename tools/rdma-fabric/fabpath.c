@@ -111,7 +111,7 @@ static char *field(char **s, const char **err)
 int rd_fabpath_read(struct rd_fabpath *ps, const char *path, int timeout_ms, char *why, size_t why_len)
 {
 	struct rd_infile_limits lim = {
-		.max_bytes = 64u << 20, .max_line = 4096, .max_lines = RD_FABPATH_MAX * 2,
+		.max_bytes = 64u << 20, .max_line = 4096, .max_lines = (size_t)RD_FABPATH_MAX * 2,
 		.timeout_ms = timeout_ms,
 	};
 	struct rd_infile f;
