@@ -348,9 +348,10 @@ int main(int argc, char **argv)
 		goto out;
 	/*
 	 * rd_port_netdev maps ports (no netdev lists needed); -v shows the port
-	 * state and firmware, nothing else of the device.
+	 * state and firmware, and the function (SR-IOV, driver, a soft
+	 * device's parent), nothing else of the device.
 	 */
-	cli.scan_flags = RD_SCAN_PORT_STATE | RD_SCAN_DEV_FW;
+	cli.scan_flags = RD_SCAN_PORT_STATE | RD_SCAN_DEV_FW | RD_SCAN_DEV_FN;
 	ret = rd_cli_scan_devices(&cli, &list);
 	if (ret)
 		goto out;

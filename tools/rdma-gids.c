@@ -188,8 +188,11 @@ int main(int argc, char **argv)
 	ret = rd_cli_setup(&cli);
 	if (ret >= 0)
 		goto out;
-	/* Only GIDs are shown: no warning about a port's rate, LID or state. */
-	cli.scan_flags = 0;
+	/*
+	 * Only GIDs are shown: no warning about a port's rate, LID or state;
+	 * the function (a soft device's parent) names a GID's netdev.
+	 */
+	cli.scan_flags = RD_SCAN_DEV_FN;
 	ret = rd_cli_scan_devices(&cli, &list);
 	if (ret)
 		goto out;

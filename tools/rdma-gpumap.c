@@ -524,8 +524,9 @@ int main(int argc, char **argv)
 		goto out;
 	/* Every device: a NIC filter selects rows, never what NCCL may choose from. */
 	rd_strlist_free(&cli.devices);
-	cli.scan_flags = RD_SCAN_PORT_STATE;
-	if (rd_device_scan(&cli.sr, NULL, &list, NULL, &cli.warnings) < 0)
+	/* What a NIC port gives the model: its PCI function, state, link layer and rate. */
+	cli.scan_flags = RD_SCAN_PORT_STATE_LOGICAL | RD_SCAN_PORT_RATE;
+	if (rd_device_scan_flags(&cli.sr, NULL, &list, NULL, &cli.warnings, cli.scan_flags) < 0)
 		list.n = 0;
 	ret = rd_gpu_topo_build(&cli.sr, &list, &conf, op.xml, &topo, &cli.warnings, msg, sizeof(msg));
 	rd_cli_flush_warnings(&cli);

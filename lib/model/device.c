@@ -286,17 +286,17 @@ static void read_port(const struct rd_sysroot *sr, const struct rd_device *dev,
 
 	snprintf(fc.dir, sizeof(fc.dir), IB_CLASS "/%s/ports/%u", dev->name, port->num);
 
-	if ((flags & RD_SCAN_PORT_STATE) &&
+	if ((flags & RD_SCAN_PORT_STATE_LOGICAL) &&
 	    read_enum_field(&fc, "state", &port->state, rd_port_state_name))
 		port->known |= RD_PORT_STATE;
-	if ((flags & RD_SCAN_PORT_STATE) &&
+	if ((flags & RD_SCAN_PORT_STATE_PHYS) &&
 	    read_enum_field(&fc, "phys_state", &port->phys_state, rd_phys_state_name))
 		port->known |= RD_PORT_PHYS_STATE;
 
 	/* The kernel fails rate with EINVAL when the speed is not known yet. */
 	int ret = -EINVAL;
 
-	if (flags & RD_SCAN_PORT_LINK)
+	if (flags & RD_SCAN_PORT_RATE)
 		ret = rd_sys_read_str(sr, port->rate_str, sizeof(port->rate_str), "%s/rate", fc.dir);
 	if (ret == 0) {
 		ret = rd_parse_rate(port->rate_str, &port->rate);
@@ -327,7 +327,7 @@ static void read_port(const struct rd_sysroot *sr, const struct rd_device *dev,
 			field_warn(&fc, "link_layer", what);
 		}
 	}
-	if (!(flags & RD_SCAN_PORT_LINK))
+	if (!(flags & RD_SCAN_PORT_LIDS))
 		return;
 	if (read_num_field(&fc, "lid", &port->lid, true))
 		port->known |= RD_PORT_LID;
@@ -530,6 +530,23 @@ static void find_uverbs(const struct uverbs_map *m, const char *name, char *out,
 	}
 }
 
+/* RD_SCAN_DEV_FN: the function's driver, uverbs node and SR-IOV links. */
+static void read_fn(const struct rd_sysroot *sr, const char *dir, struct rd_device *dev,
+		    const struct uverbs_map *uv)
+{
+	char link[64];
+	uint64_t nvfs;
+
+	if (rd_sys_link_basename(sr, link, sizeof(link), "%s/device/driver", dir) == 0)
+		rd_strlcpy(dev->driver, link, sizeof(dev->driver));
+	find_uverbs(uv, dev->name, dev->uverbs, sizeof(dev->uverbs));
+	if (rd_sys_link_resolved_name(sr, link, sizeof(link), "%s/device/physfn", dir) == 0 &&
+	    rd_is_pci_bdf(link))
+		rd_strlcpy(dev->pf_pci, link, sizeof(dev->pf_pci));
+	if (rd_sys_read_u64(sr, &nvfs, "%s/device/sriov_numvfs", dir) == 0 && nvfs < 65536)
+		dev->num_vfs = (int)nvfs;
+}
+
 static int device_read(const struct rd_sysroot *sr, const char *name, struct rd_device *dev,
 		       struct rd_warnings *w, const struct uverbs_map *uv, unsigned int flags)
 {
@@ -564,8 +581,9 @@ static int device_read(const struct rd_sysroot *sr, const char *name, struct rd_
 		if (read_str_field(&fc, "node_desc", dev->node_desc, sizeof(dev->node_desc), false))
 			dev->known |= RD_DEV_NODE_DESC;
 	}
-	/* Soft devices (rxe, siw) name the netdev they sit on. */
-	if (!read_str_field(&fc, "parent", dev->parent, sizeof(dev->parent), true))
+	/* Soft devices (rxe, siw) name the netdev they sit on (a port's netdev too). */
+	if ((flags & (RD_SCAN_DEV_FN | RD_SCAN_NETDEVS)) &&
+	    !read_str_field(&fc, "parent", dev->parent, sizeof(dev->parent), true))
 		dev->parent[0] = '\0';
 
 	if (rd_sys_link_resolved_name(sr, link, sizeof(link), "%s/device", fc.dir) == 0) {
@@ -576,19 +594,9 @@ static int device_read(const struct rd_sysroot *sr, const char *name, struct rd_
 		if (ret)
 			field_warn(&fc, "device", rd_read_strerror(ret));
 	}
-	if (rd_sys_link_basename(sr, link, sizeof(link), "%s/device/driver", fc.dir) == 0)
-		rd_strlcpy(dev->driver, link, sizeof(dev->driver));
-	find_uverbs(uv, name, dev->uverbs, sizeof(dev->uverbs));
 	dev->num_vfs = -1;
-	if (rd_sys_link_resolved_name(sr, link, sizeof(link), "%s/device/physfn", fc.dir) == 0 &&
-	    rd_is_pci_bdf(link))
-		rd_strlcpy(dev->pf_pci, link, sizeof(dev->pf_pci));
-	{
-		uint64_t nvfs;
-
-		if (rd_sys_read_u64(sr, &nvfs, "%s/device/sriov_numvfs", fc.dir) == 0 && nvfs < 65536)
-			dev->num_vfs = (int)nvfs;
-	}
+	if (flags & RD_SCAN_DEV_FN)
+		read_fn(sr, fc.dir, dev, uv);
 
 	ret = rd_sys_list(sr, &ports, "%s/ports", fc.dir);
 	if (ret) {
@@ -644,7 +652,8 @@ int rd_device_read_flags(const struct rd_sysroot *sr, const char *name, struct r
 	struct uverbs_map uv = { 0 };
 	int ret;
 
-	uverbs_map_read(sr, &uv);
+	if (flags & RD_SCAN_DEV_FN)
+		uverbs_map_read(sr, &uv);
 	ret = device_read(sr, name, dev, w, &uv, flags);
 	uverbs_map_free(&uv);
 	return ret;
@@ -716,7 +725,8 @@ int rd_device_scan_flags(const struct rd_sysroot *sr, const struct rd_strlist *f
 		ret = -ENOMEM;
 		goto out;
 	}
-	uverbs_map_read(sr, &uv);
+	if (flags & RD_SCAN_DEV_FN)
+		uverbs_map_read(sr, &uv);
 	for (size_t i = 0; i < names.n; i++) {
 		if (filter && filter->n && !rd_strlist_has(filter, names.v[i]))
 			continue;

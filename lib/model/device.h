@@ -128,12 +128,22 @@ enum {
 	 * them: a tool warns only about what its output depends on.  Node
 	 * type, link layer and the port list are always read.
 	 */
-	RD_SCAN_PORT_STATE = 1u << 1,	/* state, phys_state */
-	RD_SCAN_PORT_LINK = 1u << 2,	/* rate, lid, sm_lid, sm_sl, lid_mask_count, cap_mask */
+	RD_SCAN_PORT_STATE_LOGICAL = 1u << 1,	/* state */
+	RD_SCAN_PORT_STATE_PHYS = 1u << 5,	/* phys_state */
+	RD_SCAN_PORT_STATE = RD_SCAN_PORT_STATE_LOGICAL | RD_SCAN_PORT_STATE_PHYS,
+	RD_SCAN_PORT_RATE = 1u << 2,	/* rate */
+	RD_SCAN_PORT_LIDS = 1u << 6,	/* lid, sm_lid, sm_sl, lid_mask_count, cap_mask */
+	RD_SCAN_PORT_LINK = RD_SCAN_PORT_RATE | RD_SCAN_PORT_LIDS,
 	RD_SCAN_DEV_IDS = 1u << 3,	/* node_guid, sys_image_guid, hca_type, board_id, node_desc */
 	RD_SCAN_DEV_FW = 1u << 4,	/* fw_ver */
+	/*
+	 * The function around the device: its driver, uverbs node, SR-IOV
+	 * links (physfn, sriov_numvfs) and a soft device's parent netdev.  The
+	 * PCI address (the device link) is always read.
+	 */
+	RD_SCAN_DEV_FN = 1u << 7,
 	RD_SCAN_ALL = RD_SCAN_NETDEVS | RD_SCAN_PORT_STATE | RD_SCAN_PORT_LINK | RD_SCAN_DEV_IDS |
-		      RD_SCAN_DEV_FW,
+		      RD_SCAN_DEV_FW | RD_SCAN_DEV_FN,
 	/*
 	 * All but the ports' netdev lists: for every tool but rdma-devinfo,
 	 * which alone shows them (one gid_attrs/ndevs file per GID slot, 1 024

@@ -199,6 +199,47 @@ static void test_read_flags_netdevs(void **state)
 	scratch_remove();
 }
 
+/*
+ * The finer groups: rdma-gpumap reads a port's state and rate and nothing
+ * else of it (no phys_state, no LIDs), and none of the function around the
+ * device (parent, driver, uverbs, SR-IOV) unless it asks.
+ */
+static void test_read_flags_groups(void **state)
+{
+	struct rd_sysroot sr;
+	struct rd_device d;
+
+	(void)state;
+	scratch_make();
+	put("sys/class/infiniband/rxe0/node_type", "1: CA\n");
+	put("sys/class/infiniband/rxe0/parent", "eth0\n");
+	make_port("rxe0", 1, "4: ACTIVE\n");
+	put("sys/class/infiniband/rxe0/ports/1/phys_state", "5: LinkUp\n");
+	put("sys/class/infiniband/rxe0/ports/1/rate", "100 Gb/sec (4X EDR)\n");
+	put("sys/class/infiniband/rxe0/ports/1/lid", "0x7\n");
+	put("sys/class/infiniband/rxe0/ports/1/link_layer", "Ethernet\n");
+	assert_int_equal(rd_sysroot_init(&sr, scratch), 0);
+
+	assert_int_equal(rd_device_read_flags(&sr, "rxe0", &d, NULL,
+					      RD_SCAN_PORT_STATE_LOGICAL | RD_SCAN_PORT_RATE), 0);
+	assert_int_equal(d.nports, 1);
+	assert_true(d.ports[0].known & RD_PORT_STATE);
+	assert_true(d.ports[0].known & RD_PORT_RATE);
+	assert_true(d.ports[0].known & RD_PORT_LINK_LAYER);
+	assert_false(d.ports[0].known & (RD_PORT_PHYS_STATE | RD_PORT_LID));
+	assert_true(d.ports[0].rate.gbps == 100);
+	assert_string_equal(d.parent, "");
+	rd_device_free(&d);
+
+	assert_int_equal(rd_device_read_flags(&sr, "rxe0", &d, NULL, RD_SCAN_PORT_LINK | RD_SCAN_DEV_FN), 0);
+	assert_false(d.ports[0].known & (RD_PORT_STATE | RD_PORT_PHYS_STATE));
+	assert_true(d.ports[0].known & RD_PORT_LID);
+	assert_int_equal(d.ports[0].lid, 7);
+	assert_string_equal(d.parent, "eth0");
+	rd_device_free(&d);
+	scratch_remove();
+}
+
 static void test_no_class_dir(void **state)
 {
 	struct rd_device_list list;
@@ -221,6 +262,7 @@ int main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_device_read_and_damage),
 		cmocka_unit_test(test_read_flags_netdevs),
+		cmocka_unit_test(test_read_flags_groups),
 		cmocka_unit_test(test_no_class_dir),
 	};
 
