@@ -593,6 +593,39 @@ int rd_sys_link_basename(const struct rd_sysroot *sr, char *buf, size_t len, con
 	return 0;
 }
 
+/*
+ * The resolved name without realpath's readlink of every component of the
+ * path: when a link's text is relative and ends in a name (not "." or "..")
+ * that is not itself a link, that name is where it leads.  -EAGAIN when it
+ * cannot tell (absolute text, "..", a link to a link, no target): the
+ * caller resolves the whole path.
+ */
+static int link_plain_name(const char *path, char *buf, size_t len)
+{
+	char target[RD_PATH_MAX], at[RD_PATH_MAX];
+	const char *slash = strrchr(path, '/'), *base;
+	struct stat st;
+	ssize_t n;
+	int w;
+
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n <= 0 || !slash)
+		return -EAGAIN;
+	target[n] = '\0';
+	while (n > 1 && target[n - 1] == '/')
+		target[--n] = '\0';
+	base = strrchr(target, '/');
+	base = base ? base + 1 : target;
+	if (target[0] == '/' || !*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0 ||
+	    strlen(base) >= len)
+		return -EAGAIN;
+	w = snprintf(at, sizeof(at), "%.*s/%s", (int)(slash - path), path, target);
+	if (w < 0 || (size_t)w >= sizeof(at) || lstat(at, &st) < 0 || S_ISLNK(st.st_mode))
+		return -EAGAIN;
+	rd_strlcpy(buf, base, len);
+	return 0;
+}
+
 int rd_sys_link_resolved_name(const struct rd_sysroot *sr, char *buf, size_t len, const char *fmt, ...)
 {
 	char path[RD_PATH_MAX];
@@ -606,6 +639,8 @@ int rd_sys_link_resolved_name(const struct rd_sysroot *sr, char *buf, size_t len
 	va_end(ap);
 	if (ret)
 		return ret;
+	if (link_plain_name(path, buf, len) == 0)
+		return 0;
 	real = realpath(path, NULL);
 	if (!real)
 		return rd_sys_link_basename(sr, buf, len, "%s", path + sr->rootlen);

@@ -338,6 +338,47 @@ static void test_numbered_sort(void **state)
 	rd_strlist_free(&l);
 }
 
+/*
+ * rd_sys_link_resolved_name: the name a link leads to, read from its text
+ * when the text ends in a plain name that is not a link itself, resolved
+ * otherwise ("..", a link to a link), the text's name when nothing resolves.
+ */
+static void test_link_resolved_name(void **state)
+{
+	struct rd_sysroot sr;
+	char p[512], t[512], buf[32];
+
+	(void)state;
+	scratch_make();
+	mkdirs("sys/devices/pci0000:00/0000:00:02.0/0000:03:00.0/infiniband/mlx5_0");
+	mkdirs("sys/class/infiniband");
+#define LN(target, link)                                              \
+	do {                                                          \
+		snprintf(p, sizeof(p), "%s/%s", scratch, link);       \
+		snprintf(t, sizeof(t), "%s", target);                 \
+		assert_int_equal(symlink(t, p), 0);                   \
+	} while (0)
+	LN("../../devices/pci0000:00/0000:00:02.0/0000:03:00.0/infiniband/mlx5_0",
+	   "sys/class/infiniband/mlx5_0");
+	LN("../../../0000:03:00.0", "sys/devices/pci0000:00/0000:00:02.0/0000:03:00.0/infiniband/mlx5_0/device");
+	LN("../..", "sys/devices/pci0000:00/0000:00:02.0/0000:03:00.0/infiniband/mlx5_0/up");
+	LN("device", "sys/devices/pci0000:00/0000:00:02.0/0000:03:00.0/infiniband/mlx5_0/alias");
+	LN("../../../0000:09:00.0", "sys/devices/pci0000:00/0000:00:02.0/0000:03:00.0/infiniband/mlx5_0/lost");
+#undef LN
+	assert_int_equal(rd_sysroot_init(&sr, scratch), 0);
+	assert_int_equal(rd_sys_link_resolved_name(&sr, buf, sizeof(buf), "/sys/class/infiniband/mlx5_0/device"), 0);
+	assert_string_equal(buf, "0000:03:00.0");
+	assert_int_equal(rd_sys_link_resolved_name(&sr, buf, sizeof(buf), "/sys/class/infiniband/mlx5_0/up"), 0);
+	assert_string_equal(buf, "0000:03:00.0");
+	assert_int_equal(rd_sys_link_resolved_name(&sr, buf, sizeof(buf), "/sys/class/infiniband/mlx5_0/alias"), 0);
+	assert_string_equal(buf, "0000:03:00.0");
+	assert_int_equal(rd_sys_link_resolved_name(&sr, buf, sizeof(buf), "/sys/class/infiniband/mlx5_0/lost"), 0);
+	assert_string_equal(buf, "0000:09:00.0");
+	assert_int_equal(rd_sys_link_resolved_name(&sr, buf, 4, "/sys/class/infiniband/mlx5_0/device"),
+			 -ENAMETOOLONG);
+	scratch_remove();
+}
+
 static void test_sysroot_init(void **state)
 {
 	struct rd_sysroot sr;
@@ -365,6 +406,7 @@ int main(void)
 		cmocka_unit_test(test_rooted_reads),
 		cmocka_unit_test(test_dircache),
 		cmocka_unit_test(test_numbered_sort),
+		cmocka_unit_test(test_link_resolved_name),
 		cmocka_unit_test(test_sysroot_init),
 	};
 
