@@ -377,8 +377,6 @@ void rd_pci_facts(struct rd_pci_tree *t, size_t i, struct rd_warnings *w)
 				    "/sys/kernel/iommu_groups/%s/type", grp))
 			f->iommu_type[0] = '\0';
 	}
-	if (rd_sys_link_basename(t->sr, f->driver, sizeof(f->driver), "%s/driver", f->path))
-		f->driver[0] = '\0';
 }
 
 int rd_pci_bar_size(const struct rd_pci_tree *t, size_t i, unsigned int n, uint64_t *size)

@@ -57,7 +57,6 @@ struct rd_pci_fn {
 	size_t config_len;		/* bytes of config space readable */
 	char iommu_type[16];		/* "identity", "DMA-FQ"...; "" without a group */
 	int iommu_group;		/* -1 without */
-	char driver[32];
 };
 
 struct rd_pci_tree {
