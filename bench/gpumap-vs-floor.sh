@@ -97,10 +97,10 @@ read -r t_med t_min t_rss t_rc < <(stats text)
 read -r j_med j_min j_rss j_rc < <(stats json)
 goal=1.10
 verdict() { awk -v r="$1" -v g="$goal" 'BEGIN { print (r <= g) ? "met" : "NOT met" }'; }
-both() {	# name -> "ratio/ratio_at verdict/verdict"
+both() {	# name -> "ratio|ratio_at|verdict|verdict" (a verdict has a space: "NOT met")
 	local r ra
 	r=$(pair_median "$1" floor) ra=$(pair_median "$1" floor_at)
-	echo "$r $ra $(verdict "$r") $(verdict "$ra")"
+	echo "$r|$ra|$(verdict "$r")|$(verdict "$ra")"
 }
 
 echo
@@ -110,8 +110,8 @@ row() { printf '%-24s %10s %8s %12s %13s  %s\n' "$@"; }
 row command "median ms" "min ms" "peak RSS kB" "paired ratio" "target: <= ${goal}x the floor (path / openat)"
 row "list-floor (reference)" "$f_med" "$f_min" "$f_rss" 1.00 ""
 row "list-floor -a (openat)" "$a_med" "$a_min" "$a_rss" "$(pair_median floor_at floor)" ""
-read -r r ra v va < <(both text)
+IFS='|' read -r r ra v va < <(both text)
 row "rdma-gpumap" "$t_med" "$t_min" "$t_rss" "$r / $ra" "$v / $va"
-read -r r ra v va < <(both json)
+IFS='|' read -r r ra v va < <(both json)
 row "rdma-gpumap -j" "$j_med" "$j_min" "$j_rss" "$r / $ra" "$v / $va"
 [ "$t_rc$j_rc" = 00 ] || echo "NOTE: some timed runs exited with status other than 0/1 (text $t_rc, json $j_rc)"
