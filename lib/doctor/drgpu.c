@@ -90,6 +90,10 @@ void rd_dr_ck_gdr_backend(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr
 		rd_dr_emit(c, RD_DR_FAIL, NULL, "%s", t->backend_why);
 }
 
+#define PEERMEM_FIX                                                                              \
+	"modprobe -r nvidia_peermem; reinstall it after the RDMA stack (MLNX_OFED first, then the NVIDIA " \
+	"driver or its DKMS rebuild); modprobe nvidia_peermem; dmesg | grep -i peer"
+
 void rd_dr_ck_gdr_peermem(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_port *dp)
 {
 	struct rd_gpu_topo *t = need_gpus(c);
@@ -108,15 +112,17 @@ void rd_dr_ck_gdr_peermem(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr
 	} else if (h->nv_mem || h->nv_mem_nc) {
 		rd_dr_emit(c, RD_DR_PASS, NULL, "nvidia_peermem loaded and registered (memory_peers/%s)",
 			   h->nv_mem ? "nv_mem" : "nv_mem_nc");
-	} else if (h->peermem_module) {
-		rd_dr_emit(c, RD_DR_PASS, NULL, "nvidia_peermem loaded (NCCL >= 2.23 finds it by its module; "
-			   "older NCCL looks only in /sys/kernel/mm/memory_peers, where it is not)");
 	} else {
-		rd_dr_emit(c, RD_DR_WARN,
-			   "modprobe -r nvidia_peermem; reinstall it after the RDMA stack (MLNX_OFED first, then "
-			   "the NVIDIA driver or its DKMS rebuild); modprobe nvidia_peermem; dmesg | grep -i peer",
-			   "nvidia_peermem is present but shows neither a version nor a registration in "
-			   "/sys/kernel/mm/memory_peers: it did not load whole");
+		/*
+		 * Loaded but not registered: the module did not find the RDMA
+		 * stack's peer-memory API (built before MLNX_OFED, or against the
+		 * inbox ib_core).  NCCL >= 2.23 takes the module's version file
+		 * as enough and turns GDR on; older NCCL turns it off.
+		 */
+		rd_dr_emit(c, RD_DR_WARN, PEERMEM_FIX, "nvidia_peermem is loaded but not registered in "
+			   "/sys/kernel/mm/memory_peers%s",
+			   h->peermem_module ? " (NCCL >= 2.23 uses GDR on the module alone; older NCCL does not)" :
+			   ", and shows no version: it did not load whole");
 	}
 }
 
