@@ -117,9 +117,71 @@ static enum rd_color status_color(enum rd_dr_status s)
 	}
 }
 
+/* A GPU check's SKIP on a node without a GPU: one line for all in the text table. */
+static bool no_gpu_skip(const struct rd_dr_result *x)
+{
+	return x->status == RD_DR_SKIP && strcmp(x->detail, RD_DR_NO_GPU) == 0;
+}
+
+/* Whether every check of id's family ("gdr" of "gdr.path") is among the no-GPU SKIPs. */
+static bool family_skipped(const struct rd_dr_report *r, const char *id, size_t *members)
+{
+	size_t n, flen = strcspn(id, ".");
+	const struct rd_dr_check *t = rd_dr_checks(&n);
+
+	*members = 0;
+	for (size_t i = 0; i < n; i++) {
+		bool in = false;
+
+		if (strncmp(t[i].id, id, flen) != 0 || t[i].id[flen] != '.')
+			continue;
+		(*members)++;
+		for (size_t k = 0; k < r->n && !in; k++)
+			in = r->v[k].check == &t[i] && no_gpu_skip(&r->v[k]);
+		if (!in)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * "gdr.*, pci.acs, iommu.mode, ...: SKIP, no GPU on this node": the checks in
+ * table order, a family whose every check is here as its name and a star.
+ */
+static void print_no_gpu(struct rd_out *o, const struct rd_dr_report *r, bool after_table)
+{
+	char ids[512] = "";
+	size_t len = 0, members;
+
+	for (size_t i = 0; i < r->n; i++) {
+		const char *id = r->v[i].check->id;
+		size_t flen = strcspn(id, ".");
+		int w;
+
+		if (!no_gpu_skip(&r->v[i]))
+			continue;
+		if (family_skipped(r, id, &members) && members > 1) {
+			bool dup = false;
+
+			for (size_t k = 0; k < i && !dup; k++)
+				dup = no_gpu_skip(&r->v[k]) && strncmp(r->v[k].check->id, id, flen + 1) == 0;
+			if (dup)
+				continue;
+			w = snprintf(ids + len, sizeof(ids) - len, "%s%.*s.*", len ? ", " : "", (int)flen, id);
+		} else {
+			w = snprintf(ids + len, sizeof(ids) - len, "%s%s", len ? ", " : "", id);
+		}
+		if (w < 0 || (size_t)w >= sizeof(ids) - len)
+			break;
+		len += (size_t)w;
+	}
+	if (len)
+		rd_out_line(o, "%s%s: SKIP, " RD_DR_NO_GPU, after_table ? "\n" : "", ids);
+}
+
 static void print_report(struct rd_out *o, const struct rd_dr_report *r, bool verbose)
 {
-	bool json = rd_out_is_json(o), any = false;
+	bool json = rd_out_is_json(o), any = false, no_gpu = false;
 	enum rd_dr_status worst = rd_dr_report_worst(r);
 
 	rd_out_section_begin(o, NULL, NULL);
@@ -134,14 +196,18 @@ static void print_report(struct rd_out *o, const struct rd_dr_report *r, bool ve
 	rd_out_u64(o, RD_JSON, "ports", NULL, r->ports);
 	rd_out_double(o, RD_JSON, "interval", NULL, r->interval, "%g");
 	rd_out_section_end(o);
-	for (size_t i = 0; i < r->n; i++)
-		any = any || verbose || json || r->v[i].status != RD_DR_PASS;
+	for (size_t i = 0; i < r->n; i++) {
+		bool folded = !json && no_gpu_skip(&r->v[i]);
+
+		no_gpu = no_gpu || folded;
+		any = any || (!folded && (verbose || json || r->v[i].status != RD_DR_PASS));
+	}
 	if (any) {
 		rd_out_table_begin(o, "results", result_cols, RD_ARRAY_SIZE(result_cols), true);
 		for (size_t i = 0; i < r->n; i++) {
 			const struct rd_dr_result *x = &r->v[i];
 
-			if (!verbose && !json && x->status == RD_DR_PASS)
+			if (!json && (x->status == RD_DR_PASS ? !verbose : no_gpu_skip(x)))
 				continue;
 			rd_out_row_begin(o);
 			rd_out_str(o, RD_ANY, "check", NULL, x->check->id);
@@ -158,8 +224,10 @@ static void print_report(struct rd_out *o, const struct rd_dr_report *r, bool ve
 		}
 		rd_out_table_end(o);
 	}
+	if (no_gpu)
+		print_no_gpu(o, r, any);
 	rd_out_line(o, "%s%s: %zu check%s on %u device%s, %u port%s: %u pass, %u warn, %u fail, %u skip",
-		    any ? "\n" : "", rd_dr_status_name(worst), r->n, r->n == 1 ? "" : "s", r->devices,
+		    any || no_gpu ? "\n" : "", rd_dr_status_name(worst), r->n, r->n == 1 ? "" : "s", r->devices,
 		    r->devices == 1 ? "" : "s", r->ports, r->ports == 1 ? "" : "s",
 		    r->count[RD_DR_PASS], r->count[RD_DR_WARN], r->count[RD_DR_FAIL],
 		    r->count[RD_DR_SKIP]);

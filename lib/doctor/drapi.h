@@ -26,6 +26,13 @@ enum rd_dr_status {
 const char *rd_dr_status_name(enum rd_dr_status s);	/* "PASS"...: text */
 const char *rd_dr_status_word(enum rd_dr_status s);	/* "pass"...: JSON, as every tool's */
 
+/*
+ * The detail of every GPU check's SKIP on a node without a GPU: the text
+ * table shows them as one line (rdma-doctor's print_report), JSON and NHC
+ * keep every check.
+ */
+#define RD_DR_NO_GPU "no GPU on this node"
+
 /* What one check looks at: the node once, each device, or each port. */
 enum rd_dr_scope {
 	RD_DR_NODE = 0,

@@ -57,7 +57,7 @@ static struct rd_gpu_topo *need_gpus(struct rd_dr_ctx *c)
 	struct rd_gpu_topo *t = topo(c);
 
 	if (!t || !t->ngpus) {
-		rd_dr_emit(c, RD_DR_SKIP, NULL, "no GPU on this node");
+		rd_dr_emit(c, RD_DR_SKIP, NULL, RD_DR_NO_GPU);
 		return NULL;
 	}
 	return t;

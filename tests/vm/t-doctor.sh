@@ -62,7 +62,8 @@ doc "rxe: roce.ecn SKIP (no ecn directory)" 0 "^roce\.ecn +$DEV/1 +SKIP .*no $NE
 doc "rxe: roce.pfc SKIP (no DCB ops, asked over netlink)" 0 "^roce\.pfc +$DEV/1 +SKIP .*no DCB support" --interval 0
 # ---- a real kernel's PCI tree without a GPU: every GPU check SKIPs, never PASSes (issue #43)
 doc "no GPU: the gdr group checks nothing, exit 1" 1 "^nothing was checked" --interval 0 --only gdr,pci.acs,iommu,gpu,pci.gpu_link,topo
-doc "no GPU: gdr.backend SKIP with the reason" 1 "^gdr\.backend +node +SKIP +no GPU on this node" -v --interval 0 --only gdr
+doc "no GPU: the gdr checks' SKIPs are one line with the reason" 1 "^gdr\.\*: SKIP, no GPU on this node\$" -v --interval 0 --only gdr
+doc "no GPU: -j keeps gdr.backend's SKIP with the reason" 1 '"check": "gdr\.backend"' -j --interval 0 --only gdr
 vm_check_exit "no GPU: rdma-gpumap says so, exit 1" 1 "no GPU found" "$RD_ROOT/build/rdma-gpumap" --no-env
 no_line "healthy: no FAIL line" " FAIL " --interval 0
 _vm_capture "$D" -j --interval 0
