@@ -51,9 +51,7 @@ static void usage(const char *prog)
 	       "  -j, --json            JSON output\n"
 	       RD_TABLE_USAGE("gpu,nic,path")
 	       "      --sysroot DIR     read DIR/sys and DIR/proc instead of the live system\n"
-	       "      --color[=WHEN]    colour: auto (default), always, never\n"
-	       "  -h, --help            this help\n"
-	       "  -V, --version         version\n"
+	       RD_COMMON_USAGE_END
 	       "\n"
 	       "Exit status: 0 ok, 1 failure (no GPU, an expectation missed), 2 usage error.\n",
 	       prog);
