@@ -804,7 +804,8 @@ int main(int argc, char **argv)
 		}
 		so.ca_port = (int)cli.port;
 		so.counters = errs || metrics || so.reset ||
-			      (!links && !sms && !routes && rd_fab_group_selected(&co, "port"));
+			      (!links && !sms && !routes && (rd_fab_group_selected(&co, "port") ||
+							     rd_fab_group_selected(&co, "route.degraded")));
 		so.data = metrics;	/* the checks judge error counters only */
 		/* The metrics carry the subnet managers too (rdma_fabric_sm_*). */
 		so.sms = sms || metrics || (!links && !errs && !routes && rd_fab_group_selected(&co, "sm"));

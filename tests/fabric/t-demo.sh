@@ -46,6 +46,16 @@ fab_check_grep "--sm: the master" ' master ' cat "$D/demo.out"
 demo rdma-fabric --errors
 fab_check_grep "--errors: the symbol errors" '^leaf01 +2 +SymbolErrorCounter +250' cat "$D/demo.out"
 
+note "routes: from h002 to h005 as ibtracert follows them, each link judged on the way"
+demo rdma-fabric --path h002 h005
+fab_check_eq "--path h002 h005: exit 1 (h005's 1X link on the route)" 1 "$demo_rc"
+fab_check_grep "--path: the last hop FAILs, naming link.degraded" '^FAIL: h002 -> h005: 4 links; hop 4 \(h005 mlx5_0\): link\.degraded: 1X QDR' cat "$D/demo.out"
+note "every CA-to-CA route at once: holes, loops and credit loops, balance, and what the bad links carry"
+demo rdma-fabric --only route
+fab_check_eq "--only route: exit 0 (WARNs only)" 0 "$demo_rc"
+fab_check_grep "route.degraded: h005's link and the routes that cross it" '^route\.degraded +leaf02 port 1 <-> h005 mlx5_0 port 1 +WARN +16 of the 72 CA-to-CA routes cross it' cat "$D/demo.out"
+fab_check_grep "route.degraded: the erroring link too (its counters read for it)" '^route\.degraded +leaf01 port 2 <-> h002 mlx5_0 port 1 +WARN +16 of the 72 CA-to-CA routes cross it \(port\.errors: SymbolErrorCounter=250\)' cat "$D/demo.out"
+
 note "save today's fabric, pull h007's cable, and compare"
 demo rdma-fabric --save fabric.cache --only id
 fab_check_eq "--save: exit 0" 0 "$demo_rc"
