@@ -14,28 +14,10 @@ set -u
 
 D=$FABRIC_DIR
 B=$FABRIC_BUILD
-R="python3 $(dirname "$0")/routes.py"
+routes_py() { python3 "$(dirname "$0")/routes.py" "$@"; }
+# shellcheck source=tests/fabric/routes-lib.sh
+. "$(dirname "$0")/routes-lib.sh"
 
-rf() {
-	local out=$1
-	shift
-	sim_run "$B/rdma-fabric" "$@" > "$out" 2> "$out.err"
-	rf_rc=$?
-}
-ca_lids() {
-	sim_run ibnetdiscover | awk '/^Ca/ { ca = 1; next } /^(Switch|Ca)/ || /^$/ { ca = 0 }
-		ca && match($0, /# lid [0-9]+/) { print substr($0, RSTART + 6, RLENGTH - 6) }' | sort -n
-}
-sw_lid() { sim_run ibswitches | awk -v n="\"$1\"" '$0 ~ n { for (i = 1; i <= NF; i++) if ($i == "lid") print $(i + 1) }'; }
-tracert_all() {
-	local dir=$1 n=0 s t
-	rm -rf "$dir"
-	mkdir -p "$dir"
-	while read -r s t; do
-		n=$((n + 1))
-		sim_run ibtracert "$s" "$t" > "$dir/$(printf '%05d' $n)" 2>&1
-	done < "$2"
-}
 # 200 random ordered pairs of distinct LIDs of $1, from seed $2.
 sample_pairs() {
 	python3 -c 'import random, sys
@@ -68,7 +50,7 @@ t2=$EPOCHREALTIME
 fab_log "rdma-fabric --path-file: 200 routes in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s" \
 	"(sweep and tables included); ibtracert x 200: $(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.2f", b - a }') s"
 fab_check_eq "--path equals ibtracert hop for hop on all 200 pairs" \
-	"$($R canon-tracert "$D"/tr1/*)" "$($R canon-json "$D/paths1.json")"
+	"$(routes_py canon-tracert "$D"/tr1/*)" "$(routes_py canon-json "$D/paths1.json")"
 fab_check_eq "routes of 2 links (one leaf) or 4 (across a spine), none other" "" \
 	"$(jq -r '.paths[] | select(.links != 2 and .links != 4) | .links' "$D/paths1.json")"
 
@@ -90,7 +72,11 @@ if [ -z "$via" ]; then
 fi
 fab_check_eq "a CA pair whose route leaves leaf01 by port 19 (to spine01)" 1 "$(echo "$via" | grep -c '^[0-9]* [0-9]*$')"
 fab_check "Unlink \"leaf01\"[19]" sim_console 'Unlink "leaf01"[19]'
-rerouted() { sim_run ibtracert $via 2>/dev/null | grep -q '^\[' && ! sim_run ibtracert $via 2>/dev/null | grep -q '^\[19\] -> switch port'; }
+read -r via_src via_dst <<< "$via"
+rerouted() {
+	sim_run ibtracert "$via_src" "$via_dst" > "$D/via.tr" 2> /dev/null &&
+		grep -q '^\[' "$D/via.tr" && ! grep -q '^\[19\] -> switch port' "$D/via.tr"
+}
 fab_check_wait "OpenSM re-routed: ibtracert $via no longer leaves leaf01 by port 19" 60 rerouted
 sample_pairs "$D/lids" 45 > "$D/pairs2"
 echo "$via" >> "$D/pairs2"
@@ -99,7 +85,7 @@ fab_check_eq "after the reroute: no route FAILs but over h100's 1X link" "" \
 	"$(jq -r '.paths[] | select(.verdict != "pass") | select([.hops[] | select(.status != "pass") | .detail | startswith("link.degraded: 1X QDR")] | all | not) | "\(.from.name) \(.to.name)"' "$D/paths2.json")"
 tracert_all "$D/tr2" "$D/pairs2"
 fab_check_eq "after the reroute: --path equals ibtracert on 201 pairs (200 new, and the one that crossed it)" \
-	"$($R canon-tracert "$D"/tr2/*)" "$($R canon-json "$D/paths2.json")"
+	"$(routes_py canon-tracert "$D"/tr2/*)" "$(routes_py canon-json "$D/paths2.json")"
 fab_check_eq "no route leaves leaf01 by port 19 now" "" \
 	"$(jq -r '.paths[].hops as $h | range(0; ($h | length) - 1) as $i | select($h[$i].node == "leaf01" and $h[$i + 1].out_port == 19) | "x"' "$D/paths2.json")"
 
@@ -110,7 +96,7 @@ for l in $(sim_run ibswitches | awk '{ for (i = 1; i <= NF; i++) if ($i == "lid"
 done > "$D/lfts.dump"
 fab_check_eq "ibroute of the 54 switches" 54 "$(grep -c '^Unicast lids' "$D/lfts.dump")"
 fab_check "routes.py lft-skew: leaf02 sends up only by ports 21 and 22" \
-	$R lft-skew "$D/lfts.dump" "$D/skew.dump" leaf02 19 36 21 22
+	routes_py lft-skew "$D/lfts.dump" "$D/skew.dump" leaf02 19 36 21 22
 fab_check "sim_sm_stop" sim_sm_stop
 fab_check "sim_sm_start -R file -U skew.dump" sim_sm_start -R file -U "$D/skew.dump"
 skewed() { [ "$(sim_run ibroute "$leaf02" | awk '$2 ~ /^0[0-9][0-9]$/ && $2 + 0 > 18 && $2 + 0 != 21 && $2 + 0 != 22' | grep -c .)" = 0 ]; }
@@ -123,6 +109,4 @@ fab_check_eq "... the detail lists its 18 up-ports, 16 of them at 0" 16 \
 fab_check "sim_stop" sim_stop
 
 ### Every JSON document of this scenario holds to rdma-fabric's schema.
-for j in "$D"/*.json; do printf 't-routes\trdma-fabric\t%s\n' "$j"; done > "$D/schema.list"
-fab_check "every rdma-fabric -j document here is valid against schemas/rdma-fabric.schema.json" \
-	python3 "$(dirname "$0")/../cli/schema-check.py" "$(dirname "$0")/../../schemas" "$D/schema.list"
+schema_all "$(basename "$0" .sh)"

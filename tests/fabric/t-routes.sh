@@ -16,34 +16,10 @@ set -u
 
 D=$FABRIC_DIR
 B=$FABRIC_BUILD
-R="python3 $(dirname "$0")/routes.py"
+routes_py() { python3 "$(dirname "$0")/routes.py" "$@"; }
+# shellcheck source=tests/fabric/routes-lib.sh
+. "$(dirname "$0")/routes-lib.sh"
 
-# rf OUT ARGS...: rdma-fabric ARGS under the fabric, stdout in OUT, stderr in OUT.err, status in rf_rc.
-rf() {
-	local out=$1
-	shift
-	sim_run "$B/rdma-fabric" "$@" > "$out" 2> "$out.err"
-	rf_rc=$?
-}
-# The CA ports' LIDs, from ibnetdiscover (its "# lid N" on each CA port line).
-ca_lids() {
-	sim_run ibnetdiscover | awk '/^Ca/ { ca = 1; next } /^(Switch|Ca)/ || /^$/ { ca = 0 }
-		ca && match($0, /# lid [0-9]+/) { print substr($0, RSTART + 6, RLENGTH - 6) }' | sort -n
-}
-# tracert_all DIR PAIRS: ibtracert for each "SRC DST" line of PAIRS into DIR/N.
-tracert_all() {
-	local dir=$1 n=0 s t
-	mkdir -p "$dir"
-	while read -r s t; do
-		n=$((n + 1))
-		sim_run ibtracert "$s" "$t" > "$dir/$(printf '%05d' $n)" 2>&1
-	done < "$2"
-}
-# ca_lid DESC: the LID of the CA port whose node description is DESC (ibnetdiscover).
-ca_lid() {
-	sim_run ibnetdiscover | awk -v want="$1" '/^Ca/ { ca = index($0, "# \"" want "\"") > 0; next }
-		/^$/ { ca = 0 } ca && match($0, /# lid [0-9]+/) { print substr($0, RSTART + 6, RLENGTH - 6); exit }'
-}
 # Every ordered pair of the lines of $1 (a LID a line).
 all_pairs() { awk 'NR == FNR { l[++n] = $1; next } END { for (i = 1; i <= n; i++) for (j = 1; j <= n; j++) if (i != j) print l[i], l[j] }' "$1" /dev/null; }
 # one check's results: "status|object" lines
@@ -58,14 +34,14 @@ ca_lids > "$D/lids"
 fab_check_eq "ibnetdiscover: 9 CA LIDs" 9 "$(grep -c . "$D/lids")"
 all_pairs "$D/lids" > "$D/pairs"
 # And a CA to a switch's LID (leaf02's), as ibtracert takes it.
-leaf02_lid=$(sim_run ibswitches | awk '/"leaf02"/ { for (i = 1; i <= NF; i++) if ($i == "lid") print $(i + 1) }')
+leaf02_lid=$(sw_lid leaf02)
 echo "$(head -1 "$D/lids") $leaf02_lid" >> "$D/pairs"
 fab_check_eq "73 pairs: 72 CA to CA, one CA to leaf02" 73 "$(grep -c . "$D/pairs")"
 rf "$D/paths.json" --path-file "$D/pairs" -j
 fab_check_eq "--path-file (73 pairs) -j: exit 0, verdict pass" "0|pass" "$rf_rc|$(jq -r .verdict "$D/paths.json")"
 tracert_all "$D/tr" "$D/pairs"
 fab_check_eq "--path equals ibtracert hop for hop on all 73 pairs (From, every hop, To)" \
-	"$($R canon-tracert "$D"/tr/*)" "$($R canon-json "$D/paths.json")"
+	"$(routes_py canon-tracert "$D"/tr/*)" "$(routes_py canon-json "$D/paths.json")"
 fab_check_eq "every hop of the healthy routes: Active, 4X QDR, 0 errors, pass" "" \
 	"$(jq -r '.paths[].hops[] | select(.state != "Active" or .width != "4X" or .speed != "QDR" or .errors != 0 or .status != "pass") | .node' "$D/paths.json")"
 rf "$D/path.txt" --path "h002 mlx5_0" h005
@@ -94,7 +70,7 @@ rf "$D/links-now.json" --links -j
 rf "$D/lfts.dump" --routes
 fab_check_eq "--routes: exit 0, the 3 switches' tables" "0|3" "$rf_rc|$(grep -c '^Unicast lids' "$D/lfts.dump")"
 for sw in leaf01 leaf02 spine01; do
-	sim_run ibroute "$(sim_run ibswitches | awk -v n="\"$sw\"" '$0 ~ n { for (i = 1; i <= NF; i++) if ($i == "lid") print $(i + 1) }')"
+	sim_run ibroute "$(sw_lid "$sw")"
 done > "$D/ibroute.txt"
 fab_check_eq "--routes equals ibroute of each switch (leaf01, leaf02, spine01), line for line" \
 	"$(cat "$D/ibroute.txt")" "$(cat "$D/lfts.dump")"
@@ -104,12 +80,12 @@ fab_check_eq "--routes -j: the ports of --links -j, and 3 tables whose entries a
 	"$(jq -c .ports "$D/routes.json")|$(jq '[.lfts[].lft[] | select(. != 255)] | length' "$D/routes.json")"
 # leaf02 sends h002's LID up to spine01 (port 5), spine01 sends it back to leaf02 (port 4).
 fab_check "routes.py lft-loop: leaf02 -> spine01 -> leaf02 for h002's LID" \
-	$R lft-loop "$D/lfts.dump" "$D/loop.dump" "$h002" leaf02 5 spine01 4
+	routes_py lft-loop "$D/lfts.dump" "$D/loop.dump" "$h002" leaf02 5 spine01 4
 fab_check_eq "the dump changed in two entries (leaf02's and spine01's for h002)" 4 \
 	"$(diff "$D/lfts.dump" "$D/loop.dump" | grep -c '^[<>]')"
 fab_check "sim_sm_stop" sim_sm_stop
 fab_check "sim_sm_start -R file -U loop.dump" sim_sm_start -R file -U "$D/loop.dump"
-spine01_lid=$(sim_run ibswitches | awk '/"spine01"/ { for (i = 1; i <= NF; i++) if ($i == "lid") print $(i + 1) }')
+spine01_lid=$(sw_lid spine01)
 loop_set() { sim_run ibroute "$spine01_lid" | grep -q "^$(printf '0x%04x' "$h002") 004 "; }
 fab_check_wait "OpenSM set spine01's entry for h002 from the file (ibroute)" 30 loop_set
 rf "$D/loop.json" --only route.loops -j
@@ -152,12 +128,12 @@ ring_check() {	# ENGINE ARGS...: route.loops against the oracle's dependency gra
 	ca_lids > "$D/ring-$name.lids"
 	all_pairs "$D/ring-$name.lids" > "$D/ring-$name.pairs"
 	tracert_all "$D/ring-$name.tr" "$D/ring-$name.pairs"
-	$R cdg "$D/ring-$name.tr"/* > "$D/ring-$name.cdg"
+	routes_py cdg "$D/ring-$name.tr"/* > "$D/ring-$name.cdg"
 	rf "$D/ring-$name.json" --only route.loops -j
 	loops_rc=$rf_rc
 	rf "$D/ring-$name.paths.json" --path-file "$D/ring-$name.pairs" -j
 	fab_check_eq "ring ($name): --path equals ibtracert on all 30 pairs" \
-		"$($R canon-tracert "$D/ring-$name.tr"/*)" "$($R canon-json "$D/ring-$name.paths.json")"
+		"$(routes_py canon-tracert "$D/ring-$name.tr"/*)" "$(routes_py canon-json "$D/ring-$name.paths.json")"
 	sim_stop
 }
 ring_check minhop -R minhop
@@ -178,6 +154,4 @@ fab_check_eq "ring (updn): the oracle's dependency graph has no cycle" "cycles 0
 fab_check_eq "ring (updn): route.loops PASS, exit 0" "0|pass|fabric" "$loops_rc|$(results_of "$D/ring-updn.json" route.loops)"
 
 ### Every JSON document of this scenario holds to rdma-fabric's schema.
-for j in "$D"/*.json; do printf 't-routes\trdma-fabric\t%s\n' "$j"; done > "$D/schema.list"
-fab_check "every rdma-fabric -j document here is valid against schemas/rdma-fabric.schema.json" \
-	python3 "$(dirname "$0")/../cli/schema-check.py" "$(dirname "$0")/../../schemas" "$D/schema.list"
+schema_all "$(basename "$0" .sh)"

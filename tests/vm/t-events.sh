@@ -70,7 +70,7 @@ start=$(date +%s.%N)
 vm_check "--timeout 2 exits 0" timeout -k 5 60 "$E" --timeout 2
 vm_log "--timeout 2 took $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }') s"
 vm_check_output "-p 2 on a one-port device fails" "no port 2" sh -c "! '$E' -d $DEV -p 2 --timeout 1 2>&1"
-vm_check_output "--sysroot without -s is a usage error" "needs -s" sh -c "'$E' --sysroot / --timeout 1 2>&1; [ \$? = 2 ]"
+vm_check_output "--sysroot without --state is a usage error" "needs --state" sh -c "'$E' --sysroot / --timeout 1 2>&1; [ \$? = 2 ]"
 
 # ---- two watchers for the rest: JSON (UTC, with -s) and text (local time)
 "$E" -j --utc --state >"$J" 2>"$D/json.err" </dev/null &

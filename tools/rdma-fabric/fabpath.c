@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "base/base.h"
+#include "cli/cli.h"
 #include "fabpath.h"
 #include "model/model.h"
 
@@ -485,4 +486,41 @@ enum rd_fab_status rd_fabpath_print(struct rd_out *o, const struct rd_fab *fab, 
 	rd_out_str(o, RD_JSON, "verdict", NULL, status_word(worst, true));
 	rd_out_section_end(o);
 	return worst;
+}
+
+int rd_fabpath_run(struct rd_cli *cli, struct rd_out *o, const struct rd_fab *fab, struct rd_fabpath *paths,
+		   const char *load)
+{
+	char why[512];
+
+	if (!fab->have_routes) {
+		rd_cli_error(cli, "--path: %s has no forwarding tables (ibnetdiscover --cache keeps none: "
+			     "save the fabric with rdma-fabric --save)", load ? load : "the sweep");
+		return RD_EXIT_FAIL;
+	}
+	if (rd_fabpath_resolve(fab, paths, why, sizeof(why))) {
+		rd_cli_error(cli, "%s", why);
+		return RD_EXIT_FAIL;
+	}
+	{
+		/* Each hop judged as the link and port checks judge its link. */
+		struct rd_strlist only = { 0 }, skip = { 0 };
+		struct rd_fab_check_opts co = { .only = &only, .skip = &skip };
+		struct rd_fab_report rep = { 0 };
+		enum rd_fab_status worst;
+
+		if (rd_strlist_add(&only, "link") || rd_strlist_add(&only, "port") ||
+		    rd_strlist_add(&skip, "link.baseline")) {
+			rd_strlist_free(&only);
+			rd_strlist_free(&skip);
+			rd_cli_error(cli, "out of memory");
+			return RD_EXIT_FAIL;
+		}
+		rd_fab_run_checks(fab, &co, &rep);
+		worst = rd_fabpath_print(o, fab, paths, &rep);
+		rd_fab_report_free(&rep);
+		rd_strlist_free(&only);
+		rd_strlist_free(&skip);
+		return worst == RD_FAB_FAIL ? RD_EXIT_FAIL : RD_EXIT_OK;
+	}
 }

@@ -47,6 +47,15 @@ void rd_fabpath_pick(struct rd_fab *fab, void *arg);
  */
 enum rd_fab_status rd_fabpath_print(struct rd_out *o, const struct rd_fab *fab, const struct rd_fabpath *ps,
 				    const struct rd_fab_report *links);
+/*
+ * --path as the tool runs it: the tables must be there, every end found
+ * (else a one-line error), then every route printed with each link judged by
+ * the link and port checks.  Returns the exit status: 1 when a route is
+ * broken or a link on it FAILs.
+ */
+struct rd_cli;
+int rd_fabpath_run(struct rd_cli *cli, struct rd_out *o, const struct rd_fab *fab, struct rd_fabpath *paths,
+		   const char *load);
 /* The hop table's columns, for -o. */
 #define RD_FABPATH_NCOLS 12
 extern const struct rd_col rd_fabpath_cols[RD_FABPATH_NCOLS];
