@@ -20,6 +20,7 @@
 #include "cli/cli.h"
 #include "rdma-fleet/fleet.h"
 #include "rdma-fleet/fleetmesh.h"
+#include "rdma-fleet/fleetsuspect.h"
 #include "base/base.h"
 #include "output/output.h"
 
@@ -29,6 +30,7 @@ enum {
 	OPT_TIMEOUT,
 	OPT_SVG,
 	OPT_OUTLIERS,
+	OPT_FABRIC,
 };
 
 static void usage(const char *prog)
@@ -54,6 +56,9 @@ static void usage(const char *prog)
 	       "      --svg FILE        draw the mesh's pair matrix (rdma-selftest --mesh -j\n"
 	       "                        input) as an SVG picture: bandwidth per pair, failures\n"
 	       "                        in red, hosts labelled\n"
+	       "      --fabric FILE     place the mesh's pairs on the fabric's routes (rdma-fabric\n"
+	       "                        --routes -j) and name the links that explain the\n"
+	       "                        failed and slow pairs\n"
 	       "  -j, --json            JSON output\n"
 	       RD_TABLE_USAGE("fact,majority,outliers")
 	       "      --color[=WHEN]    colour: auto (default), always, never\n"
@@ -230,6 +235,7 @@ static const struct rd_out_colset tables[] = {
 	{ problem_cols, RD_ARRAY_SIZE(problem_cols) },
 	{ problem_group_cols, RD_ARRAY_SIZE(problem_group_cols) },
 	{ rd_fleet_slow_cols, RD_FLEET_SLOW_NCOLS },
+	{ rd_fleet_suspect_cols, RD_FLEET_SUSPECT_NCOLS },
 };
 
 /* The problems that read the same: one row of the text table. */
@@ -380,7 +386,8 @@ static unsigned int text_width(void)
 }
 
 static int print_summary(struct rd_out *o, const struct rd_fleet *f, bool only_outliers,
-			 const struct rd_strlist *broken, size_t *nbad_facts, size_t *nproblems)
+			 const struct rd_strlist *broken, const struct rd_fleet_tomo *tomo,
+			 size_t *nbad_facts, size_t *nproblems)
 {
 	const struct rd_strlist *hosts = rd_fleet_hosts(f);
 	const struct rd_fleet_problem *pv;
@@ -460,6 +467,9 @@ static int print_summary(struct rd_out *o, const struct rd_fleet *f, bool only_o
 	rd_out_table_end(o);
 
 	if (rd_fleet_print_mesh(o, f, text_width()))
+		return -ENOMEM;
+	if (tomo && tomo->fab &&
+	    rd_fleet_print_suspects(o, tomo->path, tomo->fab, &tomo->res, rd_fleet_pairs(f, &npairs)))
 		return -ENOMEM;
 	if (np)
 		rd_out_line(o, "%s", "");
@@ -555,6 +565,7 @@ int main(int argc, char **argv)
 		{ "outliers", no_argument, NULL, OPT_OUTLIERS },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "svg", required_argument, NULL, OPT_SVG },
+		{ "fabric", required_argument, NULL, OPT_FABRIC },
 		{ "json", no_argument, NULL, 'j' },
 		{ "color", optional_argument, NULL, RD_OPT_COLOR },
 		{ "colour", optional_argument, NULL, RD_OPT_COLOR },
@@ -570,6 +581,7 @@ int main(int argc, char **argv)
 	struct rd_out *o = NULL;
 	bool prefix = false, have_expect = false, only_outliers = false;
 	const char *prefix_name = NULL, *svg = NULL;
+	struct rd_fleet_tomo tomo = { 0 };
 	size_t nbad = 0, nprob = 0;
 	struct rd_cli cli;
 	int opt, ret = RD_EXIT_FAIL, rc;
@@ -609,6 +621,9 @@ int main(int argc, char **argv)
 		case OPT_SVG:
 			svg = optarg;
 			break;
+		case OPT_FABRIC:
+			tomo.path = optarg;
+			break;
 		case OPT_TIMEOUT:
 			ret = rd_cli_file_timeout(&cli, optarg, &lim.timeout_ms);
 			if (ret)
@@ -630,9 +645,9 @@ int main(int argc, char **argv)
 	if (ret)
 		goto out;
 	if (prefix) {
-		if (optind < argc || have_expect || cli.json || only_outliers || svg) {
+		if (optind < argc || have_expect || cli.json || only_outliers || svg || tomo.path) {
 			ret = rd_cli_usage_error(&cli, "--prefix copies stdin to stdout; no files, -w, -o, "
-						 "-j or --svg");
+						 "-j, --svg or --fabric");
 			goto out;
 		}
 		if (prefix_name && !prefix_name_ok(prefix_name)) {
@@ -656,6 +671,8 @@ int main(int argc, char **argv)
 			goto out;
 	}
 	if (optind == argc && (ret = rd_cli_input_file(&cli, NULL, "-")))
+		goto out;
+	if (tomo.path && (ret = rd_cli_input_file(&cli, "--fabric", tomo.path)))
 		goto out;
 	if (svg && (ret = rd_cli_output_file(&cli, "--svg", svg)))
 		goto out;
@@ -686,6 +703,19 @@ int main(int argc, char **argv)
 	if (ret >= 0)
 		goto out;
 	ret = RD_EXIT_FAIL;
+	if (tomo.path) {
+		char why[300];
+
+		rc = rd_fleet_fabric_load(tomo.path, &lim, &tomo.fab, why, sizeof(why));
+		if (rc == -ENOMEM) {
+			rd_cli_error(&cli, "out of memory");
+			goto out;
+		}
+		if (rc) {
+			ret = rd_cli_usage_error(&cli, "--fabric %s: %s", tomo.path, why);
+			goto out;
+		}
+	}
 	if (have_expect && expect.n == 0) {
 		ret = rd_cli_usage_error(&cli, "the host list is empty");
 		goto out;
@@ -716,17 +746,30 @@ int main(int argc, char **argv)
 				   "rdma-gids --best -j on the hosts)");
 		goto out;
 	}
+	if (tomo.fab) {
+		rc = rd_fleet_tomo_run(f, &tomo);
+		if (rc == -ENOENT) {
+			rd_cli_error(&cli, "--fabric %s: the input holds no mesh pairs to place on it "
+					   "(rdma-selftest --mesh -j output)", tomo.path);
+			goto out;
+		}
+		if (rc) {
+			rd_cli_error(&cli, "out of memory");
+			goto out;
+		}
+	}
 	if (svg && write_svg(&cli, f, svg))
 		goto out;
 	o = rd_out_new(stdout, cli.json, cli.color);
 	if (o)
 		rd_out_set_table_opts(o, &cli.table);
-	if (!o || print_summary(o, f, only_outliers, &broken, &nbad, &nprob)) {
+	if (!o || print_summary(o, f, only_outliers, &broken, &tomo, &nbad, &nprob)) {
 		rd_cli_error(&cli, "out of memory");
 		goto out;
 	}
 	ret = nbad || nprob || broken.n || !rd_fleet_documents(f) ? RD_EXIT_FAIL : RD_EXIT_OK;
 out:
+	rd_fleet_tomo_free(&tomo);
 	rd_strlist_free(&broken);
 	rd_fleet_free(f);
 	rd_strlist_free(&expect);
