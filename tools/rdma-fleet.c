@@ -56,9 +56,9 @@ static void usage(const char *prog)
 	       "      --svg FILE        draw the mesh's pair matrix (rdma-selftest --mesh -j\n"
 	       "                        input) as an SVG picture: bandwidth per pair, failures\n"
 	       "                        in red, hosts labelled\n"
-	       "      --fabric FILE     place the mesh's pairs on the fabric's routes (rdma-fabric\n"
-	       "                        --routes -j) and name the links that explain the\n"
-	       "                        failed and slow pairs\n"
+	       "      --fabric FILE     place the mesh's pairs on the fabric's routes\n"
+	       "                        (rdma-fabric --routes -j output) and name the links\n"
+	       "                        that explain the failed and slow pairs\n"
 	       "  -j, --json            JSON output\n"
 	       RD_TABLE_USAGE("fact,majority,outliers")
 	       "      --color[=WHEN]    colour: auto (default), always, never\n"

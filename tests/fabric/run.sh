@@ -176,6 +176,8 @@ if [ -n "$asan_lib" ]; then
 	printf '#!/bin/sh\nLD_PRELOAD=%s:%s exec %s "$@"\n' "$asan_lib" "$umad2sim" \
 		"$build_abs/rdma-fabric" > "$san_bin/rdma-fabric"
 	chmod +x "$san_bin/rdma-fabric"
+	# the other tools a scenario runs need no preload: the build itself
+	for t in rdma-fleet; do ln -s "$build_abs/$t" "$san_bin/$t"; done
 	echo "# sanitizer build: rdma-fabric runs with LD_PRELOAD=$asan_lib:$umad2sim"
 	# The wrapper must really start ASan (verbosity=1: its start-up lines).
 	if ASAN_OPTIONS=verbosity=1 "$san_bin/rdma-fabric" --version 2>&1 | grep -q 'AddressSanitizer'; then

@@ -68,5 +68,32 @@ note "the counters for Prometheus, under infiniband-exporter's names (the first 
 demo sh -c 'rdma-fabric --format openmetrics | head -4'
 fab_check_grep "--format openmetrics" '^infiniband_symbolerrorcounter_total\{component="switch",local_name="leaf01",.*local_port="2",.*\} 250$' cat "$D/demo.out"
 
+note "which cable explains a mesh's failures: today's routes saved, then leaf01's cable on port 6 pulled while OpenSM is down"
+demo sh -c 'rdma-fabric --routes -j > fabric.json'
+fab_check_eq "--routes -j > fabric.json: exit 0" 0 "$demo_rc"
+sim_sm_stop
+sim_console 'Unlink "leaf01"[6]' > /dev/null
+# The mesh's results: the simulator forwards no traffic, so a pair fails
+# when ibtracert, run on its source host (SIM_HOST), cannot follow the
+# switches' tables to the other end, either way, as they now forward (what
+# rdma-selftest --mesh would find).
+jq -r '.ports[] | select(.type == "CA") | "\(.node | split(" ")[0]) \(.lid)"' "$SIM_DIR/fabric.json" > "$D/ca.lids"
+reaches() { SIM_HOST=$1 sim_run ibtracert "$2" "$3" 2> /dev/null | grep -q '^To ca '; }
+while read -r s sl; do
+	while read -r t tl; do
+		[ "$s" != "$t" ] || continue
+		if reaches "$s" "$sl" "$tl" && reaches "$t" "$tl" "$sl"; then r='"result":"pass","latency_us":2.1,"gbps":96.5'
+		else r='"result":"fail","failed_stage":"rts","diagnosis":"the peer never answered (retry exceeded)"'; fi
+		printf '{"mode":"mesh","src":"%s","dst":"%s","round":1,"dev":"mlx5_0","port":1,%s}\n' "$s" "$t" "$r"
+	done < "$D/ca.lids"
+done < "$D/ca.lids" > "$SIM_DIR/mesh.jsonl"
+fab_check_eq "the mesh: 72 pairs, some failed" "72 1" \
+	"$(grep -c . "$SIM_DIR/mesh.jsonl") $(grep -q '"fail"' "$SIM_DIR/mesh.jsonl" && echo 1)"
+note "the mesh's results (rdma-selftest --mesh -j on each host, gathered) placed on those routes"
+demo rdma-fleet --fabric fabric.json mesh.jsonl
+fab_check_eq "rdma-fleet --fabric: exit 1 (failed pairs)" 1 "$demo_rc"
+fab_check_grep "the pulled cable is suspect 1, every pair through it failed, none elsewhere" \
+	'^suspect 1: leaf01 port 6 <-> spine01 port 2: ([0-9]+) of \1 pairs through it failed, 0 of [0-9]+ others$' cat "$D/demo.out"
+
 sim_stop
 fab_check_eq "nothing left running" "" "$(sim_leftovers "$sock" 2> /dev/null || true)"

@@ -80,13 +80,15 @@ static int jint(json_object *o, const char *key, int64_t lo, int64_t hi, int64_t
 
 static int parse_guid(const char *s, uint64_t *g)
 {
-	char *end;
+	size_t n;
 
-	if (!s || strncmp(s, "0x", 2) != 0 || !s[2])
+	if (!s || strncmp(s, "0x", 2) != 0)
 		return -1;
-	errno = 0;
-	*g = strtoull(s + 2, &end, 16);
-	return errno || *end || end - s > 18 ? -1 : 0;
+	n = strspn(s + 2, "0123456789abcdefABCDEF");
+	if (!n || n > 16 || s[2 + n])
+		return -1;	/* hex digits only: strtoull would take a sign, blanks, a second 0x */
+	*g = strtoull(s + 2, NULL, 16);
+	return 0;
 }
 
 /* The node of guid, added (named name) when new: its index, or -ENOMEM. */
@@ -336,8 +338,12 @@ int rd_tomo_fabric_parse(const char *data, size_t len, struct rd_tomo_fabric **o
 		while (doc && at < len && strchr(" \t\r\n", data[at]))
 			at++;
 		if (!doc || at < len) {
-			(void)snprintf(why, why_len, "not one JSON document%s%s", doc ? "" : ": ",
-				       doc ? "" : json_tokener_error_desc(json_tokener_get_error(tok)));
+			(void)snprintf(why, why_len, "not one JSON document (at byte %zu: %s)",
+				       doc ? at : (size_t)tok->char_offset,
+				       doc ? "more after the document"
+					   : json_tokener_get_error(tok) == json_tokener_continue
+						     ? "it ends early"
+						     : json_tokener_error_desc(json_tokener_get_error(tok)));
 			rc = -EINVAL;
 			goto out;
 		}
@@ -399,12 +405,27 @@ void rd_tomo_fabric_size(const struct rd_tomo_fabric *fab, size_t *cas, size_t *
 	*links = fab->nlinks;
 }
 
+/* Which end of a link is named first: a switch before a CA, then the lower name, GUID, port. */
+static int first_end(const struct rd_tomo_fabric *fab, const struct tlink *l)
+{
+	const struct tnode *a = &fab->nodes[l->node[0]], *b = &fab->nodes[l->node[1]];
+	int c;
+
+	if (a->sw != b->sw)
+		return a->sw ? 0 : 1;
+	c = strcmp(a->name, b->name);
+	if (c)
+		return c < 0 ? 0 : 1;
+	if (a->guid != b->guid)
+		return a->guid < b->guid ? 0 : 1;
+	return l->port[0] <= l->port[1] ? 0 : 1;
+}
+
 void rd_tomo_link_ends(const struct rd_tomo_fabric *fab, uint32_t link, struct rd_tomo_end *a,
 		       struct rd_tomo_end *b)
 {
 	const struct tlink *l = &fab->links[link];
-	/* the switch end first */
-	int first = fab->nodes[l->node[0]].sw || !fab->nodes[l->node[1]].sw ? 0 : 1;
+	int first = first_end(fab, l);
 	struct rd_tomo_end *e[2] = { a, b };
 
 	for (int k = 0; k < 2; k++) {

@@ -259,7 +259,10 @@ int rd_fleet_print_suspects(struct rd_out *o, const char *path, const struct rd_
 		rd_out_str(o, RD_JSON, "unroutable_first", NULL, r->unroutable_why);
 		rd_out_u64(o, RD_JSON, "pairs_unroutable_bad", NULL, r->unroutable_bad);
 	}
-	if (!nbad)
+	if (!nbad && r->unroutable_bad)
+		rd_out_line(o, "no failed or slow pair on a whole route: the bad pairs are those whose route "
+			    "breaks");
+	else if (!nbad)
 		rd_out_line(o, "no failed or slow pair to explain");
 	else if (!r->nsus)
 		rd_out_line(o, "no link explains the bad pairs: the %s failed or slow pairs are spread over the "

@@ -287,21 +287,25 @@ static int place(const struct rd_tomo_fabric *fab, const struct rd_fleet_pair *p
 
 	*nv = 0;
 	rc = rd_tomo_end_find(fab, p->src, p->dev, p->port, NULL, &sn, &sp, &sl, &sk, why, sizeof(why));
-	if (!rc)
-		rc = rd_tomo_end_find(fab, p->dst, p->dst_dev, p->dst_port, p->dev, &dn, &dp, &dl, &dk, why,
-				      sizeof(why));
+	/* the other end too, for the list of hosts not on the fabric; the first reason kept */
+	if (rd_tomo_end_find(fab, p->dst, p->dst_dev, p->dst_port, p->dev, &dn, &dp, &dl, &dk,
+			     rc ? what : why, rc ? sizeof(what) : sizeof(why)) && !rc)
+		rc = -ENOENT;
 	if (rc) {
-		const char *h = !sk ? p->src : p->dst;
-		size_t at = 0;
+		const char *ends[2] = { sk ? NULL : p->src, dk ? NULL : p->dst };
 
 		r->unmapped++;
 		(void)snprintf(what, sizeof(what), "%s -> %s", p->src, p->dst);
 		if (keep_why(&r->unmapped_why, why, what))
 			return -ENOMEM;
-		if (!sk || !dk) {
-			int k = rd_strmap_sget_or_add(unknown, h, &at);
+		for (int e = 0; e < 2; e++) {
+			size_t at = 0;
+			int k;
 
-			if (k < 0 || (k == 0 && rd_strlist_add(&r->unmapped_hosts, h)))
+			if (!ends[e])
+				continue;
+			k = rd_strmap_sget_or_add(unknown, ends[e], &at);
+			if (k < 0 || (k == 0 && rd_strlist_add(&r->unmapped_hosts, ends[e])))
 				return -ENOMEM;
 		}
 		return 1;

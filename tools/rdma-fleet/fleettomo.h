@@ -80,7 +80,10 @@ struct rd_tomo_end {
 };
 void rd_tomo_link_ends(const struct rd_tomo_fabric *fab, uint32_t link, struct rd_tomo_end *a,
 		       struct rd_tomo_end *b);
-/* "leaf03 port 9 <-> h049 mlx5_0 port 1" (the switch end first). */
+/*
+ * "leaf03 port 9 <-> h049 mlx5_0 port 1": a switch end before a CA end, then
+ * the lower name (byte order), GUID, port.
+ */
 void rd_tomo_link_text(const struct rd_tomo_fabric *fab, uint32_t link, char *buf, size_t len);
 
 /*
