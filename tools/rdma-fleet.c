@@ -522,15 +522,27 @@ static int print_summary(struct rd_out *o, const struct rd_fleet *f, bool only_o
 	return 0;
 }
 
+struct svg_args {
+	const struct rd_fleet_matrix *m;
+	const struct rd_fleet_svg_mark *marks;
+	size_t nmarks;
+};
+
 static int svg_write_fn(FILE *fp, void *arg)
 {
-	return rd_fleet_write_svg(fp, arg);
+	const struct svg_args *a = arg;
+
+	return rd_fleet_write_svg(fp, a->m, a->marks, a->nmarks);
 }
 
-/* --svg FILE: the mesh matrix, written whole or not at all (outfile.h). */
-static int write_svg(struct rd_cli *cli, const struct rd_fleet *f, const char *path)
+/* --svg FILE: the mesh matrix (the suspects' pairs outlined), written whole or not at all (outfile.h). */
+static int write_svg(struct rd_cli *cli, const struct rd_fleet *f, const struct rd_fleet_tomo *tomo,
+		     const char *path)
 {
 	struct rd_fleet_matrix m;
+	struct rd_fleet_svg_mark *marks = NULL;
+	size_t nmarks = 0;
+	struct svg_args a = { &m, NULL, 0 };
 	struct rd_outfile of;
 	char why[160];
 	int rc;
@@ -539,15 +551,24 @@ static int write_svg(struct rd_cli *cli, const struct rd_fleet *f, const char *p
 		rd_cli_error(cli, "out of memory");
 		return -1;
 	}
+	if (tomo->fab && rd_fleet_tomo_marks(tomo, &marks, &nmarks)) {
+		rd_fleet_matrix_free(&m);
+		rd_cli_error(cli, "out of memory");
+		return -1;
+	}
+	a.marks = marks;
+	a.nmarks = nmarks;
 	if (!m.nh) {
 		rd_cli_error(cli, "--svg %s: the input holds no mesh pairs to draw (rdma-selftest --mesh -j "
 				  "output)", path);
+		rd_fleet_svg_marks_free(marks, nmarks);
 		return -1;
 	}
 	rc = rd_outfile_open(&of, path, why, sizeof(why));
 	if (!rc)
-		rc = rd_outfile_replace(&of, svg_write_fn, &m, why, sizeof(why));
+		rc = rd_outfile_replace(&of, svg_write_fn, &a, why, sizeof(why));
 	rd_outfile_close(&of);
+	rd_fleet_svg_marks_free(marks, nmarks);
 	rd_fleet_matrix_free(&m);
 	if (rc) {
 		rd_cli_error(cli, "--svg %s: %s", path, why);
@@ -758,7 +779,7 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (svg && write_svg(&cli, f, svg))
+	if (svg && write_svg(&cli, f, &tomo, svg))
 		goto out;
 	o = rd_out_new(stdout, cli.json, cli.color);
 	if (o)

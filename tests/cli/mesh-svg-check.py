@@ -10,8 +10,10 @@ Every one of the N x N cells is compared with what the JSON's pairs say:
 itself on the diagonal, "none" where no pair was reported, "fail" when one
 failed, "warn" when one passed with a warning, else the bandwidth class of
 the cell's lowest bandwidth against the JSON's median.  The legend's counts
-must match the cells.  Prints the counts per class and "ok", or each
-mismatch (the first 20) and exits 1.
+must match the cells.  With --fabric (the JSON has "tomography"), each
+suspect's outline group must cover exactly the cells of the bad pairs the
+JSON gives it, and its legend line count them.  Prints the counts per class
+and "ok", or each mismatch (the first 20) and exits 1.
 """
 import json
 import re
@@ -119,11 +121,30 @@ def main():
         cls = t.get("data-class")
         if cls and int(t.get("data-cells")) != counts.get(cls, 0):
             bad.append("legend: %s counts %s cells, %d drawn" % (cls, t.get("data-cells"), counts.get(cls, 0)))
+    # the suspects' outlines (rdma-fleet --fabric)
+    sus = doc.get("tomography", {}).get("suspects", [])
+    outl = {}
+    if "suspects" in groups:
+        for g in (x for x in groups["suspects"].iter(NS + "g") if x.get("data-suspect")):
+            outl[int(g.get("data-suspect"))] = {(int(r.get("y")), int(r.get("x"))) for r in g.iter(NS + "rect")}
+    elif sus:
+        bad.append("no outlines: the JSON names %d suspects" % len(sus))
+    for s in sus:
+        cells = {(at[p["src"]], at[p["dst"]]) for p in s["pairs"]}
+        if outl.get(s["rank"]) != cells:
+            bad.append("suspect %d: outlined %s, its pairs are in %s" % (s["rank"], sorted(outl.get(s["rank"], [])), sorted(cells)))
+    if len(outl) != len(sus):
+        bad.append("%d suspects outlined, the JSON has %d" % (len(outl), len(sus)))
+    for t in groups["legend"].iter(NS + "text"):
+        k = t.get("data-suspect")
+        if k and int(t.get("data-cells")) != len(outl.get(int(k), ())):
+            bad.append("legend: suspect %s counts %s cells, %d outlined" % (k, t.get("data-cells"), len(outl.get(int(k), ()))))
     if bad:
         print("\n".join(bad[:20]))
         sys.exit(1)
-    print("%d hosts labelled in natural order, %d cells: %s; ok" %
-          (n, n * n, ", ".join("%s %d" % (k, counts[k]) for k in sorted(counts))))
+    print("%d hosts labelled in natural order, %d cells: %s%s; ok" %
+          (n, n * n, ", ".join("%s %d" % (k, counts[k]) for k in sorted(counts)),
+           "".join("; suspect %d outlines %d cells" % (k, len(v)) for k, v in sorted(outl.items()))))
 
 
 if __name__ == "__main__":

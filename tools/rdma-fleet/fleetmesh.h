@@ -50,7 +50,19 @@ void rd_fleet_matrix_free(struct rd_fleet_matrix *m);
 extern const struct rd_col rd_fleet_slow_cols[RD_FLEET_SLOW_NCOLS];
 int rd_fleet_print_mesh(struct rd_out *o, const struct rd_fleet *f, unsigned int width);
 
-/* The whole matrix as an SVG picture (fleetsvg.c).  0 or -errno. */
-int rd_fleet_write_svg(FILE *fp, const struct rd_fleet_matrix *m);
+/* Pairs to outline in the picture (a suspect link's), under a label. */
+struct rd_fleet_svg_mark {
+	char *label;
+	size_t *pairs;		/* indexes into the matrix's pv */
+	size_t n;
+};
+
+/*
+ * The whole matrix as an SVG picture (fleetsvg.c), with the cells of each
+ * mark's pairs outlined in a colour of its own and listed in the legend.
+ * 0 or -errno.
+ */
+int rd_fleet_write_svg(FILE *fp, const struct rd_fleet_matrix *m, const struct rd_fleet_svg_mark *marks,
+		       size_t nmarks);
 
 #endif

@@ -57,6 +57,45 @@ void rd_fleet_tomo_free(struct rd_fleet_tomo *t)
 	t->fab = NULL;
 }
 
+int rd_fleet_tomo_marks(const struct rd_fleet_tomo *t, struct rd_fleet_svg_mark **marks, size_t *n)
+{
+	const struct rd_tomo_result *r = &t->res;
+	struct rd_fleet_svg_mark *v = calloc(r->nsus ? r->nsus : 1, sizeof(*v));
+
+	*marks = NULL;
+	*n = 0;
+	if (!v)
+		return -ENOMEM;
+	for (size_t k = 0; k < r->nsus; k++) {
+		const struct rd_tomo_suspect *s = &r->sus[k];
+		char link[600];
+
+		rd_tomo_link_text(t->fab, s->link, link, sizeof(link));
+		v[k].pairs = malloc((s->bad ? s->bad : 1) * sizeof(*v[k].pairs));
+		if (!v[k].pairs || asprintf(&v[k].label, "%s: %zu bad pair%s", link, s->bad,
+					    s->bad == 1 ? "" : "s") < 0) {
+			v[k].label = NULL;
+			rd_fleet_svg_marks_free(v, k + 1);
+			return -ENOMEM;
+		}
+		for (size_t j = 0; j < s->bad; j++)
+			v[k].pairs[j] = r->obs_pair[s->obs[j]];
+		v[k].n = s->bad;
+	}
+	*marks = v;
+	*n = r->nsus;
+	return 0;
+}
+
+void rd_fleet_svg_marks_free(struct rd_fleet_svg_mark *marks, size_t n)
+{
+	for (size_t k = 0; marks && k < n; k++) {
+		free(marks[k].label);
+		free(marks[k].pairs);
+	}
+	free(marks);
+}
+
 const struct rd_col rd_fleet_suspect_cols[RD_FLEET_SUSPECT_NCOLS] = {
 	{ "rank", "RANK", true, false },
 	{ "link", "LINK", false, true },

@@ -26,6 +26,10 @@ struct rd_fleet_tomo {
 int rd_fleet_tomo_run(const struct rd_fleet *f, struct rd_fleet_tomo *t);
 void rd_fleet_tomo_free(struct rd_fleet_tomo *t);
 
+/* The suspects' bad pairs as marks of the SVG picture (labels "LINK: N bad pairs").  0 or -ENOMEM. */
+int rd_fleet_tomo_marks(const struct rd_fleet_tomo *t, struct rd_fleet_svg_mark **marks, size_t *n);
+void rd_fleet_svg_marks_free(struct rd_fleet_svg_mark *marks, size_t n);
+
 #define RD_FLEET_SUSPECT_NCOLS 5
 extern const struct rd_col rd_fleet_suspect_cols[RD_FLEET_SUSPECT_NCOLS];
 

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/base.h"
@@ -100,11 +101,68 @@ static void put_xml(FILE *fp, const char *s)
 	}
 }
 
-int rd_fleet_write_svg(FILE *fp, const struct rd_fleet_matrix *m)
+/* Outline colours of the marks, in turn. */
+static const char *const mark_stroke[] = { "#000000", "#1f78b4", "#ff7f00", "#6a3d9a", "#b15928",
+					    "#e7298a", "#33a02c", "#666666", "#a6cee3", "#fdbf6f" };
+
+/*
+ * The marks' outlines: a group a mark, one unit rect a cell of its pairs
+ * (a cell once), each with the mark's label as its title.
+ */
+static int write_marks(FILE *fp, const struct rd_fleet_matrix *m, const struct rd_fleet_svg_mark *marks,
+		       size_t nmarks, unsigned long *cells)
+{
+	struct rd_strmap at = { 0 };
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < m->nh; i++) {
+		size_t v = i;
+
+		rc = rd_strmap_sget_or_add(&at, m->hosts[i], &v) < 0 ? -ENOMEM : 0;
+	}
+	for (size_t k = 0; !rc && k < nmarks; k++) {
+		struct rd_strmap seen = { 0 };
+
+		cells[k] = 0;
+		fprintf(fp, "<g class=\"suspect\" data-suspect=\"%zu\" fill=\"none\" stroke=\"%s\" "
+			    "stroke-width=\"0.18\"><title>", k + 1, mark_stroke[k % RD_ARRAY_SIZE(mark_stroke)]);
+		put_xml(fp, marks[k].label);
+		fputs("</title>\n", fp);
+		for (size_t j = 0; j < marks[k].n; j++) {
+			const struct rd_fleet_pair *p = &m->pv[marks[k].pairs[j]];
+			char key[64];
+			size_t r, c, one = 0;
+			int got;
+
+			if (!rd_strmap_sget(&at, p->src, &r) || !rd_strmap_sget(&at, p->dst, &c))
+				continue;
+			(void)snprintf(key, sizeof(key), "%zu %zu", r, c);
+			got = rd_strmap_sget_or_add(&seen, key, &one);
+			if (got < 0) {
+				rc = -ENOMEM;
+				break;
+			}
+			if (got)
+				continue;	/* a cell already outlined: rails, or a pair again */
+			fprintf(fp, "<rect x=\"%zu\" y=\"%zu\" width=\"1\" height=\"1\"/>\n", c, r);
+			cells[k]++;
+		}
+		rd_strmap_free(&seen);
+		fputs("</g>\n", fp);
+	}
+	rd_strmap_free(&at);
+	return rc;
+}
+
+int rd_fleet_write_svg(FILE *fp, const struct rd_fleet_matrix *m, const struct rd_fleet_svg_mark *marks,
+		       size_t nmarks)
 {
 	size_t nh = m->nh, w = 4;
 	double cell, font, left, top, size;
-	unsigned long counts[C_COUNT] = { 0 };
+	unsigned long counts[C_COUNT] = { 0 }, *mcells = calloc(nmarks ? nmarks : 1, sizeof(*mcells));
+
+	if (!mcells)
+		return -ENOMEM;
 
 	for (size_t i = 0; i < nh; i++)
 		w = strlen(m->hosts[i]) > w ? strlen(m->hosts[i]) : w;
@@ -117,8 +175,8 @@ int rd_fleet_write_svg(FILE *fp, const struct rd_fleet_matrix *m)
 	fprintf(fp, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
 		    "viewBox=\"0 0 %.0f %.0f\" data-hosts=\"%zu\" data-cell=\"%.0f\">\n",
-		left + size + 360, top + size + 40 + 22.0 * C_COUNT,
-		left + size + 360, top + size + 40 + 22.0 * C_COUNT, nh, cell);
+		left + size + 360, top + size + 40 + 22.0 * (double)(C_COUNT + nmarks),
+		left + size + 360, top + size + 40 + 22.0 * (double)(C_COUNT + nmarks), nh, cell);
 	fputs("<style>text{font-family:monospace}", fp);
 	for (size_t k = 0; k < C_COUNT; k++)
 		fprintf(fp, ".%s{fill:%s}", classes[k].name, classes[k].fill);
@@ -213,6 +271,15 @@ int rd_fleet_write_svg(FILE *fp, const struct rd_fleet_matrix *m)
 		counts[C_FAIL]++;
 	}
 	fprintf(fp, "<rect class=\"grid\" x=\"0\" y=\"0\" width=\"%zu\" height=\"%zu\"/>\n</g>\n", nh, nh);
+	/* the suspects' pairs, outlined over the cells */
+	if (nmarks) {
+		fprintf(fp, "<g id=\"suspects\" transform=\"translate(%.1f %.1f) scale(%.0f)\">\n", left, top, cell);
+		if (write_marks(fp, m, marks, nmarks, mcells)) {
+			free(mcells);
+			return -ENOMEM;
+		}
+		fputs("</g>\n", fp);
+	}
 
 	/* the legend, with the number of cells of each class */
 	fprintf(fp, "<g id=\"legend\" font-size=\"12\" transform=\"translate(%.1f %.1f)\">\n",
@@ -226,6 +293,17 @@ int rd_fleet_write_svg(FILE *fp, const struct rd_fleet_matrix *m)
 			classes[k].name, 10 + 22.0 * (double)k, 22 + 22.0 * (double)k, classes[k].name,
 			counts[k], classes[k].label, counts[k]);
 	}
+	for (size_t k = 0; k < nmarks; k++) {
+		double y = 22.0 * (double)(C_COUNT + k);
+
+		fprintf(fp, "<rect x=\"0\" y=\"%.0f\" width=\"14\" height=\"14\" fill=\"none\" stroke=\"%s\" "
+			    "stroke-width=\"2\"/><text x=\"20\" y=\"%.0f\" data-suspect=\"%zu\" data-cells=\"%lu\">"
+			    "suspect %zu, outlined: ", 10 + y, mark_stroke[k % RD_ARRAY_SIZE(mark_stroke)], 22 + y,
+			k + 1, mcells[k], k + 1);
+		put_xml(fp, marks[k].label);
+		fprintf(fp, " (%lu cell%s)</text>\n", mcells[k], mcells[k] == 1 ? "" : "s");
+	}
+	free(mcells);
 	fputs("</g>\n</svg>\n", fp);
 	return ferror(fp) ? -EIO : 0;
 }
