@@ -420,7 +420,7 @@ static void test_noise(void **state)
 static void test_edges(void **state)
 {
 	struct rd_tomo_suspect *s = NULL;
-	static const uint32_t none[1];
+	static const uint32_t none[1] = { 0 };
 	struct rd_tomo_obs bare[3] = { { none, 0, true }, { none, 0, true }, { none, 0, false } };
 	size_t n = 99;
 

@@ -190,8 +190,8 @@ static int pass_links(struct rd_tomo_fabric *fab, json_object *ports, char *why,
 
 	for (size_t i = 0; i < n; i++) {
 		json_object *p = json_object_array_get_idx(ports, i);
-		uint64_t g, pg;
-		int64_t port, pport, lid, id, pid;
+		uint64_t g = 0, pg = 0;
+		int64_t port = 1, pport = 1, lid, id, pid;
 		struct tnode *a, *b;
 		uint32_t l;
 
@@ -440,7 +440,7 @@ void rd_tomo_link_ends(const struct rd_tomo_fabric *fab, uint32_t link, struct r
 
 void rd_tomo_link_text(const struct rd_tomo_fabric *fab, uint32_t link, char *buf, size_t len)
 {
-	struct rd_tomo_end a, b;
+	struct rd_tomo_end a = { 0 }, b = { 0 };
 
 	rd_tomo_link_ends(fab, link, &a, &b);
 	(void)snprintf(buf, len, "%s port %u <-> %s port %u", a.node, a.port, b.node, b.port);

@@ -163,7 +163,7 @@ static void evidence(struct rd_out *o, const struct rd_tomo_fabric *fab, const s
 		     size_t i, const struct rd_fleet_pair *pv)
 {
 	const struct rd_tomo_suspect *s = &r->sus[i];
-	struct rd_tomo_end a, b;
+	struct rd_tomo_end a = { 0 }, b = { 0 };
 	char link[600], n1[32], n2[32], n3[32], n4[32], ex[1200] = "", what[96];
 	size_t nf = 0, at = 0;
 
@@ -205,7 +205,7 @@ static void suspect_row(struct rd_out *o, const struct rd_tomo_fabric *fab, cons
 			size_t i, const struct rd_fleet_pair *pv)
 {
 	const struct rd_tomo_suspect *s = &r->sus[i];
-	struct rd_tomo_end a, b;
+	struct rd_tomo_end a = { 0 }, b = { 0 };
 	char link[600], t1[80], t2[80], t3[80], n1[32], n2[32];
 	size_t nf = 0;
 

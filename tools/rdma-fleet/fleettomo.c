@@ -282,14 +282,14 @@ static int place(const struct rd_tomo_fabric *fab, const struct rd_fleet_pair *p
 	unsigned int sp, dp;
 	uint16_t sl, dl;
 	bool sk, dk;
-	char why[400], what[300];
+	char why[400], what[400] = "", other[400] = "";
 	int rc;
 
 	*nv = 0;
 	rc = rd_tomo_end_find(fab, p->src, p->dev, p->port, NULL, &sn, &sp, &sl, &sk, why, sizeof(why));
 	/* the other end too, for the list of hosts not on the fabric; the first reason kept */
 	if (rd_tomo_end_find(fab, p->dst, p->dst_dev, p->dst_port, p->dev, &dn, &dp, &dl, &dk,
-			     rc ? what : why, rc ? sizeof(what) : sizeof(why)) && !rc)
+			     rc ? other : why, sizeof(why)) && !rc)
 		rc = -ENOENT;
 	if (rc) {
 		const char *ends[2] = { sk ? NULL : p->src, dk ? NULL : p->dst };
@@ -369,7 +369,8 @@ int rd_tomo_run(const struct rd_tomo_fabric *fab, const struct rd_fleet_pair *pv
 			pool = v;
 			cap = nc;
 		}
-		memcpy(pool + npool, route, nv * sizeof(*route));
+		if (nv)
+			memcpy(pool + npool, route, nv * sizeof(*route));
 		off[nobs] = npool;
 		obs[nobs].nlinks = (uint32_t)nv;
 		obs[nobs].bad = !pv[i].ok || slow;
