@@ -176,8 +176,15 @@ if [ -n "$asan_lib" ]; then
 	printf '#!/bin/sh\nLD_PRELOAD=%s:%s exec %s "$@"\n' "$asan_lib" "$umad2sim" \
 		"$build_abs/rdma-fabric" > "$san_bin/rdma-fabric"
 	chmod +x "$san_bin/rdma-fabric"
-	# the other tools a scenario runs need no preload: the build itself
-	for t in rdma-fleet; do ln -s "$build_abs/$t" "$san_bin/$t"; done
+	# the other tools a scenario runs need ASan first too (under ibsim-run,
+	# umad2sim is preloaded), and nothing else; rdma-fleet mallocs a json-c
+	# object per table entry, so its stacks are taken the fast way (frame
+	# pointers: the sanitizer build keeps them)
+	for t in rdma-fleet; do
+		printf '#!/bin/sh\nASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=1" LD_PRELOAD=%s exec %s "$@"\n' \
+			"$asan_lib" "$build_abs/$t" > "$san_bin/$t"
+		chmod +x "$san_bin/$t"
+	done
 	echo "# sanitizer build: rdma-fabric runs with LD_PRELOAD=$asan_lib:$umad2sim"
 	# The wrapper must really start ASan (verbosity=1: its start-up lines).
 	if ASAN_OPTIONS=verbosity=1 "$san_bin/rdma-fabric" --version 2>&1 | grep -q 'AddressSanitizer'; then

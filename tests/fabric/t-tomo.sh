@@ -10,8 +10,8 @@
 # seeds).  The goals: the chosen link ranked first in >= 95% of 200 trials,
 # the two chosen links ranked first and second in >= 90%, on both plans; with
 # only random failures, no link named (and the run says so) in >= 95% of 50.
-# Under the sanitizer build the trials are fewer: the counts are the plain
-# build's, the sanitizer looks for memory errors.
+# Under the sanitizer build the trials are 20 (and 5): the counts are the
+# plain build's, the sanitizer looks for memory errors.
 set -u
 # shellcheck source=tests/fabric/lib.sh
 . "$(dirname "$0")/lib.sh"
