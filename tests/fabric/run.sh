@@ -180,11 +180,10 @@ if [ -n "$asan_lib" ]; then
 	# umad2sim is preloaded), and nothing else; rdma-fleet mallocs a json-c
 	# object per table entry, so its stacks are taken the fast way (frame
 	# pointers: the sanitizer build keeps them)
-	for t in rdma-fleet; do
-		printf '#!/bin/sh\nASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=1" LD_PRELOAD=%s exec %s "$@"\n' \
-			"$asan_lib" "$build_abs/$t" > "$san_bin/$t"
-		chmod +x "$san_bin/$t"
-	done
+	# shellcheck disable=SC2016  # $ASAN_OPTIONS and "$@" are the wrapper's, at its run
+	printf '#!/bin/sh\nASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=1" LD_PRELOAD=%s exec %s "$@"\n' \
+		"$asan_lib" "$build_abs/rdma-fleet" > "$san_bin/rdma-fleet"
+	chmod +x "$san_bin/rdma-fleet"
 	echo "# sanitizer build: rdma-fabric runs with LD_PRELOAD=$asan_lib:$umad2sim"
 	# The wrapper must really start ASan (verbosity=1: its start-up lines).
 	if ASAN_OPTIONS=verbosity=1 "$san_bin/rdma-fabric" --version 2>&1 | grep -q 'AddressSanitizer'; then
