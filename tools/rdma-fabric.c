@@ -522,7 +522,11 @@ int main(int argc, char **argv)
 		rd_out_section_begin(o, NULL, NULL);
 		if (rd_out_is_json(o))
 			rd_fabview_links(o, &fab);
-		rd_fabroutes_print(o, &fab);
+		if (rd_fabroutes_print(o, &fab)) {
+			rd_cli_error(&cli, "out of memory");
+			ret = RD_EXIT_FAIL;
+			goto out;
+		}
 		rd_out_section_end(o);
 		ret = RD_EXIT_OK;
 		goto out;

@@ -281,6 +281,12 @@ int rd_fab_route(const struct rd_fab *fab, int node, int port, uint16_t dlid, st
 const char *rd_fab_route_end_name(enum rd_fab_route_end e);	/* "no entry for the LID" */
 /* The node and port that own a LID (a switch: port 0), or -1. */
 int rd_fab_lid_owner(const struct rd_fab *fab, uint16_t lid, int *port);
+/*
+ * The owners of LIDs 0..n-1 at once (what rd_fab_lid_owner gives each, the
+ * first node in the model's order winning), for a walk over every LID:
+ * node[lid] (-1: none) and port[lid], arrays of n the caller gives.
+ */
+void rd_fab_lid_owners(const struct rd_fab *fab, size_t n, int32_t *node, uint8_t *port);
 
 /*
  * An end of --path: a LID, a node or port GUID (0x...), a node description

@@ -67,6 +67,29 @@ int rd_fab_lid_owner(const struct rd_fab *fab, uint16_t lid, int *port)
 	return -1;
 }
 
+void rd_fab_lid_owners(const struct rd_fab *fab, size_t n, int32_t *node, uint8_t *port)
+{
+	for (size_t l = 0; l < n; l++)
+		node[l] = -1;
+	for (size_t i = 0; i < fab->n_nodes; i++) {
+		const struct rd_fab_node *nd = &fab->nodes[i];
+		int first = nd->type == RD_FAB_SWITCH ? 0 : 1, last = nd->type == RD_FAB_SWITCH ? 0 : nd->nports;
+
+		for (int p = first; p <= last; p++) {
+			const struct rd_fab_port *pt = &nd->ports[p];
+			unsigned int base = nd->type == RD_FAB_SWITCH ? nd->lid : pt->lid;
+
+			if (!pt->has_info || !base)
+				continue;
+			for (size_t l = base; l < base + (1u << (pt->lmc & 7)) && l < n; l++)
+				if (node[l] < 0) {	/* the first owner, as rd_fab_lid_owner finds it */
+					node[l] = (int32_t)i;
+					port[l] = (uint8_t)p;
+				}
+		}
+	}
+}
+
 /* A port a packet can leave by: Active, with a cable to a node of the model. */
 static bool port_up(const struct rd_fab_node *n, int p)
 {

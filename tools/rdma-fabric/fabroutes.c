@@ -9,13 +9,16 @@
  * to the top (255: no entry).
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fabroutes.h"
 #include "model/model.h"
 
-static void text_block(struct rd_out *o, const struct rd_fab *fab, const struct rd_fab_node *n)
+static void text_block(struct rd_out *o, const struct rd_fab *fab, const struct rd_fab_node *n,
+		       const int32_t *owners, const uint8_t *ports)
 {
 	char g[19];
 	unsigned int valid = 0;
@@ -33,7 +36,8 @@ static void text_block(struct rd_out *o, const struct rd_fab *fab, const struct 
 		if (n->lft[lid] == RD_FAB_NO_PORT)
 			continue;
 		valid++;
-		owner = rd_fab_lid_owner(fab, (uint16_t)lid, &port);
+		owner = owners[lid];
+		port = ports[lid];
 		if (owner < 0) {
 			rd_out_line(o, "0x%04x %03u : (no node has this LID)", lid, n->lft[lid]);
 			continue;
@@ -47,9 +51,27 @@ static void text_block(struct rd_out *o, const struct rd_fab *fab, const struct 
 	rd_out_line(o, "%u valid lids dumped ", valid);
 }
 
-void rd_fabroutes_print(struct rd_out *o, const struct rd_fab *fab)
+int rd_fabroutes_print(struct rd_out *o, const struct rd_fab *fab)
 {
 	bool json = rd_out_is_json(o);
+	int32_t *owners = NULL;
+	uint8_t *ports = NULL;
+	size_t nlids = 0;
+
+	/* who has each LID, looked up once for every switch's table (text) */
+	for (size_t i = 0; !json && i < fab->n_nodes; i++)
+		if (fab->nodes[i].type == RD_FAB_SWITCH && fab->nodes[i].lft && fab->nodes[i].lft_top + 1u > nlids)
+			nlids = fab->nodes[i].lft_top + 1u;
+	if (nlids) {
+		owners = malloc(nlids * sizeof(*owners));
+		ports = malloc(nlids);
+		if (!owners || !ports) {
+			free(owners);
+			free(ports);
+			return -ENOMEM;
+		}
+		rd_fab_lid_owners(fab, nlids, owners, ports);
+	}
 
 	if (json)
 		rd_out_list_begin(o, "lfts");
@@ -60,7 +82,7 @@ void rd_fabroutes_print(struct rd_out *o, const struct rd_fab *fab)
 		if (n->type != RD_FAB_SWITCH || !n->lft)
 			continue;
 		if (!json) {
-			text_block(o, fab, n);
+			text_block(o, fab, n, owners, ports);
 			continue;
 		}
 		rd_out_section_begin(o, NULL, NULL);
@@ -78,4 +100,7 @@ void rd_fabroutes_print(struct rd_out *o, const struct rd_fab *fab)
 	}
 	if (json)
 		rd_out_list_end(o);
+	free(owners);
+	free(ports);
+	return 0;
 }

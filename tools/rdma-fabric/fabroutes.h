@@ -11,6 +11,7 @@
 #include "fabric/fabric.h"
 #include "output/output.h"
 
-void rd_fabroutes_print(struct rd_out *o, const struct rd_fab *fab);
+/* 0 or -ENOMEM. */
+int rd_fabroutes_print(struct rd_out *o, const struct rd_fab *fab);
 
 #endif
