@@ -28,6 +28,7 @@ enum {
 	OPT_SVG,
 	OPT_OUTLIERS,
 	OPT_FABRIC,
+	OPT_SVG_GROUPS,
 };
 
 static void usage(const char *prog)
@@ -53,6 +54,10 @@ static void usage(const char *prog)
 	       "      --svg FILE        draw the mesh's pair matrix (rdma-selftest --mesh -j\n"
 	       "                        input) as an SVG picture: bandwidth per pair, failures\n"
 	       "                        in red, hosts labelled\n"
+	       "      --svg-groups BY   past 200 hosts the picture is a matrix of host groups:\n"
+	       "                        auto (default), hosts (no groups), leaf (the switch\n"
+	       "                        each host is cabled to, with --fabric), N hosts a\n"
+	       "                        block, re:REGEX (what its first group matches)\n"
 	       "      --fabric FILE     place the mesh's pairs on the fabric's routes\n"
 	       "                        (rdma-fabric --routes -j output) and name the links\n"
 	       "                        that explain the failed and slow pairs\n"
@@ -195,6 +200,7 @@ int main(int argc, char **argv)
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "svg", required_argument, NULL, OPT_SVG },
 		{ "fabric", required_argument, NULL, OPT_FABRIC },
+		{ "svg-groups", required_argument, NULL, OPT_SVG_GROUPS },
 		{ "json", no_argument, NULL, 'j' },
 		{ "color", optional_argument, NULL, RD_OPT_COLOR },
 		{ "colour", optional_argument, NULL, RD_OPT_COLOR },
@@ -211,6 +217,8 @@ int main(int argc, char **argv)
 	bool prefix = false, have_expect = false, only_outliers = false;
 	const char *prefix_name = NULL, *svg = NULL;
 	struct rd_fleet_tomo tomo = { 0 };
+	struct rd_fleet_group_by group_by = { 0 };
+	bool have_groups = false;
 	size_t nbad = 0, nprob = 0;
 	struct rd_cli cli;
 	int opt, ret = RD_EXIT_FAIL, rc;
@@ -253,6 +261,16 @@ int main(int argc, char **argv)
 		case OPT_FABRIC:
 			tomo.path = optarg;
 			break;
+		case OPT_SVG_GROUPS: {
+			char why[200];
+
+			if (rd_fleet_group_by_parse(optarg, &group_by, why, sizeof(why))) {
+				ret = rd_cli_usage_error(&cli, "--svg-groups %s", why);
+				goto out;
+			}
+			have_groups = true;
+			break;
+		}
 		case OPT_TIMEOUT:
 			ret = rd_cli_file_timeout(&cli, optarg, &lim.timeout_ms);
 			if (ret)
@@ -305,6 +323,15 @@ int main(int argc, char **argv)
 		goto out;
 	if (svg && (ret = rd_cli_output_file(&cli, "--svg", svg)))
 		goto out;
+	if (have_groups && !svg) {
+		ret = rd_cli_usage_error(&cli, "--svg-groups shapes the --svg picture: give --svg FILE too");
+		goto out;
+	}
+	if (group_by.kind == RD_GROUP_LEAF && !tomo.path) {
+		ret = rd_cli_usage_error(&cli, "--svg-groups leaf needs --fabric FILE (the switch each host is "
+					 "cabled to)");
+		goto out;
+	}
 	for (size_t i = 0; i < hostfiles.n; i++) {
 		rc = rd_hostfile_read(hostfiles.v[i], lim.timeout_ms, &expect, &he);
 		if (rc == -ENOMEM) {
@@ -387,7 +414,7 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (svg && rd_fleet_save_svg(&cli, f, &tomo, svg))
+	if (svg && rd_fleet_save_svg(&cli, f, &tomo, &group_by, svg))
 		goto out;
 	o = rd_out_new(stdout, cli.json, cli.color);
 	if (o)

@@ -36,8 +36,12 @@ static void text_block(struct rd_out *o, const struct rd_fab *fab, const struct 
 		if (n->lft[lid] == RD_FAB_NO_PORT)
 			continue;
 		valid++;
-		owner = owners[lid];
-		port = ports[lid];
+		if (owners && ports) {
+			owner = owners[lid];
+			port = ports[lid];
+		} else {
+			owner = rd_fab_lid_owner(fab, (uint16_t)lid, &port);
+		}
 		if (owner < 0) {
 			rd_out_line(o, "0x%04x %03u : (no node has this LID)", lid, n->lft[lid]);
 			continue;

@@ -509,6 +509,26 @@ int rd_tomo_end_find(const struct rd_tomo_fabric *fab, const char *host, const c
 	return 0;
 }
 
+const char *rd_tomo_host_switch(const struct rd_tomo_fabric *fab, const char *host)
+{
+	size_t k;
+
+	if (!host_first(fab, host, &k))
+		return NULL;
+	for (; k != NO_LINK; k = fab->nodes[k].next_ca) {
+		const struct tnode *t = &fab->nodes[k];
+
+		if (t->nports >= 1 && t->link[1] != NO_LINK) {
+			const struct tlink *l = &fab->links[t->link[1]];
+			const struct tnode *peer = &fab->nodes[l->node[l->node[0] == k && l->port[0] == 1 ? 1 : 0]];
+
+			if (peer->sw)
+				return peer->name;
+		}
+	}
+	return NULL;
+}
+
 int rd_tomo_route(const struct rd_tomo_fabric *fab, uint32_t node, unsigned int port, uint16_t dlid,
 		  uint32_t dnode, uint32_t *links, size_t *n, size_t cap, char *why, size_t why_len)
 {

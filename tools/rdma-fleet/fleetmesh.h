@@ -65,4 +65,53 @@ struct rd_fleet_svg_mark {
 int rd_fleet_write_svg(FILE *fp, const struct rd_fleet_matrix *m, const struct rd_fleet_svg_mark *marks,
 		       size_t nmarks);
 
+/* Text into XML: & < > " escaped, control characters left out (fleetsvg.c). */
+void rd_fleet_put_xml(FILE *fp, const char *s);
+/* The outline colour of mark k. */
+const char *rd_fleet_mark_stroke(size_t k);
+
+/* Hosts in groups, for the picture past a few hundred hosts (fleetgroup.c). */
+struct rd_fleet_groups {
+	size_t n;
+	size_t *of;		/* a host's place in the matrix -> its group */
+	char **names;		/* "leaf03: node[0001-0018]", "node[0001-0016]" */
+	size_t *size;		/* hosts in each group */
+};
+
+/* Blocks of per hosts in natural order.  0 or -ENOMEM. */
+int rd_fleet_groups_blocks(const struct rd_fleet_matrix *m, size_t per, struct rd_fleet_groups *g);
+/* By a label per host (NULL: the group "other", last).  0 or -ENOMEM. */
+int rd_fleet_groups_labels(const struct rd_fleet_matrix *m, char **label, struct rd_fleet_groups *g);
+/*
+ * By an extended regular expression: a host's group is what its first
+ * subexpression (else the whole pattern) matched; hosts it does not match
+ * are "other".  0; -EINVAL with why for a bad pattern; -ENOMEM.
+ */
+int rd_fleet_groups_pattern(const struct rd_fleet_matrix *m, const char *pattern, struct rd_fleet_groups *g,
+			    char *why, size_t why_len);
+void rd_fleet_groups_free(struct rd_fleet_groups *g);
+/*
+ * The group x group picture; by says how the groups were made; the cells
+ * holding each mark's pairs outlined as in rd_fleet_write_svg.  0 or -errno.
+ */
+int rd_fleet_write_svg_groups(FILE *fp, const struct rd_fleet_matrix *m, const struct rd_fleet_groups *g,
+			      const char *by, const struct rd_fleet_svg_mark *marks, size_t nmarks);
+
+/* How --svg-groups groups the hosts. */
+struct rd_fleet_group_by {
+	enum { RD_GROUP_AUTO, RD_GROUP_HOSTS, RD_GROUP_LEAF, RD_GROUP_BLOCK, RD_GROUP_PATTERN } kind;
+	size_t per;		/* RD_GROUP_BLOCK */
+	const char *pattern;	/* RD_GROUP_PATTERN: after "re:" */
+};
+/*
+ * "auto", "hosts", "leaf", a number of hosts a block (1 to 1,000,000), or
+ * "re:REGEX" (an extended regular expression, checked here).  0, or -EINVAL
+ * with why.
+ */
+int rd_fleet_group_by_parse(const char *s, struct rd_fleet_group_by *g, char *why, size_t why_len);
+/* Hosts past which auto draws groups. */
+#define RD_FLEET_SVG_MAX_HOSTS 200
+/* Groups auto makes at most of blocks. */
+#define RD_FLEET_SVG_BLOCKS 64
+
 #endif

@@ -356,6 +356,8 @@ int rd_fleet_print_summary(struct rd_out *o, const struct rd_fleet *f, bool only
 
 struct svg_args {
 	const struct rd_fleet_matrix *m;
+	const struct rd_fleet_groups *g;	/* NULL: a row and a column a host */
+	const char *by;
 	const struct rd_fleet_svg_mark *marks;
 	size_t nmarks;
 };
@@ -364,19 +366,67 @@ static int svg_write_fn(FILE *fp, void *arg)
 {
 	const struct svg_args *a = arg;
 
+	if (a->g)
+		return rd_fleet_write_svg_groups(fp, a->m, a->g, a->by, a->marks, a->nmarks);
 	return rd_fleet_write_svg(fp, a->m, a->marks, a->nmarks);
+}
+
+/*
+ * The groups --svg-groups asks for (auto: hosts up to RD_FLEET_SVG_MAX_HOSTS,
+ * else the leaves with --fabric, else blocks), into *g and the words for the
+ * picture into by; g->n == 0 for a row a host.  0, -ENOMEM, or -EINVAL with by
+ * saying why.
+ */
+static int make_groups(const struct rd_fleet_matrix *m, const struct rd_fleet_tomo *tomo,
+		       const struct rd_fleet_group_by *gb, struct rd_fleet_groups *g, char *by, size_t len)
+{
+	struct rd_fleet_group_by k = *gb;
+	int rc = 0;
+
+	memset(g, 0, sizeof(*g));
+	if (k.kind == RD_GROUP_AUTO) {
+		k.kind = m->nh <= RD_FLEET_SVG_MAX_HOSTS ? RD_GROUP_HOSTS : tomo->fab ? RD_GROUP_LEAF : RD_GROUP_BLOCK;
+		k.per = (m->nh + RD_FLEET_SVG_BLOCKS - 1) / RD_FLEET_SVG_BLOCKS;
+	}
+	switch (k.kind) {
+	case RD_GROUP_LEAF: {
+		char **label = calloc(m->nh ? m->nh : 1, sizeof(*label));
+
+		if (!label)
+			return -ENOMEM;
+		for (size_t i = 0; i < m->nh; i++)
+			label[i] = (char *)rd_tomo_host_switch(tomo->fab, m->hosts[i]);
+		rc = rd_fleet_groups_labels(m, label, g);
+		free(label);
+		(void)snprintf(by, len, "by the switch each host is cabled to, in %s", tomo->path);
+		break;
+	}
+	case RD_GROUP_BLOCK:
+		rc = rd_fleet_groups_blocks(m, k.per, g);
+		(void)snprintf(by, len, "blocks of %zu hosts in name order", k.per);
+		break;
+	case RD_GROUP_PATTERN:
+		rc = rd_fleet_groups_pattern(m, k.pattern, g, by, len);
+		if (!rc)
+			(void)snprintf(by, len, "by what re:%.100s matches in the host name", k.pattern);
+		break;
+	default:
+		break;
+	}
+	return rc;
 }
 
 /* --svg FILE: the mesh matrix (the suspects' pairs outlined), written whole or not at all (outfile.h). */
 int rd_fleet_save_svg(struct rd_cli *cli, const struct rd_fleet *f, const struct rd_fleet_tomo *tomo,
-		      const char *path)
+		      const struct rd_fleet_group_by *gb, const char *path)
 {
 	struct rd_fleet_matrix m;
 	struct rd_fleet_svg_mark *marks = NULL;
+	struct rd_fleet_groups g = { 0 };
 	size_t nmarks = 0;
-	struct svg_args a = { &m, NULL, 0 };
+	struct svg_args a = { &m, NULL, NULL, NULL, 0 };
 	struct rd_outfile of;
-	char why[160];
+	char why[160], by[200];
 	int rc;
 
 	if (rd_fleet_matrix_build(f, &m)) {
@@ -396,10 +446,22 @@ int rd_fleet_save_svg(struct rd_cli *cli, const struct rd_fleet *f, const struct
 		rd_fleet_svg_marks_free(marks, nmarks);
 		return -1;
 	}
+	rc = make_groups(&m, tomo, gb, &g, by, sizeof(by));
+	if (rc) {
+		rd_cli_error(cli, "--svg-groups: %s", rc == -ENOMEM ? "out of memory" : by);
+		rd_fleet_svg_marks_free(marks, nmarks);
+		rd_fleet_matrix_free(&m);
+		return -1;
+	}
+	if (g.n) {
+		a.g = &g;
+		a.by = by;
+	}
 	rc = rd_outfile_open(&of, path, why, sizeof(why));
 	if (!rc)
 		rc = rd_outfile_replace(&of, svg_write_fn, &a, why, sizeof(why));
 	rd_outfile_close(&of);
+	rd_fleet_groups_free(&g);
 	rd_fleet_svg_marks_free(marks, nmarks);
 	rd_fleet_matrix_free(&m);
 	if (rc) {

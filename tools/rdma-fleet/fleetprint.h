@@ -27,11 +27,12 @@ int rd_fleet_print_summary(struct rd_out *o, const struct rd_fleet *f, bool only
 			   size_t *nbad_facts, size_t *nproblems);
 
 /*
- * --svg path: f's mesh matrix as a picture, tomo's suspects' pairs outlined,
+ * --svg path: f's mesh matrix as a picture (a row a host, or a group as gb
+ * says), tomo's suspects' pairs outlined,
  * written whole or not at all.  0, or -1 when it was not written (the reason
  * reported through cli: out of memory, no mesh pairs, the file).
  */
 int rd_fleet_save_svg(struct rd_cli *cli, const struct rd_fleet *f, const struct rd_fleet_tomo *tomo,
-		      const char *path);
+		      const struct rd_fleet_group_by *gb, const char *path);
 
 #endif

@@ -42,7 +42,7 @@ enum cls {
 static const struct {
 	const char *name, *fill, *label;
 } classes[C_COUNT] = {
-	[C_NONE] = { "none", "#e8e8e8", "not reported" },
+	[C_NONE] = { "none", "#e8e8e8", "no result (not scheduled, or not reported)" },
 	[C_SELF] = { "self", "#ffffff", "itself" },
 	[C_BW0] = { "bw0", "#1a9850", "pass, bandwidth >= 90% of the median" },
 	[C_BW1] = { "bw1", "#91cf60", "pass, 75-90% of the median" },
@@ -85,7 +85,7 @@ static void run(FILE *fp, bool *open, enum cls k, size_t r, size_t c, size_t e, 
 }
 
 /* Text for XML: & < > " escaped, control characters left out. */
-static void put_xml(FILE *fp, const char *s)
+void rd_fleet_put_xml(FILE *fp, const char *s)
 {
 	for (; s && *s; s++) {
 		switch (*s) {
@@ -104,6 +104,11 @@ static void put_xml(FILE *fp, const char *s)
 /* Outline colours of the marks, in turn. */
 static const char *const mark_stroke[] = { "#000000", "#1f78b4", "#ff7f00", "#6a3d9a", "#b15928",
 					    "#e7298a", "#33a02c", "#666666", "#a6cee3", "#fdbf6f" };
+
+const char *rd_fleet_mark_stroke(size_t k)
+{
+	return mark_stroke[k % RD_ARRAY_SIZE(mark_stroke)];
+}
 
 /*
  * The marks' outlines: a group a mark, one unit rect a cell of its pairs
@@ -125,8 +130,8 @@ static int write_marks(FILE *fp, const struct rd_fleet_matrix *m, const struct r
 
 		cells[k] = 0;
 		fprintf(fp, "<g class=\"suspect\" data-suspect=\"%zu\" fill=\"none\" stroke=\"%s\" "
-			    "stroke-width=\"0.18\"><title>", k + 1, mark_stroke[k % RD_ARRAY_SIZE(mark_stroke)]);
-		put_xml(fp, marks[k].label);
+			    "stroke-width=\"0.18\"><title>", k + 1, rd_fleet_mark_stroke(k));
+		rd_fleet_put_xml(fp, marks[k].label);
 		fputs("</title>\n", fp);
 		for (size_t j = 0; j < marks[k].n; j++) {
 			const struct rd_fleet_pair *p = &m->pv[marks[k].pairs[j]];
@@ -158,7 +163,7 @@ int rd_fleet_write_svg(FILE *fp, const struct rd_fleet_matrix *m, const struct r
 		       size_t nmarks)
 {
 	size_t nh = m->nh, w = 4;
-	double cell, font, left, top, size;
+	double cell, font, left, top, size, width;
 	unsigned long counts[C_COUNT] = { 0 }, *mcells = calloc(nmarks ? nmarks : 1, sizeof(*mcells));
 
 	if (!mcells)
@@ -172,11 +177,21 @@ int rd_fleet_write_svg(FILE *fp, const struct rd_fleet_matrix *m, const struct r
 	left = (double)w * font * 0.62 + 8;
 	top = left;
 	size = (double)nh * cell;
+	{
+		/* as wide as the legend's longest line (12 px monospace: ~7.3 px a character) */
+		size_t chars = 72;
+
+		for (size_t k = 0; k < nmarks; k++)
+			chars = strlen(marks[k].label) + 36 > chars ? strlen(marks[k].label) + 36 : chars;
+		width = left + size + 360;
+		if (width < left + 7.3 * (double)chars + 16)
+			width = left + 7.3 * (double)chars + 16;
+	}
 	fprintf(fp, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
 		    "viewBox=\"0 0 %.0f %.0f\" data-hosts=\"%zu\" data-cell=\"%.0f\">\n",
-		left + size + 360, top + size + 40 + 22.0 * (double)(C_COUNT + nmarks),
-		left + size + 360, top + size + 40 + 22.0 * (double)(C_COUNT + nmarks), nh, cell);
+		width, top + size + 40 + 22.0 * (double)(C_COUNT + nmarks),
+		width, top + size + 40 + 22.0 * (double)(C_COUNT + nmarks), nh, cell);
 	fputs("<style>text{font-family:monospace}", fp);
 	for (size_t k = 0; k < C_COUNT; k++)
 		fprintf(fp, ".%s{fill:%s}", classes[k].name, classes[k].fill);
@@ -188,14 +203,14 @@ int rd_fleet_write_svg(FILE *fp, const struct rd_fleet_matrix *m, const struct r
 	fprintf(fp, "<g id=\"rows\" font-size=\"%.1f\" text-anchor=\"end\">\n", font);
 	for (size_t i = 0; i < nh; i++) {
 		fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\">", left - 4, top + ((double)i + 0.8) * cell);
-		put_xml(fp, m->hosts[i]);
+		rd_fleet_put_xml(fp, m->hosts[i]);
 		fputs("</text>\n", fp);
 	}
 	fprintf(fp, "</g>\n<g id=\"columns\" font-size=\"%.1f\">\n", font);
 	for (size_t j = 0; j < nh; j++) {
 		fprintf(fp, "<text transform=\"translate(%.1f %.1f) rotate(-90)\">",
 			left + ((double)j + 0.8) * cell, top - 4);
-		put_xml(fp, m->hosts[j]);
+		rd_fleet_put_xml(fp, m->hosts[j]);
 		fputs("</text>\n", fp);
 	}
 	fputs("</g>\n", fp);
@@ -257,14 +272,14 @@ int rd_fleet_write_svg(FILE *fp, const struct rd_fleet_matrix *m, const struct r
 		rd_fleet_pair_rails(p, rails, sizeof(rails));
 		fprintf(fp, "<rect class=\"fail\" x=\"%zu\" y=\"%zu\" width=\"1\" height=\"1\"><title>",
 			cl->col, cl->row);
-		put_xml(fp, p->src);
+		rd_fleet_put_xml(fp, p->src);
 		fputs(" -> ", fp);
-		put_xml(fp, p->dst);
-		put_xml(fp, rails);
+		rd_fleet_put_xml(fp, p->dst);
+		rd_fleet_put_xml(fp, rails);
 		fputs(": FAIL at ", fp);
-		put_xml(fp, p->stage);
+		rd_fleet_put_xml(fp, p->stage);
 		fputs(": ", fp);
-		put_xml(fp, p->diagnosis);
+		rd_fleet_put_xml(fp, p->diagnosis);
 		if (cl->npairs > 1)
 			fprintf(fp, " (%u pairs in this cell)", cl->npairs);
 		fputs("</title></rect>\n", fp);
@@ -298,9 +313,9 @@ int rd_fleet_write_svg(FILE *fp, const struct rd_fleet_matrix *m, const struct r
 
 		fprintf(fp, "<rect x=\"0\" y=\"%.0f\" width=\"14\" height=\"14\" fill=\"none\" stroke=\"%s\" "
 			    "stroke-width=\"2\"/><text x=\"20\" y=\"%.0f\" data-suspect=\"%zu\" data-cells=\"%lu\">"
-			    "suspect %zu, outlined: ", 10 + y, mark_stroke[k % RD_ARRAY_SIZE(mark_stroke)], 22 + y,
+			    "suspect %zu, outlined: ", 10 + y, rd_fleet_mark_stroke(k), 22 + y,
 			k + 1, mcells[k], k + 1);
-		put_xml(fp, marks[k].label);
+		rd_fleet_put_xml(fp, marks[k].label);
 		fprintf(fp, " (%lu cell%s)</text>\n", mcells[k], mcells[k] == 1 ? "" : "s");
 	}
 	free(mcells);

@@ -95,6 +95,9 @@ void rd_tomo_link_text(const struct rd_tomo_fabric *fab, uint32_t link, char *bu
 int rd_tomo_end_find(const struct rd_tomo_fabric *fab, const char *host, const char *dev,
 		     unsigned int port, const char *prefer_dev, uint32_t *node, unsigned int *oport,
 		     uint16_t *lid, bool *host_known, char *why, size_t why_len);
+/* The switch a host's first CA (port 1) is cabled to, or NULL. */
+const char *rd_tomo_host_switch(const struct rd_tomo_fabric *fab, const char *host);
+
 /*
  * The route from CA node's port to dnode's LID dlid through the forwarding
  * tables: its links appended to links[*n..cap).  0, or -EHOSTUNREACH with
