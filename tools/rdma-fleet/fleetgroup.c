@@ -149,12 +149,13 @@ int rd_fleet_groups_pattern(const struct rd_fleet_matrix *m, const char *pattern
 			    char *why, size_t why_len)
 {
 	regex_t re;
-	char **label = calloc(m->nh ? m->nh : 1, sizeof(*label));
-	int rc = label ? 0 : -ENOMEM, e;
+	char **label;
+	int rc = 0, e;
 
 	memset(g, 0, sizeof(*g));
-	if (rc)
-		return rc;
+	label = calloc(m->nh ? m->nh : 1, sizeof(*label));
+	if (!label)
+		return -ENOMEM;
 	e = regcomp(&re, pattern, REG_EXTENDED);
 	if (e) {
 		(void)regerror(e, &re, why, why_len);
@@ -168,9 +169,11 @@ int rd_fleet_groups_pattern(const struct rd_fleet_matrix *m, const char *pattern
 		if (regexec(&re, m->hosts[i], 2, mt, 0))
 			continue;
 		s = mt[1].rm_so >= 0 ? 1 : 0;	/* the first subexpression, else the whole match */
+		RD_GCC_LEAK_FP_BEGIN	/* label[] is freed below, element by element */
 		label[i] = strndup(m->hosts[i] + mt[s].rm_so, (size_t)(mt[s].rm_eo - mt[s].rm_so));
 		if (!label[i])
 			rc = -ENOMEM;
+		RD_GCC_LEAK_FP_END
 	}
 	regfree(&re);
 	if (!rc)
