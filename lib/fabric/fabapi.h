@@ -350,6 +350,16 @@ void rd_fab_dr_str(const struct rd_fab_node *n, int port, char *buf, size_t len)
 /* The node with this GUID, or -1. */
 int rd_fab_node_by_guid(const struct rd_fab *fab, uint64_t guid);
 
+/*
+ * Each node's tier, counted from the HCAs up: every CA and router 0, a
+ * switch with one of them on a port 1, then one more a switch hop (its
+ * least distance); a switch no path reaches -1.  With active_only, only
+ * Active links are hops (route.balance's up-ports); else every cabled one.
+ * tier has n_nodes entries.  Returns the highest tier (0 without switches)
+ * or -ENOMEM.
+ */
+int rd_fab_tiers(const struct rd_fab *fab, bool active_only, int *tier);
+
 /* "h005 mlx5_0" port 1, for messages and the links table. */
 void rd_fab_port_label(const struct rd_fab *fab, int node, int port, char *buf, size_t len);
 

@@ -219,56 +219,6 @@ void rd_fck_route_loops(struct ctx *c)
 		    rt->n_ep, (unsigned long long)rt->pairs);
 }
 
-/*
- * A switch's tier, counted from the CAs: 0 for a switch with an HCA cabled
- * to it, then one more per switch hop.  A port to a switch of a higher tier
- * is an up-port.
- */
-static int *tiers(const struct rd_fab *fab)
-{
-	int *t = malloc((fab->n_nodes ? fab->n_nodes : 1) * sizeof(*t));
-	int *q = malloc((fab->n_nodes ? fab->n_nodes : 1) * sizeof(*q));
-	size_t head = 0, tail = 0;
-
-	if (!t || !q) {
-		free(t);
-		free(q);
-		return NULL;
-	}
-	for (size_t i = 0; i < fab->n_nodes; i++) {
-		const struct rd_fab_node *n = &fab->nodes[i];
-
-		t[i] = -1;
-		if (n->type != RD_FAB_SWITCH)
-			continue;
-		for (int p = 1; p <= n->nports && t[i] < 0; p++) {
-			const struct rd_fab_port *pt = &n->ports[p];
-
-			if (pt->state == RD_FAB_ACTIVE && pt->peer_node >= 0 &&
-			    fab->nodes[pt->peer_node].type != RD_FAB_SWITCH) {
-				t[i] = 0;
-				q[tail++] = (int)i;
-			}
-		}
-	}
-	while (head < tail) {
-		const struct rd_fab_node *n = &fab->nodes[q[head]];
-		int ti = t[q[head++]];
-
-		for (int p = 1; p <= n->nports; p++) {
-			const struct rd_fab_port *pt = &n->ports[p];
-
-			if (pt->state != RD_FAB_ACTIVE || pt->peer_node < 0 || t[pt->peer_node] >= 0 ||
-			    fab->nodes[pt->peer_node].type != RD_FAB_SWITCH)
-				continue;
-			t[pt->peer_node] = ti + 1;
-			q[tail++] = pt->peer_node;
-		}
-	}
-	free(q);
-	return t;
-}
-
 /* ---- route.balance ---- */
 void rd_fck_route_balance(struct ctx *c)
 {
@@ -279,8 +229,10 @@ void rd_fck_route_balance(struct ctx *c)
 
 	if (!rt)
 		return;
-	t = tiers(fab);
-	if (!t) {
+	/* Up-ports lead to a switch of a higher tier (rd_fab_tiers: Active links only). */
+	t = malloc((fab->n_nodes ? fab->n_nodes : 1) * sizeof(*t));
+	if (!t || rd_fab_tiers(fab, true, t) < 0) {
+		free(t);
 		rd_fck_skip(c, "out of memory");
 		return;
 	}

@@ -226,6 +226,38 @@ void rd_dot_string(FILE *fp, const char *s)
 	fputc('"', fp);
 }
 
+void rd_xml_text(FILE *fp, const char *s, size_t max_chars)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t chars = 0;
+
+	while (*p) {
+		uint32_t cp = 0;
+		size_t n = utf8_seq(p, &cp);
+
+		if (max_chars && chars == max_chars) {
+			fputs("\xe2\x80\xa6", fp);	/* U+2026, the rest left out */
+			break;
+		}
+		chars++;
+		if (*p == '&')
+			fputs("&amp;", fp);
+		else if (*p == '<')
+			fputs("&lt;", fp);
+		else if (*p == '>')
+			fputs("&gt;", fp);
+		else if (*p == '"')
+			fputs("&quot;", fp);
+		else if (n == 0 || cp == 0xfffe || cp == 0xffff)
+			fputs("\xef\xbf\xbd", fp);	/* U+FFFD: not UTF-8, or not a character XML allows */
+		else if (cp >= 0x20 && cp != 0x7f && !(cp >= 0x80 && cp < 0xa0))
+			(void)fwrite(p, 1, n, fp);	/* errors: ferror() at the end */
+		else
+			chars--;	/* a control character, dropped */
+		p += n ? n : 1;
+	}
+}
+
 char *rd_text_escape(const char *s, bool keep_layout)
 {
 	const unsigned char *p = (const unsigned char *)s;

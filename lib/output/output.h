@@ -159,6 +159,16 @@ void rd_metric_label_value(FILE *fp, const char *s);
  */
 void rd_dot_string(FILE *fp, const char *s);
 
+/*
+ * Text or an attribute value of an XML document (an SVG picture): & < > "
+ * written as entities, control characters (C0, DEL, C1) dropped, valid
+ * UTF-8 kept and a byte that is not UTF-8 (or U+FFFE, U+FFFF) written
+ * U+FFFD, so the document stays well-formed whatever a node calls itself.
+ * With max_chars, at most that many characters, then U+2026 when some were
+ * left out.  Write errors: ferror(fp).
+ */
+void rd_xml_text(FILE *fp, const char *s, size_t max_chars);
+
 /* Colour decision for --color=auto|always|never with NO_COLOR; -EINVAL on a bad word. */
 int rd_color_mode(const char *arg, int fd, bool *color);
 

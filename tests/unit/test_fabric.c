@@ -572,6 +572,32 @@ static void test_routes(void **state)
 	rd_fab_report_free(&r);
 }
 
+/* Tiers from the HCAs up: both switches carry HCAs (1); without its HCAs sw2 is a hop further (2). */
+static void test_tiers(void **state)
+{
+	int t[NNODES];
+
+	(void)state;
+	build();
+	assert_int_equal(rd_fab_tiers(&fab, true, t), 1);
+	assert_int_equal(t[0], 1);
+	assert_int_equal(t[1], 1);
+	assert_int_equal(t[2], 0);
+	assert_int_equal(t[5], 0);
+	/* sw2's HCAs unplugged: it is reached through sw1 only. */
+	ports[1][1].peer_node = ports[1][2].peer_node = -1;
+	ports[4][1].peer_node = ports[5][1].peer_node = -1;
+	assert_int_equal(rd_fab_tiers(&fab, true, t), 2);
+	assert_int_equal(t[1], 2);
+	assert_int_equal(t[4], 0);
+	/* The switches' link cabled but stuck in Init: only Active links are hops when asked. */
+	ports[0][8].state = ports[1][8].state = RD_FAB_INIT;
+	assert_int_equal(rd_fab_tiers(&fab, true, t), 1);
+	assert_int_equal(t[1], -1);
+	assert_int_equal(rd_fab_tiers(&fab, false, t), 2);
+	assert_int_equal(t[1], 2);
+}
+
 static void test_selection(void **state)
 {
 	struct rd_strlist only = { 0 }, skip = { 0 };
@@ -609,6 +635,7 @@ int main(void)
 		cmocka_unit_test(test_shared_guid),
 		cmocka_unit_test(test_baseline),
 		cmocka_unit_test(test_routes),
+		cmocka_unit_test(test_tiers),
 		cmocka_unit_test(test_selection),
 	};
 

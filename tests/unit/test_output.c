@@ -446,6 +446,24 @@ static void test_dot_string(void **state)
 	free(buf);
 }
 
+/* XML text: entities, controls dropped, bad bytes U+FFFD, a cut after max_chars characters. */
+static void test_xml_text(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	rd_xml_text(f, "sw1 Z\xc3\xbcrich <a&b> \"q\"\x01\x7f\xc2\x85 bad\xff\xc3 \xef\xbf\xbe|", 0);
+	rd_xml_text(f, "", 0);
+	rd_xml_text(f, "|h\xc3\xa9t\xc3\xa9 mlx5_0", 4);
+	rd_xml_text(f, "|abc", 4);
+	fclose(f);
+	assert_string_equal(buf, "sw1 Z\xc3\xbcrich &lt;a&amp;b&gt; &quot;q&quot; bad\xef\xbf\xbd\xef\xbf\xbd "
+				 "\xef\xbf\xbd||h\xc3\xa9t\xe2\x80\xa6|abc");
+	free(buf);
+}
+
 /* One double in a JSON line, as the writer prints it: {"v":...}. */
 static void double_json(double v, char *out, size_t len)
 {
@@ -774,6 +792,7 @@ int main(void)
 		cmocka_unit_test(test_escape_positions),
 		cmocka_unit_test(test_json_edges),
 		cmocka_unit_test(test_dot_string),
+		cmocka_unit_test(test_xml_text),
 		cmocka_unit_test(test_double_digits),
 		cmocka_unit_test(test_named_keys),
 		cmocka_unit_test(test_color_mode),
