@@ -12,11 +12,12 @@
 #include "fabric/fabric.h"
 #include "model/model.h"
 #include "output/output.h"
-#include "rdma-fabric/fabdot.h"
 #include "rdma-fabric/fabexp.h"
 #include "rdma-fabric/fabpath.h"
 #include "rdma-fabric/fabroutes.h"
+#include "rdma-fabric/fabusage.h"
 #include "rdma-fabric/fabview.h"
+#include "rdma-fabric/fabwrite.h"
 
 enum {
 	OPT_NHC = RD_OPT_TOOL_BASE,
@@ -39,11 +40,11 @@ enum {
 	OPT_PATH,
 	OPT_PATH_FILE,
 	OPT_ROUTES,
+	OPT_SVG,
 };
 
 /* Files a user names: a FIFO that never delivers is an error after this long. */
 #define FILE_TIMEOUT_MS 10000
-#define DEFAULT_NAME_MAP "/etc/rdma/ib-node-name-map"
 
 static const struct rd_out_colset tables[] = {
 	{ rd_fabview_result_cols, RD_FABVIEW_RESULT_COLS },
@@ -54,78 +55,11 @@ static const struct rd_out_colset tables[] = {
 	{ rd_fabpath_cols, RD_FABPATH_NCOLS },
 };
 
-static void usage(const char *prog)
-{
-	printf("Usage: %s [options]\n"
-	       "Sweep the InfiniBand fabric through its management protocol and judge it:\n"
-	       "nodes that do not answer, links stuck or degraded, error counters, subnet\n"
-	       "managers, duplicate LIDs and GUIDs; each check PASS, WARN, FAIL or SKIP with\n"
-	       "both ends of the link and the fix.\n"
-	       "\n"
-	       "Views (default: the problems and a summary):\n"
-	       "      --links           every port of every node: state, width, speed, peer\n"
-	       "      --sm              every subnet manager (SMInfo)\n"
-	       "      --errors          every port whose error counters are not zero\n"
-	       "      --routes          every switch's forwarding table, as ibroute prints it\n"
-	       "                        (OpenSM's -R file reads it back); -j: with the ports\n"
-	       "      --format FMT      every linked port's counters as metrics: openmetrics\n"
-	       "                        or prometheus (names of infiniband-exporter)\n"
-	       "      --path SRC DST    the route from SRC to DST hop by hop, as ibtracert, each\n"
-	       "                        link judged (SRC, DST: a host, a node description, a\n"
-	       "                        GUID or a LID); repeatable\n"
-	       "      --path-file FILE  the route of every 'SRC DST' line of FILE\n"
-	       "\n"
-	       "Options:\n"
-	       "  -v, --verbose         show PASS results too\n"
-	       "      --list            list the checks and exit\n"
-	       "      --only ID,...     run only these checks (an id, or a group: link, sm...)\n"
-	       "      --skip ID,...     do not run these checks\n"
-	       "      --expect-rate R   every link at least this rate (4xHDR, 4X, EDR)\n"
-	       "  -i, --interval SEC    read the counters twice, SEC apart: rising errors FAIL\n"
-	       "                        (default 0: one reading)\n"
-	       "      --reset           clear every port's counters after reading them\n"
-	       "      --timeout SEC     wait for each MAD (default 0.2; 200ms alike)\n"
-	       "      --retries N       resend an unanswered MAD N times (default 3)\n"
-	       "      --load FILE       judge a saved fabric (ibnetdiscover --cache format)\n"
-	       "      --save FILE       save the swept fabric in that format\n"
-	       "      --dot FILE        also write the fabric as a Graphviz graph, bad links red\n"
-	       "      --baseline FILE   a saved fabric to compare with: its links down or moved\n"
-	       "                        FAIL, nodes gone FAIL, new ones WARN\n"
-	       "      --node-name-map FILE  names for GUIDs (default " DEFAULT_NAME_MAP
-	       " if present)\n"
-	       "      --nhc             Node Health Check output: silent when healthy, else\n"
-	       "                        one line 'ERROR: rdma-fabric: CHECK: OBJECT: REASON'\n"
-	       "  -d, --device NAME     the local HCA the MADs leave from (default: the first\n"
-	       "                        with an InfiniBand port)\n"
-	       "  -p, --port N          its port\n"
-	       "  -j, --json            JSON output\n"
-	       RD_TABLE_USAGE("check,status,detail")
-	       "      --color[=WHEN]    colour: auto (default), always, never\n"
-	       "  -h, --help            this help\n"
-	       "  -V, --version         version\n"
-	       "\n"
-	       "Exit status: 0 every check PASS, WARN or SKIP; 1 a check FAILed or the sweep\n"
-	       "failed; 2 usage error.\n",
-	       prog);
-}
-
 static bool known_check(const char *id)
 {
 	return rd_fab_check_find(id) != NULL;
 }
 
-
-struct dot_arg {
-	const struct rd_fab *fab;
-	const struct rd_fab_report *rep;
-};
-
-static int write_dot(FILE *fp, void *arg)
-{
-	const struct dot_arg *a = arg;
-
-	return rd_fabdot_write(fp, a->fab, a->rep);
-}
 
 static int input_files(struct rd_cli *cli, const char *opt, const struct rd_strlist *files)
 {
@@ -162,6 +96,7 @@ int main(int argc, char **argv)
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "reset", no_argument, NULL, OPT_RESET },
 		{ "dot", required_argument, NULL, OPT_DOT },
+		{ "svg", required_argument, NULL, OPT_SVG },
 		{ "path", required_argument, NULL, OPT_PATH },
 		{ "path-file", required_argument, NULL, OPT_PATH_FILE },
 		RD_COMMON_LONGOPTS,
@@ -175,6 +110,7 @@ int main(int argc, char **argv)
 	struct rd_fab_report rep = { 0 };
 	struct rd_fab fab = { 0 }, base = { 0 };
 	const char *load = NULL, *save = NULL, *name_map = NULL, *baseline = NULL, *dot = NULL;
+	const char *svg = NULL;
 	bool verbose = false, nhc = false, list_only = false, links = false, sms = false, errs = false;
 	bool routes = false;
 	int metrics = 0;	/* 1 openmetrics, 2 prometheus */
@@ -238,6 +174,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_DOT:
 			dot = optarg;
+			break;
+		case OPT_SVG:
+			svg = optarg;
 			break;
 		case OPT_PATH:
 			/* Two values: SRC is the option's, DST the next word. */
@@ -315,10 +254,10 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	ret = rd_cli_help_version(&cli, usage);
+	ret = rd_cli_help_version(&cli, rd_fabric_usage);
 	if (ret >= 0)
 		goto out;
-	ret = rd_cli_operands(&cli, argc, argv, usage, 0, NULL);
+	ret = rd_cli_operands(&cli, argc, argv, rd_fabric_usage, 0, NULL);
 	if (ret >= 0)
 		goto out;
 	ret = rd_cli_table_check(&cli, tables, RD_ARRAY_SIZE(tables));
@@ -334,14 +273,14 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if ((paths.n || path_files.n) && (list_only || links || sms || errs || routes || metrics || nhc || dot ||
-					  baseline || so.reset || so.interval > 0 || only.n || skip.n)) {
+					  svg || baseline || so.reset || so.interval > 0 || only.n || skip.n)) {
 		ret = rd_cli_usage_error(&cli, "--path prints routes: not with --list, a view, --format, "
-					 "--nhc, --dot, --baseline, --reset, --interval, --only or --skip");
+					 "--nhc, --dot, --svg, --baseline, --reset, --interval, --only or --skip");
 		goto out;
 	}
-	if (dot && (list_only || links || sms || errs || routes || metrics)) {
-		ret = rd_cli_usage_error(&cli, "--dot draws the checks' verdict: not with --list, a view "
-					 "or --format");
+	if ((dot || svg) && (list_only || links || sms || errs || routes || metrics)) {
+		ret = rd_cli_usage_error(&cli, "%s draws the checks' verdict: not with --list, a view "
+					 "or --format", dot ? "--dot" : "--svg");
 		goto out;
 	}
 	if (metrics && (cli.json || nhc || verbose || list_only || links || sms || errs || routes || baseline)) {
@@ -390,7 +329,8 @@ int main(int argc, char **argv)
 	    (name_map && (ret = rd_cli_input_file(&cli, "--node-name-map", name_map))) ||
 	    (path_files.n && (ret = input_files(&cli, "--path-file", &path_files))) ||
 	    (save && (ret = rd_cli_output_file(&cli, "--save", save))) ||
-	    (dot && (ret = rd_cli_output_file(&cli, "--dot", dot))))
+	    (dot && (ret = rd_cli_output_file(&cli, "--dot", dot))) ||
+	    (svg && (ret = rd_cli_output_file(&cli, "--svg", svg))))
 		goto out;
 	co.only = &only;
 	co.skip = &skip;
@@ -544,19 +484,9 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	rd_fab_run_checks(&fab, &co, &rep);
-	if (dot) {
-		struct rd_outfile of;
-		struct dot_arg a = { &fab, &rep };
-
-		ret = rd_outfile_open(&of, dot, why, sizeof(why));
-		if (!ret)
-			ret = rd_outfile_replace(&of, write_dot, &a, why, sizeof(why));
-		rd_outfile_close(&of);
-		if (ret) {
-			rd_cli_error(&cli, "--dot %s: %s", dot, why);
-			ret = RD_EXIT_FAIL;
-			goto out;
-		}
+	if ((dot || svg) && rd_fabwrite_pictures(&cli, &fab, &rep, dot, svg)) {
+		ret = RD_EXIT_FAIL;
+		goto out;
 	}
 	if (nhc) {
 		rd_fabview_nhc(&rep);
