@@ -42,10 +42,11 @@ finish() {
 missing=""
 for t in ibsim:ibsim-utils ibsim-run:ibsim-utils opensm:opensm iblinkinfo:infiniband-diags \
 	ibnetdiscover:infiniband-diags perfquery:infiniband-diags sminfo:infiniband-diags \
-	saquery:infiniband-diags timeout:coreutils dot:graphviz jq:jq; do
+	saquery:infiniband-diags timeout:coreutils dot:graphviz jq:jq chromium:chromium; do
 	command -v "${t%%:*}" > /dev/null 2>&1 || PATH=$PATH:/usr/sbin command -v "${t%%:*}" > /dev/null 2>&1 ||
 		missing="$missing ${t%%:*} (${t#*:})"
 done
+/usr/bin/python3 -c 'import PIL' 2> /dev/null || missing="$missing /usr/bin/python3's PIL (python3-pil)"
 if [ -n "$missing" ]; then
 	echo "FAIL - fabric tier: missing:$missing"
 	fail=1
