@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "base/base.h"
+#include "output/output.h"
 
 #define TIP_PAIRS 5		/* failed pairs a cell's tooltip names */
 
@@ -346,20 +347,25 @@ int rd_fleet_write_svg_groups(FILE *fp, const struct rd_fleet_matrix *m, const s
 		fprintf(fp, ".%s{fill:%s}", gclasses[k].name, gclasses[k].fill);
 	fputs(".g-fail1,.g-fail2,.g-fail3{stroke:#000000;stroke-width:0.12}"
 	      ".grid{fill:none;stroke:#bbbbbb;stroke-width:0.05}</style>\n", fp);
-	fprintf(fp, "<title>rdma-fleet mesh: %zu pairs of %zu hosts in %zu groups (%s), %zu fail</title>\n",
-		m->np, m->nh, ng, by, m->nfail);
+	fprintf(fp, "<title>rdma-fleet mesh: %zu pairs of %zu hosts in %zu groups (", m->np, m->nh, ng);
+	rd_fleet_put_xml(fp, by);
+	fprintf(fp, "), %zu fail</title>\n", m->nfail);
 	fprintf(fp, "<g id=\"rows\" font-size=\"%.1f\" text-anchor=\"end\">\n", font);
 	for (size_t k = 0; k < ng; k++) {
 		fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" data-hosts=\"%zu\"><title>", left - 4,
 			top + ((double)k + 0.8) * cell, g->size[k]);
 		rd_fleet_put_xml(fp, g->names[k]);
-		fprintf(fp, " (%zu host%s)</title>%.*s</text>\n", g->size[k], g->size[k] == 1 ? "" : "s", (int)w,
-			g->names[k]);
+		fprintf(fp, " (%zu host%s)</title>", g->size[k], g->size[k] == 1 ? "" : "s");
+		rd_xml_text(fp, g->names[k], w);
+		fputs("</text>\n", fp);
 	}
 	fprintf(fp, "</g>\n<g id=\"columns\" font-size=\"%.1f\">\n", font);
-	for (size_t k = 0; k < ng; k++)
-		fprintf(fp, "<text transform=\"translate(%.1f %.1f) rotate(-90)\">%.*s</text>\n",
-			left + ((double)k + 0.8) * cell, top - 4, (int)w, g->names[k]);
+	for (size_t k = 0; k < ng; k++) {
+		fprintf(fp, "<text transform=\"translate(%.1f %.1f) rotate(-90)\">", left + ((double)k + 0.8) * cell,
+			top - 4);
+		rd_xml_text(fp, g->names[k], w);
+		fputs("</text>\n", fp);
+	}
 	fputs("</g>\n", fp);
 	fprintf(fp, "<g id=\"cells\" transform=\"translate(%.1f %.1f) scale(%.0f)\">\n", left, top, cell);
 	for (size_t r = 0; r < ng; r++)
@@ -400,8 +406,9 @@ int rd_fleet_write_svg_groups(FILE *fp, const struct rd_fleet_matrix *m, const s
 	}
 	rd_strmap_free(&at);
 	fprintf(fp, "<g id=\"legend\" font-size=\"12\" transform=\"translate(8 %.1f)\">\n", top + size + 24);
-	fprintf(fp, "<text x=\"0\" y=\"0\">row tested column, a cell a pair of groups (%s); %zu of %zu "
-		    "cells tested, white: none</text>\n", by, used, ng * ng);
+	fputs("<text x=\"0\" y=\"0\">row tested column, a cell a pair of groups (", fp);
+	rd_fleet_put_xml(fp, by);
+	fprintf(fp, "); %zu of %zu cells tested, white: none</text>\n", used, ng * ng);
 	fprintf(fp, "<text x=\"0\" y=\"18\">%zu pairs, %zu failed; median bandwidth %.3f Gb/s</text>\n", m->np,
 		nfail, m->mbw);
 	for (size_t k = 0; k < G_COUNT; k++)

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "base/base.h"
+#include "output/output.h"
 
 enum cls {
 	C_NONE,		/* not reported */
@@ -87,18 +88,7 @@ static void run(FILE *fp, bool *open, enum cls k, size_t r, size_t c, size_t e, 
 /* Text for XML: & < > " escaped, control characters left out. */
 void rd_fleet_put_xml(FILE *fp, const char *s)
 {
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", fp); break;
-		case '<': fputs("&lt;", fp); break;
-		case '>': fputs("&gt;", fp); break;
-		case '"': fputs("&quot;", fp); break;
-		default:
-			if ((unsigned char)*s >= 0x20)
-				fputc(*s, fp);
-			break;
-		}
-	}
+	rd_xml_text(fp, s, 0);	/* entities, no controls, invalid UTF-8 as U+FFFD */
 }
 
 /* Outline colours of the marks, in turn. */
