@@ -40,11 +40,13 @@ endif
 LIB_SRCS := $(sort $(wildcard lib/*/*.c))
 LIB_OBJS := $(LIB_SRCS:lib/%.c=$(BUILD)/obj/lib/%.o)
 HDRS := $(wildcard lib/*/*.h tools/*/*.h)
-TOOL_SRCS := $(sort $(wildcard tools/rdma-*.c))
-TOOLS := $(TOOL_SRCS:tools/%.c=%)
+# tools/<tool>/<tool>.c: each tool's main, in its own folder.
+TOOLS := $(sort $(patsubst tools/%/,%,$(wildcard tools/rdma-*/)))
+TOOL_SRCS := $(foreach t,$(TOOLS),tools/$(t)/$(t).c)
 TOOL_BINS := $(TOOLS:%=$(BUILD)/%)
-# tools/<tool>/*.c: code only that tool uses, linked into it (and into the unit tests).
-TOOL_LOCAL_SRCS := $(sort $(wildcard tools/rdma-*/*.c))
+# tools/<tool>/*.c beside the main: code only that tool uses, linked into it (and
+# into the unit tests).
+TOOL_LOCAL_SRCS := $(filter-out $(TOOL_SRCS),$(sort $(wildcard tools/rdma-*/*.c)))
 TOOL_LOCAL_OBJS := $(TOOL_LOCAL_SRCS:tools/%.c=$(BUILD)/obj/tools/%.o)
 tool_local_objs = $(filter $(BUILD)/obj/tools/$(1)/%,$(TOOL_LOCAL_OBJS))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
@@ -94,7 +96,7 @@ $(LIBA): $(LIB_OBJS)
 	$(call say,AR,$@)rm -f $@ && $(AR) rcs $@ $^
 
 .SECONDEXPANSION:
-$(BUILD)/rdma-%: $(BUILD)/obj/tools/rdma-%.o $$(call tool_local_objs,rdma-$$*) $(LIBA)
+$(BUILD)/rdma-%: $(BUILD)/obj/tools/rdma-$$*/rdma-$$*.o $$(call tool_local_objs,rdma-$$*) $(LIBA)
 	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) -Wl,--as-needed -o $@ $(filter %.o,$^) $(LIBA) $(PKG_LIBS) -lm
 
 # Unit tests are white-box: they include a layer's unit headers ("stats/counters.h")
@@ -248,11 +250,11 @@ $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LOCAL_OBJS) $(FUZZ_LIB)
 
 # fuzz_cli runs every tool's main() in-process: the tools compiled again with
 # main renamed (<tool>_main), instrumented like the library; the fixtures by absolute path.
-FUZZ_CLI_OBJS := $(TOOLS:%=$(FUZZ_BUILD)/cli/%.o) $(TOOL_LOCAL_SRCS:tools/%.c=$(FUZZ_BUILD)/cli/%.o)
+FUZZ_CLI_OBJS := $(TOOL_SRCS:tools/%.c=$(FUZZ_BUILD)/cli/%.o) $(TOOL_LOCAL_SRCS:tools/%.c=$(FUZZ_BUILD)/cli/%.o)
 $(FUZZ_BUILD)/cli/%.o: tools/%.c $(HDRS)
 	@mkdir -p $(@D)
 	$(call say,FUZZ,$@)clang -std=gnu11 -Wall -Wextra -Werror -Ilib $(PKG_CFLAGS) -DRD_VERSION='"$(VERSION)"' \
-		-Dmain=$(subst -,_,$*)_main -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all \
+		-Dmain=$(subst -,_,$(notdir $*))_main -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all \
 		-fno-omit-frame-pointer -c -o $@ $<
 $(FUZZ_BUILD)/fuzz_cli: tests/fuzz/fuzz_cli.c $(FUZZ_CLI_OBJS) $(FUZZ_LIB)
 	$(call say,FUZZ,$@)clang -std=gnu11 -Wall -Wextra -Werror -Ilib -Itools $(PKG_CFLAGS) -O1 -g \

@@ -28,8 +28,8 @@ dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT
 if make --no-print-directory -s install DESTDIR="$dest" PREFIX=/usr/local > /dev/null 2>&1; then
 	missing=
-	for t in tools/rdma-*.c; do
-		t=$(basename "$t" .c)
+	for t in tools/rdma-*/; do
+		t=$(basename "$t")
 		for f in bin/$t share/man/man1/$t.1 share/bash-completion/completions/$t \
 			share/zsh/site-functions/_$t share/rdma-diag/schemas/$t.schema.json; do
 			[ -e "$dest/usr/local/$f" ] || missing="$missing $f"

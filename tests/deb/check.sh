@@ -44,8 +44,8 @@ t_lintian=$((SECONDS - t0))
 
 files=$(dpkg-deb -c "$deb" | awk '{ print $6 }' | sed 's|^\./|/|')
 missing=
-for t in tools/rdma-*.c; do
-	t=$(basename "$t" .c)
+for t in tools/rdma-*/; do
+	t=$(basename "$t")
 	for f in /usr/bin/$t /usr/share/man/man1/$t.1.gz /usr/share/bash-completion/completions/$t \
 		/usr/share/zsh/vendor-completions/_$t /usr/share/rdma-diag/schemas/$t.schema.json; do
 		grep -qx "$f" <<< "$files" || missing="$missing $f"

@@ -64,7 +64,7 @@ fi
 if command -v clang-tidy > /dev/null; then
 	t0=$SECONDS
 	rm -f "$work"/tidy.*.log
-	printf '%s\n' lib/*/*.c tools/*.c tools/*/*.c |
+	printf '%s\n' lib/*/*.c tools/*/*.c |
 		LINT_WORK=$work xargs -P "$jobs" -I{} bash -c \
 			'f=$1; shift; clang-tidy --quiet "$f" -- "$@" > "$LINT_WORK/tidy.${f//\//_}.log" 2>&1' \
 			tidy {} "${cflags[@]}"

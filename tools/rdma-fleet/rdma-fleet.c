@@ -15,9 +15,9 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "rdma-fleet/fleet.h"
-#include "rdma-fleet/fleetprint.h"
-#include "rdma-fleet/fleetsuspect.h"
+#include "fleet.h"
+#include "fleetprint.h"
+#include "fleetsuspect.h"
 #include "base/base.h"
 #include "output/output.h"
 

@@ -11,9 +11,9 @@
 #include "cli/cli.h"
 #include "stats/stats.h"
 #include "output/output.h"
-#include "rdma-top/toprun.h"
-#include "rdma-top/topsample.h"
-#include "rdma-top/topui.h"
+#include "toprun.h"
+#include "topsample.h"
+#include "topui.h"
 
 enum {
 	OPT_ONCE = RD_OPT_TOOL_BASE,

@@ -11,7 +11,7 @@
 #include "gpu/gpu.h"
 #include "model/model.h"
 #include "output/output.h"
-#include "rdma-gpumap/mapprint.h"
+#include "mapprint.h"
 
 enum {
 	OPT_GPU = RD_OPT_TOOL_BASE,

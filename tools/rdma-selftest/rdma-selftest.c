@@ -18,9 +18,9 @@
 #include "cli/cli.h"
 #include "output/output.h"
 #include "selftest/selftest.h"
-#include "rdma-selftest/stmcast.h"
-#include "rdma-selftest/stmesh.h"
-#include "rdma-selftest/stopts.h"
+#include "stmcast.h"
+#include "stmesh.h"
+#include "stopts.h"
 
 
 static volatile int stop;

@@ -12,7 +12,7 @@
 #include "model/model.h"
 #include "output/output.h"
 #include "base/base.h"
-#include "rdma-gids/gidprint.h"
+#include "gidprint.h"
 
 enum {
 	OPT_VER = RD_OPT_TOOL_BASE,

@@ -7,7 +7,7 @@
 #include "cli/cli.h"
 #include "model/model.h"
 #include "output/output.h"
-#include "rdma-devinfo/devprint.h"
+#include "devprint.h"
 
 enum { OPT_NO_VERBS = RD_OPT_TOOL_BASE };
 

@@ -12,12 +12,12 @@
 #include "fabric/fabric.h"
 #include "model/model.h"
 #include "output/output.h"
-#include "rdma-fabric/fabexp.h"
-#include "rdma-fabric/fabpath.h"
-#include "rdma-fabric/fabroutes.h"
-#include "rdma-fabric/fabusage.h"
-#include "rdma-fabric/fabview.h"
-#include "rdma-fabric/fabwrite.h"
+#include "fabexp.h"
+#include "fabpath.h"
+#include "fabroutes.h"
+#include "fabusage.h"
+#include "fabview.h"
+#include "fabwrite.h"
 
 enum {
 	OPT_NHC = RD_OPT_TOOL_BASE,
