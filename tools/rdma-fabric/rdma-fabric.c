@@ -13,6 +13,7 @@
 #include "model/model.h"
 #include "output/output.h"
 #include "fabexp.h"
+#include "fabopts.h"
 #include "fabpath.h"
 #include "fabroutes.h"
 #include "fabusage.h"
@@ -61,18 +62,6 @@ static bool known_check(const char *id)
 }
 
 
-static int input_files(struct rd_cli *cli, const char *opt, const struct rd_strlist *files)
-{
-	for (size_t i = 0; i < files->n; i++) {
-		int ret = rd_cli_input_file(cli, opt, files->v[i]);
-
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -103,17 +92,9 @@ int main(int argc, char **argv)
 		RD_TABLE_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct rd_strlist only = { 0 }, skip = { 0 }, path_files = { 0 };
-	struct rd_fabpath paths = { 0 };
-	struct rd_fab_sweep_opts so = { .timeout_ms = 200, .retries = 3 };
-	struct rd_fab_check_opts co = { 0 };
+	struct rd_fabargs a = { .so = { .timeout_ms = 200, .retries = 3 } };
 	struct rd_fab_report rep = { 0 };
 	struct rd_fab fab = { 0 }, base = { 0 };
-	const char *load = NULL, *save = NULL, *name_map = NULL, *baseline = NULL, *dot = NULL;
-	const char *svg = NULL;
-	bool verbose = false, nhc = false, list_only = false, links = false, sms = false, errs = false;
-	bool routes = false;
-	int metrics = 0;	/* 1 openmetrics, 2 prometheus */
 	struct rd_out *o = NULL;
 	struct rd_cli cli;
 	char nhc_error[512] = "";
@@ -122,61 +103,62 @@ int main(int argc, char **argv)
 
 	rd_cli_init(&cli, "rdma-fabric");
 	cli.repeatable = (const int[]){ OPT_ONLY, OPT_SKIP, OPT_PATH, OPT_PATH_FILE, 0 };
-	while ((opt = rd_cli_getopt(&cli, argc, argv, ":vi:" RD_COMMON_SHORTOPTS RD_TABLE_SHORTOPTS, longopts)) != -1) {
+	while ((opt = rd_cli_getopt(&cli, argc, argv, ":vi:" RD_COMMON_SHORTOPTS RD_TABLE_SHORTOPTS,
+				    longopts)) != -1) {
 		if (opt == RD_CLI_OPT_USAGE) {
 			ret = RD_EXIT_USAGE;
 			goto out;
 		}
 		switch (opt) {
 		case 'v':
-			verbose = true;
+			a.verbose = true;
 			break;
 		case OPT_NHC:
-			nhc = true;
+			a.nhc = true;
 			/* An error before the report is NHC's ERROR line too (rd_cli_exit). */
 			cli.nhc = true;
 			cli.last_error = nhc_error;
 			cli.last_error_len = sizeof(nhc_error);
 			break;
 		case OPT_LIST:
-			list_only = true;
+			a.list_only = true;
 			break;
 		case OPT_ONLY:
 		case OPT_SKIP:
-			ret = rd_cli_check_ids(&cli, opt == OPT_ONLY ? &only : &skip, optarg,
+			ret = rd_cli_check_ids(&cli, opt == OPT_ONLY ? &a.only : &a.skip, optarg,
 					       opt == OPT_ONLY ? "--only" : "--skip", known_check);
 			if (ret)
 				goto out;
 			break;
 		case OPT_LINKS:
-			links = true;
+			a.links = true;
 			break;
 		case OPT_SM:
-			sms = true;
+			a.sms = true;
 			break;
 		case OPT_ERRORS:
-			errs = true;
+			a.errs = true;
 			break;
 		case OPT_ROUTES:
-			routes = true;
+			a.routes = true;
 			break;
 		case OPT_LOAD:
-			load = optarg;
+			a.load = optarg;
 			break;
 		case OPT_SAVE:
-			save = optarg;
+			a.save = optarg;
 			break;
 		case OPT_NAME_MAP:
-			name_map = optarg;
+			a.name_map = optarg;
 			break;
 		case OPT_BASELINE:
-			baseline = optarg;
+			a.baseline = optarg;
 			break;
 		case OPT_DOT:
-			dot = optarg;
+			a.dot = optarg;
 			break;
 		case OPT_SVG:
-			svg = optarg;
+			a.svg = optarg;
 			break;
 		case OPT_PATH:
 			/* Two values: SRC is the option's, DST the next word. */
@@ -188,7 +170,7 @@ int main(int argc, char **argv)
 				ret = rd_cli_usage_error(&cli, "--path: an empty name");
 				goto out;
 			}
-			if (rd_fabpath_add(&paths, optarg, argv[optind], "--path")) {
+			if (rd_fabpath_add(&a.paths, optarg, argv[optind], "--path")) {
 				ret = rd_cli_usage_error(&cli, "--path: too many pairs (at most %d)",
 							 RD_FABPATH_MAX);
 				goto out;
@@ -196,20 +178,20 @@ int main(int argc, char **argv)
 			optind++;
 			break;
 		case OPT_PATH_FILE:
-			if (rd_strlist_add(&path_files, optarg)) {
+			if (rd_strlist_add(&a.path_files, optarg)) {
 				rd_cli_error(&cli, "out of memory");
 				ret = RD_EXIT_FAIL;
 				goto out;
 			}
 			break;
 		case OPT_RESET:
-			so.reset = true;
+			a.so.reset = true;
 			break;
 		case OPT_FORMAT:
 			if (strcmp(optarg, "openmetrics") == 0) {
-				metrics = 1;
+				a.metrics = 1;
 			} else if (strcmp(optarg, "prometheus") == 0) {
-				metrics = 2;
+				a.metrics = 2;
 			} else {
 				ret = rd_cli_usage_error(&cli, "invalid --format '%s' (openmetrics or "
 							 "prometheus)", optarg);
@@ -217,16 +199,16 @@ int main(int argc, char **argv)
 			}
 			break;
 		case OPT_EXPECT_RATE:
-			if (rd_fab_parse_rate(optarg, &co.expect_lanes, &co.expect_lane_mbps)) {
+			if (rd_fab_parse_rate(optarg, &a.co.expect_lanes, &a.co.expect_lane_mbps)) {
 				ret = rd_cli_usage_error(&cli, "invalid --expect-rate '%s' (a width, a speed "
 							 "or both: 4X, HDR, 4xHDR; speeds SDR DDR QDR FDR "
 							 "EDR HDR NDR)", optarg);
 				goto out;
 			}
-			co.expect_rate = optarg;
+			a.co.expect_rate = optarg;
 			break;
 		case 'i':
-			ret = rd_cli_duration(&cli, "--interval", optarg, 0, 3600, &so.interval);
+			ret = rd_cli_duration(&cli, "--interval", optarg, 0, 3600, &a.so.interval);
 			if (ret)
 				goto out;
 			break;
@@ -237,7 +219,7 @@ int main(int argc, char **argv)
 			ret = rd_cli_duration(&cli, "--timeout", optarg, 0.001, 60, &secs);
 			if (ret)
 				goto out;
-			so.timeout_ms = (unsigned int)(secs * 1000 + 0.5);
+			a.so.timeout_ms = (unsigned int)(secs * 1000 + 0.5);
 			break;
 		}
 		case OPT_RETRIES: {
@@ -246,7 +228,7 @@ int main(int argc, char **argv)
 			ret = rd_cli_uint(&cli, "--retries", optarg, 0, 20, &n);
 			if (ret)
 				goto out;
-			so.retries = (unsigned int)n;
+			a.so.retries = (unsigned int)n;
 			break;
 		}
 		default:
@@ -263,83 +245,9 @@ int main(int argc, char **argv)
 	ret = rd_cli_table_check(&cli, tables, RD_ARRAY_SIZE(tables));
 	if (ret)
 		goto out;
-	if (cli.sysroot_dir) {
-		ret = rd_cli_usage_error(&cli, "--sysroot: the fabric is read through MADs, not /sys "
-					 "(--load FILE judges a saved fabric)");
+	ret = rd_fabopts_check(&cli, &a);
+	if (ret)
 		goto out;
-	}
-	if (cli.devices.n > 1) {
-		ret = rd_cli_usage_error(&cli, "-d: the MADs leave from one HCA (got %zu)", cli.devices.n);
-		goto out;
-	}
-	if ((paths.n || path_files.n) && (list_only || links || sms || errs || routes || metrics || nhc || dot ||
-					  svg || baseline || so.reset || so.interval > 0 || only.n || skip.n)) {
-		ret = rd_cli_usage_error(&cli, "--path prints routes: not with --list, a view, --format, "
-					 "--nhc, --dot, --svg, --baseline, --reset, --interval, --only or --skip");
-		goto out;
-	}
-	if ((dot || svg) && (list_only || links || sms || errs || routes || metrics)) {
-		ret = rd_cli_usage_error(&cli, "%s draws the checks' verdict: not with --list, a view "
-					 "or --format", dot ? "--dot" : "--svg");
-		goto out;
-	}
-	if (metrics && (cli.json || nhc || verbose || list_only || links || sms || errs || routes || baseline)) {
-		ret = rd_cli_usage_error(&cli, "--format prints metrics only: not with -j, --nhc, -v, "
-					 "--list, a view or --baseline");
-		goto out;
-	}
-	if (metrics && load) {
-		ret = rd_cli_usage_error(&cli, "--format: a saved fabric holds no counters");
-		goto out;
-	}
-	if (nhc && (cli.json || verbose || list_only || links || sms || errs || routes)) {
-		ret = rd_cli_usage_error(&cli, "--nhc has its own output; not with -j, -v, --list or a view");
-		goto out;
-	}
-	if ((nhc && (ret = rd_cli_table_none(&cli, "--nhc"))) ||
-	    (metrics && (ret = rd_cli_table_none(&cli, "--format"))))
-		goto out;
-	if (so.reset && (load || links || sms || list_only)) {
-		ret = rd_cli_usage_error(&cli, "--reset clears the counters a sweep read: not with "
-					 "--load, --links, --sm or --list");
-		goto out;
-	}
-	if (links + sms + errs + routes > 1) {
-		ret = rd_cli_usage_error(&cli, "--links, --sm, --errors and --routes are views: choose one");
-		goto out;
-	}
-	if (load && (save || cli.devices.n || cli.port || so.interval > 0)) {
-		ret = rd_cli_usage_error(&cli, "--load judges a saved fabric: not with --save, -d, -p "
-					 "or --interval");
-		goto out;
-	}
-	if (load && (sms || errs)) {
-		ret = rd_cli_usage_error(&cli, "--load: a saved fabric holds no %s",
-					 sms ? "SMInfo (--sm)" : "counters (--errors)");
-		goto out;
-	}
-	/*
-	 * Every file named before any is read or swept: no output may replace an
-	 * input (the map read by default too), nor the other output.
-	 */
-	if (!name_map && access(DEFAULT_NAME_MAP, F_OK) == 0)
-		name_map = DEFAULT_NAME_MAP;
-	if ((load && (ret = rd_cli_input_file(&cli, "--load", load))) ||
-	    (baseline && (ret = rd_cli_input_file(&cli, "--baseline", baseline))) ||
-	    (name_map && (ret = rd_cli_input_file(&cli, "--node-name-map", name_map))) ||
-	    (path_files.n && (ret = input_files(&cli, "--path-file", &path_files))) ||
-	    (save && (ret = rd_cli_output_file(&cli, "--save", save))) ||
-	    (dot && (ret = rd_cli_output_file(&cli, "--dot", dot))) ||
-	    (svg && (ret = rd_cli_output_file(&cli, "--svg", svg))))
-		goto out;
-	co.only = &only;
-	co.skip = &skip;
-	if (!list_only && !links && !sms && !errs && !routes && !metrics && !paths.n && !path_files.n &&
-	    rd_fab_selected_count(&co) == 0) {
-		ret = rd_cli_usage_error(&cli, "no check selected: --only and --skip leave nothing to "
-					 "run (see --list)");
-		goto out;
-	}
 	ret = rd_cli_setup(&cli);
 	if (ret >= 0)
 		goto out;
@@ -350,31 +258,31 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	rd_out_set_table_opts(o, &cli.table);
-	if (list_only) {
+	if (a.list_only) {
 		rd_fabview_list(o);
 		ret = RD_EXIT_OK;
 		goto out;
 	}
-	for (size_t i = 0; i < path_files.n; i++)
-		if (rd_fabpath_read(&paths, path_files.v[i], FILE_TIMEOUT_MS, why, sizeof(why))) {
-			rd_cli_error(&cli, "--path-file %s: %s", path_files.v[i], why);
+	for (size_t i = 0; i < a.path_files.n; i++)
+		if (rd_fabpath_read(&a.paths, a.path_files.v[i], FILE_TIMEOUT_MS, why, sizeof(why))) {
+			rd_cli_error(&cli, "--path-file %s: %s", a.path_files.v[i], why);
 			ret = RD_EXIT_FAIL;
 			goto out;
 		}
-	if (baseline) {
+	if (a.baseline) {
 		/* Read before the sweep: a bad baseline is said before any MAD is sent. */
-		ret = rd_fab_load(&base, baseline, FILE_TIMEOUT_MS, why, sizeof(why));
+		ret = rd_fab_load(&base, a.baseline, FILE_TIMEOUT_MS, why, sizeof(why));
 		if (ret) {
-			rd_cli_error(&cli, "--baseline %s: %s", baseline, why);
+			rd_cli_error(&cli, "--baseline %s: %s", a.baseline, why);
 			ret = RD_EXIT_FAIL;
 			goto out;
 		}
-		co.baseline = &base;
+		a.co.baseline = &base;
 	}
-	if (load) {
-		ret = rd_fab_load(&fab, load, FILE_TIMEOUT_MS, why, sizeof(why));
+	if (a.load) {
+		ret = rd_fab_load(&fab, a.load, FILE_TIMEOUT_MS, why, sizeof(why));
 		if (ret) {
-			rd_cli_error(&cli, "--load %s: %s", load, why);
+			rd_cli_error(&cli, "--load %s: %s", a.load, why);
 			ret = RD_EXIT_FAIL;
 			goto out;
 		}
@@ -396,34 +304,36 @@ int main(int argc, char **argv)
 				goto out;
 			}
 			rd_strlist_free(&cas);
-			so.ca = cli.devices.v[0];
+			a.so.ca = cli.devices.v[0];
 		}
-		so.ca_port = (int)cli.port;
-		so.counters = errs || metrics || so.reset ||
-			      (!links && !sms && !routes && (rd_fab_group_selected(&co, "port") ||
-							     rd_fab_group_selected(&co, "route.degraded")));
-		so.data = metrics;	/* the checks judge error counters only */
+		a.so.ca_port = (int)cli.port;
+		a.so.counters = a.errs || a.metrics || a.so.reset ||
+			      (!a.links && !a.sms && !a.routes && (rd_fab_group_selected(&a.co, "port") ||
+							     rd_fab_group_selected(&a.co, "route.degraded")));
+		a.so.data = a.metrics;	/* the checks judge error counters only */
 		/* The metrics carry the subnet managers too (rdma_fabric_sm_*). */
-		so.sms = sms || metrics || (!links && !errs && !routes && rd_fab_group_selected(&co, "sm"));
-		so.routes = routes || (!links && !sms && !errs && !metrics && rd_fab_group_selected(&co, "route"));
-		if (paths.n) {
+		a.so.sms = a.sms || a.metrics ||
+			   (!a.links && !a.errs && !a.routes && rd_fab_group_selected(&a.co, "sm"));
+		a.so.routes = a.routes ||
+			      (!a.links && !a.sms && !a.errs && !a.metrics && rd_fab_group_selected(&a.co, "route"));
+		if (a.paths.n) {
 			/* The routes, and the counters of the ports on them only. */
-			so.routes = so.counters = true;
-			so.sms = false;
-			so.pick = rd_fabpath_pick;
-			so.pick_arg = &paths;
+			a.so.routes = a.so.counters = true;
+			a.so.sms = false;
+			a.so.pick = rd_fabpath_pick;
+			a.so.pick_arg = &a.paths;
 		}
-		ret = rd_fab_sweep(&fab, &so, why, sizeof(why));
+		ret = rd_fab_sweep(&fab, &a.so, why, sizeof(why));
 		if (ret) {
 			rd_cli_error(&cli, "%s", why);
 			ret = RD_EXIT_FAIL;
 			goto out;
 		}
 	}
-	if (name_map && (rd_fab_name_map(&fab, name_map, FILE_TIMEOUT_MS, &cli.warnings, why, sizeof(why)) ||
-			 (baseline && rd_fab_name_map(&base, name_map, FILE_TIMEOUT_MS, &cli.warnings, why,
+	if (a.name_map && (rd_fab_name_map(&fab, a.name_map, FILE_TIMEOUT_MS, &cli.warnings, why, sizeof(why)) ||
+			 (a.baseline && rd_fab_name_map(&base, a.name_map, FILE_TIMEOUT_MS, &cli.warnings, why,
 						      sizeof(why))))) {
-		rd_cli_error(&cli, "--node-name-map %s: %s", name_map, why);
+		rd_cli_error(&cli, "--node-name-map %s: %s", a.name_map, why);
 		ret = RD_EXIT_FAIL;
 		goto out;
 	}
@@ -432,30 +342,30 @@ int main(int argc, char **argv)
 	 * that cannot be read is a warning, and the run goes on with the nodes'
 	 * own descriptions (as infiniband-diags do).
 	 */
-	if (!name_map && access(DEFAULT_NAME_MAP, F_OK) == 0 &&
-	    (rd_fab_name_map(&fab, DEFAULT_NAME_MAP, FILE_TIMEOUT_MS, &cli.warnings, why, sizeof(why)) ||
-	     (baseline && rd_fab_name_map(&base, DEFAULT_NAME_MAP, FILE_TIMEOUT_MS, &cli.warnings, why,
+	if (a.default_map &&
+	    (rd_fab_name_map(&fab, a.default_map, FILE_TIMEOUT_MS, &cli.warnings, why, sizeof(why)) ||
+	     (a.baseline && rd_fab_name_map(&base, a.default_map, FILE_TIMEOUT_MS, &cli.warnings, why,
 					  sizeof(why)))))
-		rd_warn(&cli.warnings, "node name map %s: %s (skipped)", DEFAULT_NAME_MAP, why);
-	if (save && rd_fab_save(&fab, save, why, sizeof(why))) {
-		rd_cli_error(&cli, "--save %s: %s", save, why);
+		rd_warn(&cli.warnings, "node name map %s: %s (skipped)", a.default_map, why);
+	if (a.save && rd_fab_save(&fab, a.save, why, sizeof(why))) {
+		rd_cli_error(&cli, "--save %s: %s", a.save, why);
 		ret = RD_EXIT_FAIL;
 		goto out;
 	}
 	for (size_t i = 0; i < fab.msgs.n; i++)
 		rd_warn(&cli.warnings, "discovery: %s", fab.msgs.v[i]);
-	if (paths.n) {
-		ret = rd_fabpath_run(&cli, o, &fab, &paths, load);
+	if (a.paths.n) {
+		ret = rd_fabpath_run(&cli, o, &fab, &a.paths, a.load);
 		goto out;
 	}
-	if (metrics) {
-		ret = rd_fabexp_write(stdout, &fab, metrics == 1) ? RD_EXIT_FAIL : RD_EXIT_OK;
+	if (a.metrics) {
+		ret = rd_fabexp_write(stdout, &fab, a.metrics == 1) ? RD_EXIT_FAIL : RD_EXIT_OK;
 		goto out;
 	}
-	if (routes) {
+	if (a.routes) {
 		if (!fab.have_routes) {
 			rd_cli_error(&cli, "--routes: %s has no forwarding tables (ibnetdiscover --cache keeps "
-				     "none: save the fabric with rdma-fabric --save)", load ? load : "the sweep");
+				     "none: save the fabric with rdma-fabric --save)", a.load ? a.load : "the sweep");
 			ret = RD_EXIT_FAIL;
 			goto out;
 		}
@@ -471,11 +381,11 @@ int main(int argc, char **argv)
 		ret = RD_EXIT_OK;
 		goto out;
 	}
-	if (links || sms || errs) {
+	if (a.links || a.sms || a.errs) {
 		rd_out_section_begin(o, NULL, NULL);
-		if (links)
+		if (a.links)
 			rd_fabview_links(o, &fab);
-		else if (sms)
+		else if (a.sms)
 			rd_fabview_sms(o, &fab);
 		else
 			rd_fabview_errors(o, &fab);
@@ -483,17 +393,17 @@ int main(int argc, char **argv)
 		ret = RD_EXIT_OK;
 		goto out;
 	}
-	rd_fab_run_checks(&fab, &co, &rep);
-	if ((dot || svg) && rd_fabwrite_pictures(&cli, &fab, &rep, dot, svg)) {
+	rd_fab_run_checks(&fab, &a.co, &rep);
+	if ((a.dot || a.svg) && rd_fabwrite_pictures(&cli, &fab, &rep, a.dot, a.svg)) {
 		ret = RD_EXIT_FAIL;
 		goto out;
 	}
-	if (nhc) {
+	if (a.nhc) {
 		rd_fabview_nhc(&rep);
 		cli.nhc = false;	/* the report has spoken */
 	}
 	else
-		rd_fabview_report(o, &fab, &rep, verbose);
+		rd_fabview_report(o, &fab, &rep, a.verbose);
 	/* A failure, or nothing checked at all, is not a pass. */
 	ret = rep.count[RD_FAB_FAIL] || rd_fab_report_worst(&rep) == RD_FAB_SKIP ? RD_EXIT_FAIL :
 									   RD_EXIT_OK;
@@ -501,9 +411,6 @@ out:
 	rd_fab_report_free(&rep);
 	rd_fab_free(&fab);
 	rd_fab_free(&base);
-	rd_strlist_free(&only);
-	rd_strlist_free(&skip);
-	rd_strlist_free(&path_files);
-	rd_fabpath_free(&paths);
+	rd_fabargs_free(&a);
 	return rd_cli_exit(&cli, o, ret);
 }
