@@ -11,7 +11,8 @@ OPTIONS section: ".BR \\-d ", " \\-\\-device " \\fINAME\\fR"" and
   3. a long option that two or more tools take is in rdma-diag(7), with the
      short option and the placeholder the table gives it;
   4. an option of the table that a tool takes has the table's short option
-     there (no tool leaves out -i where the table says -i --interval).
+     there (no tool leaves out -i where the table says -i --interval);
+  5. every line of every --help fits an 80-column terminal.
 Prints one line per finding, then a summary; exit 1 on any finding.
 usage: tests/cli/options-vocab.py BUILD_DIR
 """
@@ -25,8 +26,11 @@ OPT = re.compile(r"(?:^|\s)(?:-([A-Za-z0-9]), )?--([a-z][a-z0-9-]*)(\[=[A-Z]+\]|
 SHORT_ONLY = re.compile(r"^\s+-([A-Za-z0-9])(?:,|\s{2,})")
 
 
-def help_options(build, tool):
-    out = subprocess.run([f"{build}/rdma-{tool}", "--help"], capture_output=True, text=True).stdout
+def help_text(build, tool):
+    return subprocess.run([f"{build}/rdma-{tool}", "--help"], capture_output=True, text=True).stdout
+
+
+def help_options(out):
     opts = {}
     shorts = {}
     for line in out.splitlines():
@@ -63,8 +67,13 @@ def vocabulary(path):
 def main():
     build = sys.argv[1]
     table = vocabulary("man/rdma-diag.7")
-    per_tool = {t: help_options(build, t) for t in TOOLS}
+    texts = {t: help_text(build, t) for t in TOOLS}
+    per_tool = {t: help_options(texts[t]) for t in TOOLS}
     findings = []
+    for t, text in texts.items():
+        for n, line in enumerate(text.splitlines(), 1):
+            if len(line) > 80:
+                findings.append("rdma-%s --help line %d is %d columns (80 at most): %s" % (t, n, len(line), line.strip()))
     by_short, by_long = {}, {}
     for t, (opts, shorts) in per_tool.items():
         for s, l in shorts.items():

@@ -27,12 +27,12 @@ struct port_map {
 static void usage(const char *prog)
 {
 	printf("Usage: %s [options] [NETDEV | ADDRESS]\n"
-	       "Map RDMA device ports to network interfaces (like ibdev2netdev, for every driver).\n"
+	       "Map RDMA device ports to network interfaces (ibdev2netdev, for every driver).\n"
 	       "With NETDEV or ADDRESS: which device, port and GID indexes use it.\n"
 	       "\n"
 	       "Options:\n"
-	       "  -v, --verbose         PCI address, firmware, port state, link layer, MTU, speed,\n"
-	       "                        and where the mapping came from\n"
+	       "  -v, --verbose         PCI address, firmware, port state, link layer, MTU,\n"
+	       "                        speed, and where the mapping came from\n"
 	       "  -d, --device NAME     only this device (repeatable)\n"
 	       "  -p, --port N          only port N\n"
 	       "  -j, --json            JSON output\n"

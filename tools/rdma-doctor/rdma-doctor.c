@@ -66,7 +66,7 @@ static void usage(const char *prog)
 	       "  -p, --port N          only port N\n"
 	       "  -j, --json            JSON output\n"
 	       RD_TABLE_USAGE("check,status,detail")
-	       "      --sysroot DIR     read DIR/sys, DIR/proc and DIR/dev instead of the live system\n"
+	       "      --sysroot DIR     read DIR/sys, DIR/proc and DIR/dev, not the live system\n"
 	       RD_COMMON_USAGE_END
 	       "\n"
 	       "Exit status: 0 every check PASS, WARN or SKIP; 1 a check FAILed; 2 usage error.\n",

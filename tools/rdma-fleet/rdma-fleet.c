@@ -44,7 +44,7 @@ static void usage(const char *prog)
 	       "\n"
 	       "Options:\n"
 	       "  -w, --hosts LIST      hosts that must answer (Slurm syntax, e.g. node[01-16])\n"
-	       "      --hostfile FILE   the same from a file: one host or list a line, # comments\n"
+	       "      --hostfile FILE   the same from a file: a host or list a line, # comments\n"
 	       "      --prefix[=NAME]   filter mode, on each host: copy stdin to stdout with\n"
 	       "                        \"NAME: \" before each line (default $SLURMD_NODENAME,\n"
 	       "                        else the short host name), for srun and files\n"
