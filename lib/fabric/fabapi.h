@@ -241,7 +241,8 @@ unsigned int rd_fab_best_lane_mbps(const struct rd_fab_port *a, const struct rd_
 const char *rd_fab_lane_name(unsigned int mbps);	/* 10000 -> "QDR" */
 /* "4xHDR", "4X", "HDR", "1x" -> lanes (0: any) and lane Mb/s (0: any). */
 int rd_fab_parse_rate(const char *s, unsigned int *lanes, unsigned int *lane_mbps);
-const char *rd_fab_state_name(uint8_t s);	/* "Active" */
+const char *rd_fab_state_name(uint8_t s);	/* "Active": the IBA name, as infiniband-diags print it */
+const char *rd_fab_state_key(uint8_t s);	/* "ACTIVE": JSON, as the kernel and rdma-devinfo -j */
 const char *rd_fab_phys_name(uint8_t s);	/* "LinkUp" */
 const char *rd_fab_type_name(int type);		/* "CA", "Switch" */
 const char *rd_fab_sm_state_name(unsigned int s);	/* "master" */

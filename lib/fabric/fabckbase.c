@@ -99,7 +99,7 @@ void rd_fck_baseline(struct ctx *c)
 							     "fabric now");
 
 			if (x) {
-				snprintf(x->object, sizeof(x->object), "%s (%#018llx)", base->nodes[i].name,
+				snprintf(x->object, sizeof(x->object), "%s (0x%016llx)", base->nodes[i].name,
 					 (unsigned long long)base->nodes[i].guid);
 				x->guid = base->nodes[i].guid;
 				rd_strlcpy(x->host, base->nodes[i].host, sizeof(x->host));

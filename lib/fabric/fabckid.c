@@ -209,7 +209,7 @@ void rd_fck_lids(struct ctx *c)
 
 				rd_fck_port(c, x, (int)i, p);
 				rd_fck_fix(x, "the SM did not give it a LID: check the SM's log for this GUID "
-					"(%#018llx)", (unsigned long long)pt->guid);
+					"(0x%016llx)", (unsigned long long)pt->guid);
 				continue;
 			}
 			v[n].lo = pt->lid;
@@ -316,7 +316,7 @@ static void shared_guids(struct ctx *c)
 		}
 		if (s->desc[0])
 			snprintf(as, sizeof(as), " as \"%s\"", s->desc);
-		x = rd_fck_add(c, RD_FAB_FAIL, "GUID %#018llx port %d answers here%s (directed route %s%s); "
+		x = rd_fck_add(c, RD_FAB_FAIL, "GUID 0x%016llx port %d answers here%s (directed route %s%s); "
 			       "it also answers at %s", (unsigned long long)s->guid, s->local_port, as, dr,
 			       mine ? ": the port this sweep runs from" : "", others[0] ? others : "?");
 		rd_fck_port(c, x, s->node, s->port);
@@ -376,7 +376,7 @@ void rd_fck_guids(struct ctx *c)
 		if (v[k].guid != v[k - 1].guid || v[k].node == v[k - 1].node)
 			continue;
 		rd_fab_port_label(fab, v[k - 1].node, v[k - 1].port, other, sizeof(other));
-		x = rd_fck_add(c, RD_FAB_FAIL, "GUID %#018llx is also %s's", (unsigned long long)v[k].guid, other);
+		x = rd_fck_add(c, RD_FAB_FAIL, "GUID 0x%016llx is also %s's", (unsigned long long)v[k].guid, other);
 		rd_fck_port(c, x, v[k].node, v[k].port);
 		rd_fck_fix(x, "burn the card's own GUID (flint -d ... sg) or fix the virtual GUID setup");
 	}
@@ -409,11 +409,11 @@ void rd_fck_descs(struct ctx *c)
 
 		if (strcmp(v[k]->desc, v[k - 1]->desc) != 0)
 			continue;
-		x = rd_fck_add(c, RD_FAB_WARN, "the description \"%s\" is also node %#018llx's", v[k]->desc,
+		x = rd_fck_add(c, RD_FAB_WARN, "the description \"%s\" is also node 0x%016llx's", v[k]->desc,
 			(unsigned long long)v[k - 1]->guid);
 		rd_fck_port(c, x, (int)(v[k] - fab->nodes), -1);
 		if (x)
-			snprintf(x->object, sizeof(x->object), "%s (%#018llx)", v[k]->name,
+			snprintf(x->object, sizeof(x->object), "%s (0x%016llx)", v[k]->name,
 				 (unsigned long long)v[k]->guid);
 		rd_fck_fix(x, "tools and people tell nodes apart by description: set the host name "
 			"(the kernel writes it to node_desc) or name the GUID in the node name map");

@@ -59,7 +59,7 @@ void rd_fck_answer(struct ctx *c)
 					continue;
 				if (pt->probe_guid)
 					x = rd_fck_add(c, RD_FAB_FAIL, "Active and linked; the node behind it "
-						       "answers NodeInfo (GUID %#018llx) when asked directly, but "
+						       "answers NodeInfo (GUID 0x%016llx) when asked directly, but "
 						       "discovery could not take it",
 						       (unsigned long long)pt->probe_guid);
 				else

@@ -157,7 +157,7 @@ static int cache_parse(struct rd_fab *fab, const unsigned char *d, size_t len, c
 		nodes[i].type = r[76];
 		memcpy(nodes[i].desc, r + 142, 64);
 		if (nodes[i].type < RD_FAB_CA || nodes[i].type > RD_FAB_ROUTER) {
-			snprintf(why, why_len, "a damaged fabric cache: node %#018llx of type %d",
+			snprintf(why, why_len, "a damaged fabric cache: node 0x%016llx of type %d",
 				 (unsigned long long)nodes[i].guid, nodes[i].type);
 			goto out;
 		}
@@ -177,7 +177,7 @@ static int cache_parse(struct rd_fab *fab, const unsigned char *d, size_t len, c
 	qsort(nodes, nn, sizeof(*nodes), nrec_guid);
 	for (uint32_t i = 1; i < nn; i++)
 		if (nodes[i].guid == nodes[i - 1].guid) {
-			snprintf(why, why_len, "a damaged fabric cache: node GUID %#018llx twice",
+			snprintf(why, why_len, "a damaged fabric cache: node GUID 0x%016llx twice",
 				 (unsigned long long)nodes[i].guid);
 			goto out;
 		}
@@ -213,20 +213,20 @@ static int cache_parse(struct rd_fab *fab, const unsigned char *d, size_t len, c
 		struct rd_fab_node *nd;
 
 		if (!node) {
-			snprintf(why, why_len, "a damaged fabric cache: a port names node %#018llx, "
+			snprintf(why, why_len, "a damaged fabric cache: a port names node 0x%016llx, "
 				 "which has no record", (unsigned long long)want.guid);
 			ret = -EINVAL;
 			goto out;
 		}
 		nd = &fab->nodes[node->idx];
 		if (r[8] > nd->nports) {
-			snprintf(why, why_len, "a damaged fabric cache: port %u of node %#018llx, which "
+			snprintf(why, why_len, "a damaged fabric cache: port %u of node 0x%016llx, which "
 				 "has %d ports", r[8], (unsigned long long)want.guid, nd->nports);
 			ret = -EINVAL;
 			goto out;
 		}
 		if (r[12] > 7) {
-			snprintf(why, why_len, "a damaged fabric cache: port %u of node %#018llx has LMC %u "
+			snprintf(why, why_len, "a damaged fabric cache: port %u of node 0x%016llx has LMC %u "
 				 "(at most 7)", r[8], (unsigned long long)want.guid, r[12]);
 			ret = -EINVAL;
 			goto out;
@@ -237,7 +237,7 @@ static int cache_parse(struct rd_fab *fab, const unsigned char *d, size_t len, c
 	qsort(ports, np, sizeof(*ports), key_cmp);
 	for (uint32_t i = 1; i < np; i++)
 		if (!key_cmp(&ports[i], &ports[i - 1])) {
-			snprintf(why, why_len, "a damaged fabric cache: port %#018llx/%u twice",
+			snprintf(why, why_len, "a damaged fabric cache: port 0x%016llx/%u twice",
 				 (unsigned long long)ports[i].guid, ports[i].num);
 			ret = -EINVAL;
 			goto out;
@@ -253,7 +253,7 @@ static int cache_parse(struct rd_fab *fab, const unsigned char *d, size_t len, c
 		me = bsearch(&self, ports, np, sizeof(*ports), key_cmp);
 		peer = bsearch(&rk, ports, np, sizeof(*ports), key_cmp);
 		if (!me || !peer) {
-			snprintf(why, why_len, "a damaged fabric cache: a link to port %#018llx/%u, "
+			snprintf(why, why_len, "a damaged fabric cache: a link to port 0x%016llx/%u, "
 				 "which has no record", (unsigned long long)rk.guid, rk.num);
 			ret = -EINVAL;
 			goto out;

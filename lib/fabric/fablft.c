@@ -145,14 +145,14 @@ int rd_fab_lft_parse(struct rd_fab *fab, const unsigned char *d, size_t len, cha
 		node = rd_fab_node_by_guid(fab, guid);
 		if (node < 0 || fab->nodes[node].type != RD_FAB_SWITCH || top > RD_FAB_MAX_UCAST_LID ||
 		    fab->nodes[node].lft) {
-			snprintf(why, why_len, "a damaged fabric cache: a forwarding table for %#018llx, "
+			snprintf(why, why_len, "a damaged fabric cache: a forwarding table for 0x%016llx, "
 				 "%s", (unsigned long long)guid, node < 0 ? "which is not in it" :
 				 fab->nodes[node].type != RD_FAB_SWITCH ? "which is not a switch" :
 				 fab->nodes[node].lft ? "twice" : "with a LinearFDBTop past the unicast LIDs");
 			return -EINVAL;
 		}
 		if (len - off < (size_t)top + 1) {
-			snprintf(why, why_len, "a damaged fabric cache: the forwarding table of %#018llx "
+			snprintf(why, why_len, "a damaged fabric cache: the forwarding table of 0x%016llx "
 				 "ends early", (unsigned long long)guid);
 			return -EINVAL;
 		}

@@ -212,6 +212,13 @@ const char *rd_fab_state_name(uint8_t s)
 	return s < RD_ARRAY_SIZE(n) ? n[s] : "?";
 }
 
+const char *rd_fab_state_key(uint8_t s)
+{
+	static const char *const n[] = { "NOP", "DOWN", "INIT", "ARMED", "ACTIVE" };
+
+	return s < RD_ARRAY_SIZE(n) ? n[s] : "?";
+}
+
 const char *rd_fab_phys_name(uint8_t s)
 {
 	static const char *const n[] = { "NoChange", "Sleep", "Polling", "Disabled",

@@ -42,7 +42,7 @@ fab_check "oracle_links" fab_save "$D/links.oracle" oracle_links
 # No port is excluded: the fat tree has no uncabled CA port.
 fab_check_eq "--links -j, as canonical lines, equals oracle_links (2,592 ports)" \
 	"$(cat "$D/links.oracle")" \
-	"$(jq -r '.ports[] | "\(.guid) \(.port) \(.state) \(.phys_state) \(.width // "-") \(.speed // "-") \(.peer_guid // "-") \(.peer_port // "-")"' "$D/links.json" | LC_ALL=C sort)"
+	"$(jq -r '.ports[] | "\(.guid) \(.port) \(.state | ascii_downcase | (.[0:1] | ascii_upcase) + .[1:]) \(.phys_state) \(.width // "-") \(.speed // "-") \(.peer_guid // "-") \(.peer_port // "-")"' "$D/links.json" | LC_ALL=C sort)"
 fab_check_eq "oracle_links has 2,592 lines" 2592 "$(grep -c . "$D/links.oracle")"
 
 # --dot: the whole fabric as a Graphviz graph that dot(1) lays out, each link

@@ -47,9 +47,9 @@ fails() {
 results_of() {
 	jq -r --arg c "$2" '.results[] | select(.check == $c) | "\(.status)|\(.object)|\(.detail)"' "$1"
 }
-# --links -j as oracle_links' canonical lines.
+# --links -j as oracle_links' canonical lines (JSON's state "ACTIVE" is iblinkinfo's "Active").
 links_canon() {
-	jq -r '.ports[] | "\(.guid) \(.port) \(.state) \(.phys_state) \(.width // "-") \(.speed // "-") \(.peer_guid // "-") \(.peer_port // "-")"' "$1" |
+	jq -r '.ports[] | "\(.guid) \(.port) \(.state | ascii_downcase | (.[0:1] | ascii_upcase) + .[1:]) \(.phys_state) \(.width // "-") \(.speed // "-") \(.peer_guid // "-") \(.peer_port // "-")"' "$1" |
 		LC_ALL=C sort
 }
 
@@ -218,12 +218,12 @@ fab_check 'Unlink "leaf01"[2] (h002)' sim_console 'Unlink "leaf01"[2]'
 fab_check_wait "after Unlink: 11 nodes discovered (h002 gone)" 30 nodes_are 11
 rf "$D/unlinked.json" --links -j
 fab_check_eq "after Unlink: h002 is in no line of --links, leaf01[2] Down" \
-	"0|leaf01 2 Down Polling" \
+	"0|leaf01 2 DOWN Polling" \
 	"$(grep -c "$h002" "$D/unlinked.json")|$(jq -r --arg g "$leaf01" '.ports[] | select(.guid == $g and .port == 2) | "\(.node) \(.port) \(.state) \(.phys_state)"' "$D/unlinked.json")"
 fab_check 'ReLink "leaf01"[2]' sim_console 'ReLink "leaf01"[2]'
 h002_active() {
 	rf "$D/poll.json" --links -j
-	[ "$(jq -r --arg g "$h002" '.ports[] | select(.guid == $g) | "\(.state) \(.width) \(.speed) \(.peer)"' "$D/poll.json")" = "Active 4X QDR leaf01" ]
+	[ "$(jq -r --arg g "$h002" '.ports[] | select(.guid == $g) | "\(.state) \(.width) \(.speed) \(.peer)"' "$D/poll.json")" = "ACTIVE 4X QDR leaf01" ]
 }
 fab_check_wait "after ReLink and OpenSM's sweep: h002 Active 4X QDR to leaf01 again" 30 h002_active
 fab_check_wait "and 12 nodes again" 10 nodes_are 12

@@ -43,7 +43,7 @@ tracert_all "$D/tr" "$D/pairs"
 fab_check_eq "--path equals ibtracert hop for hop on all 73 pairs (From, every hop, To)" \
 	"$(routes_py canon-tracert "$D"/tr/*)" "$(routes_py canon-json "$D/paths.json")"
 fab_check_eq "every hop of the healthy routes: Active, 4X QDR, 0 errors, pass" "" \
-	"$(jq -r '.paths[].hops[] | select(.state != "Active" or .width != "4X" or .speed != "QDR" or .errors != 0 or .status != "pass") | .node' "$D/paths.json")"
+	"$(jq -r '.paths[].hops[] | select(.state != "ACTIVE" or .width != "4X" or .speed != "QDR" or .errors != 0 or .status != "pass") | .node' "$D/paths.json")"
 rf "$D/path.txt" --path "h002 mlx5_0" h005
 h002=$(ca_lid 'h002 mlx5_0')
 fab_check_eq "--path 'h002 mlx5_0' h005 (text): From, 4 hop rows, To, a PASS line" \

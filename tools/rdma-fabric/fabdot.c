@@ -40,7 +40,7 @@ int rd_fabdot_write(FILE *fp, const struct rd_fab *fab, const struct rd_fab_repo
 
 		fprintf(fp, "\tn%zu [label=", i);
 		rd_dot_string(fp, n->name);
-		fprintf(fp, ", shape=%s, tooltip=\"%#018llx\"];\n", n->type == RD_FAB_SWITCH ? "box" : "ellipse",
+		fprintf(fp, ", shape=%s, tooltip=\"0x%016llx\"];\n", n->type == RD_FAB_SWITCH ? "box" : "ellipse",
 			(unsigned long long)n->guid);
 	}
 	for (size_t i = 0; i < fab->n_nodes; i++) {

@@ -37,7 +37,7 @@ static void put_labels(FILE *fp, const struct rd_fab *fab, size_t i, int p)
 
 	fprintf(fp, "{component=\"%s\",local_name=\"", n->type == RD_FAB_SWITCH ? "switch" : "ca");
 	rd_metric_label_value(fp, n->name);
-	fprintf(fp, "\",local_guid=\"%#018llx\",local_port=\"%d\",remote_guid=\"%#018llx\","
+	fprintf(fp, "\",local_guid=\"0x%016llx\",local_port=\"%d\",remote_guid=\"0x%016llx\","
 		"remote_port=\"%d\",remote_name=\"", (unsigned long long)n->guid, p,
 		(unsigned long long)pn->guid, pt->peer_port);
 	rd_metric_label_value(fp, pn->name);
@@ -97,7 +97,7 @@ static void put_sms(FILE *fp, const struct rd_fab *fab, bool om)
 		const struct rd_fab_sm *s = &fab->sms[i];
 
 		if (s->answered)
-			fprintf(fp, "rdma_fabric_sm_info{guid=\"%#018llx\",lid=\"%u\",priority=\"%u\",state=\"%s\"} 1\n",
+			fprintf(fp, "rdma_fabric_sm_info{guid=\"0x%016llx\",lid=\"%u\",priority=\"%u\",state=\"%s\"} 1\n",
 				(unsigned long long)s->guid, s->lid, s->priority, rd_fab_sm_state_name(s->state));
 		else
 			fprintf(fp, "rdma_fabric_sm_info{guid=\"\",lid=\"%u\",priority=\"\",state=\"no answer\"} 1\n",

@@ -338,6 +338,7 @@ static void hop_row(struct rd_out *o, const struct rd_fab *fab, const struct rd_
 	enum rd_fab_status st;
 	char g[24], detail[400], rate[32];
 	uint64_t errs;
+	uint8_t state;
 	bool errs_read;
 
 	st = judge_link(fab, rep, prev, h, detail, sizeof(detail), &errs, &errs_read);
@@ -354,8 +355,9 @@ static void hop_row(struct rd_out *o, const struct rd_fab *fab, const struct rd_
 	rd_out_u64(o, RD_JSON, "lmc", NULL, pg->lmc);
 	rd_out_str(o, RD_ANY, "node", NULL, n->name);
 	rd_out_str(o, RD_JSON, "host", NULL, n->host[0] ? n->host : NULL);
-	rd_out_str(o, RD_ANY, "state", NULL, rd_fab_state_name(x->state != RD_FAB_ACTIVE ? x->state :
-								 in->state));
+	state = x->state != RD_FAB_ACTIVE ? x->state : in->state;
+	rd_out_str(o, RD_TEXT, "state", NULL, rd_fab_state_name(state));
+	rd_out_str(o, RD_JSON, "state", NULL, rd_fab_state_key(state));
 	snprintf(rate, sizeof(rate), "%s %s", rd_fab_width_name(x->w_act), rd_fab_speed_name(x));
 	rd_out_str(o, RD_TEXT, "rate", NULL, x->state == RD_FAB_ACTIVE ? rate : NULL);
 	rd_out_str(o, RD_JSON, "width", NULL, x->state == RD_FAB_ACTIVE ? rd_fab_width_name(x->w_act) : NULL);

@@ -199,7 +199,7 @@ static void switches(FILE *fp, const struct rd_fabpic *p)
 			cabled += nd->ports[q].peer_node >= 0;
 		fputs("<g><title>", fp);
 		rd_xml_text(fp, nd->name, 0);
-		fprintf(fp, " (%#018llx): tier %d, %d of %d ports cabled, LID %u</title>"
+		fprintf(fp, " (0x%016llx): tier %d, %d of %d ports cabled, LID %u</title>"
 			    "<rect class=\"sw%s%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" rx=\"3\"/>",
 			(unsigned long long)nd->guid, p->tier[b->node], cabled, nd->nports, nd->lid,
 			b->worst >= RD_FAB_WARN ? " " : "", b->worst >= RD_FAB_WARN ? vclass(b->worst) : "",

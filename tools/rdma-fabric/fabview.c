@@ -70,7 +70,7 @@ void rd_fabview_list(struct rd_out *o)
 }
 
 /* A GUID as every tool's JSON writes it (rdma-diag(7)): "0x" and 16 hex
- * digits, a zero GUID included (printf's "%#018llx" writes a bare 0). */
+ * digits, a zero GUID included (printf's "%#018llx" would write 18 zeros). */
 static void guid_str(uint64_t g, char *buf, size_t len)
 {
 	char hex[19];
@@ -187,7 +187,8 @@ void rd_fabview_links(struct rd_out *o, const struct rd_fab *fab)
 			rd_out_str(o, RD_JSON, "host", NULL, n->host[0] ? n->host : NULL);
 			rd_out_u64(o, RD_ANY, "port", NULL, (uint64_t)p);
 			rd_out_u64(o, RD_ANY, "lid", NULL, pt->lid);
-			rd_out_str(o, RD_ANY, "state", NULL, rd_fab_state_name(pt->state));
+			rd_out_str(o, RD_TEXT, "state", NULL, rd_fab_state_name(pt->state));
+			rd_out_str(o, RD_JSON, "state", NULL, rd_fab_state_key(pt->state));
 			rd_out_str(o, RD_ANY, "phys_state", NULL, rd_fab_phys_name(pt->phys));
 			rd_out_str(o, RD_ANY, "width", NULL, up ? rd_fab_width_name(pt->w_act) : NULL);
 			rd_out_str(o, RD_ANY, "speed", NULL, up ? rd_fab_speed_name(pt) : NULL);
