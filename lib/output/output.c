@@ -979,20 +979,55 @@ static unsigned int cp_width(uint32_t cp)
 	return 1;
 }
 
-static size_t text_width(const char *s)
+size_t rd_out_text_cols(const char *s, size_t len)
 {
 	/* Values are UTF-8 (escaped before they get here): columns, not bytes. */
+	const unsigned char *p = (const unsigned char *)s;
+	size_t w = 0, i = 0;
+
+	while (i < len && p[i]) {
+		uint32_t cp = 0;
+		size_t n = utf8_seq(p + i, &cp);
+
+		if (n > len - i)
+			n = 0;	/* a sequence cut by len: a byte, as an invalid one */
+		w += n ? cp_width(cp) : 1;
+		i += n ? n : 1;
+	}
+	return w;
+}
+
+size_t rd_out_text_fit(const char *s, size_t cols)
+{
 	const unsigned char *p = (const unsigned char *)s;
 	size_t w = 0;
 
 	while (*p) {
 		uint32_t cp = 0;
+		size_t n = utf8_seq(p, &cp), cw = n ? cp_width(cp) : 1;
+
+		if (w + cw > cols && p != (const unsigned char *)s)
+			break;
+		w += cw;
+		p += n ? n : 1;
+		if (w >= cols)
+			break;
+	}
+	/* the marks that combine with the last character stay with it */
+	while (*p) {
+		uint32_t cp = 0;
 		size_t n = utf8_seq(p, &cp);
 
-		w += n ? cp_width(cp) : 1;
-		p += n ? n : 1;
+		if (!n || cp_width(cp) != 0)
+			break;
+		p += n;
 	}
-	return w;
+	return (size_t)(p - (const unsigned char *)s);
+}
+
+static size_t text_width(const char *s)
+{
+	return rd_out_text_cols(s, SIZE_MAX);
 }
 
 /* A table's line is built whole and written at once (tables print thousands of cells). */

@@ -22,30 +22,12 @@
  * at a time from each and cuts their lines inside words; so the widths of
  * the wrap columns are decided here, each cell is broken into lines at
  * spaces, and libsmartcols prints the lines of a cell one under the other
- * (its newline wrap).  Widths count code points: wrapped text is prose and
- * commands, where a wide character is rare.
+ * (its newline wrap).  Widths are terminal columns (a CJK character takes
+ * two), as libsmartcols measures them in a UTF-8 locale.
  */
 static size_t u8_width(const char *s, size_t n)
 {
-	size_t w = 0;
-
-	for (size_t i = 0; i < n && s[i]; i++)
-		w += ((unsigned char)s[i] & 0xc0) != 0x80;
-	return w;
-}
-
-/* The byte length of the first w code points of s (fewer if s is shorter). */
-static size_t u8_prefix(const char *s, size_t w)
-{
-	size_t i = 0;
-
-	while (s[i] && w) {
-		i++;
-		while (((unsigned char)s[i] & 0xc0) == 0x80)
-			i++;
-		w--;
-	}
-	return i;
+	return rd_out_text_cols(s, n);
 }
 
 /* s broken into lines of at most width columns at spaces ('\n' between them; malloc'd). */
@@ -67,7 +49,7 @@ static char *wrap_text(const char *s, size_t width)
 			col++;
 		}
 		while (ww > width) {	/* a word wider than the column: cut, before a '/' if one fits */
-			size_t k = u8_prefix(s, width - col), j = k;
+			size_t k = rd_out_text_fit(s, width - col), j = k;
 
 			while (j > 1 && s[j - 1] != '/')
 				j--;

@@ -763,6 +763,50 @@ static void test_scols_wrap(void **state)
 	free(buf);
 }
 
+/*
+ * Wide characters take two columns each: a wrap column of CJK text breaks
+ * by terminal columns (the old code counted code points and overflowed),
+ * and a word wider than the column is cut between characters.
+ */
+static void test_scols_wrap_wide(void **state)
+{
+	static const struct rd_col wcols[] = {
+		{ "id", "ID", false, false },
+		{ "why", "WHY", false, true },
+	};
+	static const char why1[] = "\u4ea4\u6362\u673a \u673a\u67b6\u4e00 \u7aef\u53e3\u4e8c "
+				   "\u94fe\u8def\u964d\u7ea7";
+	static const char why2[] = "\u4e00\u4e8c\u4e09\u56db\u4e94\u516d\u4e03\u516b\u4e5d\u5341";
+	const struct rd_tcell cells[] = {
+		{ "a.b", 3, RD_C_NONE },
+		{ why1, 29, RD_C_NONE },
+		{ "c", 1, RD_C_NONE },
+		{ why2, 20, RD_C_NONE },
+	};
+	const size_t show[] = { 0, 1 };
+	const struct rd_tview v = { .cols = wcols, .ncols = 2, .show = show, .nshow = 2,
+				    .cells = cells, .rows = 2, .header = true };
+	char *buf = NULL, *line, *save = NULL;
+	size_t len = 0, nlines = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(f);
+	setenv("LC_ALL", "C.UTF-8", 1);
+	assert_int_equal(rd_out_scols_print(f, &v, false, false, 20), 0);
+	unsetenv("LC_ALL");
+	fclose(f);
+	assert_string_equal(buf, "ID   WHY\n"
+				 "a.b  \u4ea4\u6362\u673a \u673a\u67b6\u4e00\n"
+				 "     \u7aef\u53e3\u4e8c \u94fe\u8def\u964d\u7ea7\n"
+				 "c    \u4e00\u4e8c\u4e09\u56db\u4e94\u516d\u4e03\n"
+				 "     \u516b\u4e5d\u5341\n");
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save), nlines++)
+		assert_true(rd_out_text_cols(line, SIZE_MAX) <= 20);
+	assert_int_equal(nlines, 5);
+	free(buf);
+}
+
 static void test_color_mode(void **state)
 {
 	bool c;
@@ -796,6 +840,7 @@ int main(void)
 		cmocka_unit_test(test_double_digits),
 		cmocka_unit_test(test_named_keys),
 		cmocka_unit_test(test_color_mode),
+		cmocka_unit_test(test_scols_wrap_wide),
 		cmocka_unit_test(test_table_options),
 		cmocka_unit_test(test_columns_check),
 		cmocka_unit_test(test_scols_wrap),
