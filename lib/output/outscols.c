@@ -178,7 +178,22 @@ int rd_out_scols_print(FILE *fp, const struct rd_tview *v, bool raw, bool color,
 			}
 			name = first;
 		}
-		cl = scols_table_new_column(tb, name, 0, flags);
+		if (raw && strchr(name, ' ')) {
+			/* one word a header, as -o names it: "BAD THROUGH IT" is BAD_THROUGH_IT */
+			char *tok = strdup(name);
+
+			if (!tok) {
+				err = -ENOMEM;
+				goto out;
+			}
+			for (char *p = tok; *p; p++)
+				if (*p == ' ')
+					*p = '_';
+			cl = scols_table_new_column(tb, tok, 0, flags);
+			free(tok);
+		} else {
+			cl = scols_table_new_column(tb, name, 0, flags);
+		}
 		if (!cl) {
 			err = -ENOMEM;
 			goto out;
