@@ -108,5 +108,7 @@ vm_check_output "no devices message" "no RDMA devices found" echo "$out"
 rdma link add "$DEV" type rxe netdev "$VM_NETDEV"
 vm_retry 10 test -e "$SYS/ports/1/state"
 vm_check_output "rxe0 back" "^$DEV" "$T" -l
+vm_schema rdma-devinfo "$J"
+vm_schema_check
 rm -f "$J" "$IBV" "$TXT"
 if [ "${VM_SHOW:-0}" = 1 ]; then "$T"; "$T" -v; fi

@@ -132,6 +132,36 @@ vm_check_exit() {
     return 1
 }
 
+# ---- the JSON only a kernel gives (live verbs, moving counters, async
+# events, a link taken down), held to the tools' schemas like the CLI tier's.
+# vm_schema TOOL FILE...: queue what TOOL printed with -j (a document, or JSON
+# lines: only the lines already ended are taken, a live watcher may be
+# writing); vm_schema_check: one check, every document this scenario queued
+# valid against schemas/TOOL.schema.json (tests/cli/schema-check.py).
+_vm_schema_n=0
+vm_schema() {
+    local tool=$1 f copy; shift
+    mkdir -p /tmp/vm-schema || return 1
+    for f; do
+        _vm_schema_n=$((_vm_schema_n + 1))
+        copy=/tmp/vm-schema/$_vm_schema_n.$tool.json
+        head -n "$(wc -l < "$f")" "$f" > "$copy" || return 1
+        printf '%s\t%s\t%s\n' "${0##*/}" "$tool" "$copy" >> /tmp/vm-schema/list
+    done
+}
+vm_schema_check() {
+    local n
+    n=$(grep -c . /tmp/vm-schema/list 2> /dev/null)
+    vm_check "the ${n:-0} -j documents queued here hold to their schemas" \
+        _vm_schema_run "${n:-0}"
+    rm -rf /tmp/vm-schema
+    _vm_schema_n=0
+}
+_vm_schema_run() {
+    [ "$1" -gt 0 ] || { echo "no document was queued (vm_schema)"; return 1; }
+    /usr/bin/python3 "$RD_ROOT/tests/cli/schema-check.py" "$RD_ROOT/schemas" /tmp/vm-schema/list
+}
+
 # vm_json FILE -- FILE holds one JSON document, an object or an array (jq -e
 # on an empty file passes with jq 1.6: the size is checked first).
 vm_json() {

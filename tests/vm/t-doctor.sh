@@ -67,6 +67,7 @@ doc "no GPU: -j keeps gdr.backend's SKIP with the reason" 1 '"check": "gdr\.back
 vm_check_exit "no GPU: rdma-gpumap says so, exit 1" 1 "no GPU found" "$RD_ROOT/build/rdma-gpumap" --no-env
 no_line "healthy: no FAIL line" " FAIL " --interval 0
 _vm_capture "$D" -j --interval 0
+vm_schema rdma-doctor "$_vm_out"
 vm_check_eq "healthy -j: one JSON document, verdict not fail" "true" \
 	"$(jq -r '.verdict != "fail" and (.results | length) > 0' "$_vm_out" 2>&1)"
 vm_check_eq "healthy -j: summary counts add up" "true" \
@@ -112,6 +113,7 @@ last
 vm_check_output "link down --nhc: the NHC contract line" \
 	"^ERROR: rdma-doctor: port\.state: $DEV/1: DOWN.*\(and [0-9]+ more failures?\)$" cat /tmp/doctor.last
 _vm_capture "$D" -j --interval 0
+vm_schema rdma-doctor "$_vm_out"
 vm_check_eq "link down -j: verdict fail, port.state fail with its fix" "fail fail ip link set dev $NET up; ethtool $NET" \
 	"$(jq -r '.verdict + " " + ([.results[] | select(.check == "port.state")][0] | .status + " " + .fix)' "$_vm_out" 2>&1)"
 ip link set "$NET" up
@@ -223,4 +225,5 @@ doc "after the flap: not rising, WARN names link_downed" 0 "^port\.errors +$DEV/
 
 ip link set "$NET" mtu "$orig_mtu"	# as found
 vm_retry 30 gid_back
+vm_schema_check
 vm_check "rdma-doctor scenarios: no kernel warnings" vm_dmesg_clean

@@ -154,6 +154,7 @@ vm_check_eq "DEVICE_REMOVED reason" "uevent" \
 vm_check_eq "fds: one more context while rxe1 was watched" "$((fd_before + 2))" "$fd_mid"
 vm_check_eq "no fd leak after add/delete" "$fd_before" "$(vm_fds "$jpid")"
 vm_check "JSON watcher still running" kill -0 "$jpid"
+vm_schema rdma-events "$J"
 vm_check "text watcher still running" kill -0 "$tpid"
 
 # ---- still watching rxe0: a later async event on it
@@ -276,4 +277,5 @@ if [ -s "$D/delays" ]; then
 	vm_log "measured delays (s):"
 	while read -r name d; do vm_log "  $name $d"; done <"$D/delays"
 fi
+vm_schema_check
 if [ "${VM_SHOW:-0}" = 1 ]; then cat "$T"; cat "$J"; fi

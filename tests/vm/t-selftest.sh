@@ -33,6 +33,7 @@ out=$(timeout 120 "$S" "${Q[@]}" --bandwidth-only -j)
 vm_check_eq "--bandwidth-only skips the latency stage" "connect pingpong bandwidth" \
 	"$(jq -r '[.ports[0].stages[] | select(.result == "pass" and .stage != "counters") | .stage] | join(" ")' <<<"$out")"
 echo "$out" > /tmp/bw-only.json
+vm_schema rdma-selftest /tmp/st.json /tmp/bw-only.json
 vm_check "--bandwidth-only JSON has no latency array" jq -e '.ports[0] | (has("latency") | not) and .bandwidth[0].messages == 50' /tmp/bw-only.json
 out=$(timeout 120 "$S" "${Q[@]}" --latency-only -j)
 vm_check_eq "--latency-only skips the bandwidth stage" "connect pingpong latency" \
@@ -138,5 +139,6 @@ for mode in cm verbs; do
 	vm_check "a killed client: the server ended the session within 10 s, not at its --timeout of 30 s ($mode)" \
 		awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a < 10) }'
 done
+vm_schema_check
 if [ "${VM_SHOW:-0}" = 1 ]; then cat /tmp/srv.log; fi
 if [ "${VM_SHOW:-0}" = 1 ]; then cat /tmp/end-srv-*.log /tmp/kill-srv-*.log /tmp/end-cli-*.json; fi

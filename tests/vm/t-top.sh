@@ -196,5 +196,7 @@ if command -v tmux > /dev/null; then
 	vm_bg_kill server2
 fi
 
+vm_schema rdma-top "$W/once.json"
+vm_schema_check
 vm_check "rxe0 is the only RDMA link left" test "$(rdma link show | grep -c '^link')" = 1
 vm_check "dmesg: no kernel warnings" vm_dmesg_clean
