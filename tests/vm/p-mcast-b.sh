@@ -16,12 +16,23 @@ if ! { ip link add dummy0 type dummy && ip addr add 10.20.0.2/24 dev dummy0 &&
 	vm_fail "no second rxe on dummy0"
 fi
 vm_bg text timeout 300 "$S" --mcast "$G" --server --bind "$VM_IP" --timeout 10
-vm_bg lines timeout 300 "$S" --mcast "$G" --server --bind "$VM_IP" --timeout 10 -j
-vm_bg once timeout 300 "$S" --mcast "$G" --server --once --bind "$VM_IP" --timeout 60 -j
+# With -j the joined line is on stderr (stdout is the JSON's alone).
+vm_bg lines bash -c 'exec "$@" 2> /tmp/mc-lines.err' - \
+	timeout 300 "$S" --mcast "$G" --server --bind "$VM_IP" --timeout 10 -j
+vm_bg once bash -c 'exec "$@" 2> /tmp/mc-once.err' - \
+	timeout 300 "$S" --mcast "$G" --server --once --bind "$VM_IP" --timeout 60 -j
 vm_bg wrong timeout 300 "$S" --mcast "$G" --server --once --bind 10.20.0.2 --timeout 20
 vm_bg mckey timeout 120 mckey -m 239.1.1.3 -b "$VM_IP"
-# Joined: each one's join line, or its JSON receivers joined before we say so.
-vm_sleep 8
+# Ready when every receiver that counts what arrives has joined: the three of
+# 239.1.1.1 say so (after the join event, their QPs attached), and mckey's
+# RoCE v2 join is in eth0's multicast list (rdma_cm joins the IP group too).
+# The receiver on the wrong interface waits for nothing to arrive anyway.
+joined() { grep -q "joined $G on ${VM_RDMA_DEV:-rxe0} port 1" "$1"; }
+vm_check "receivers ready: the server's joined line" vm_retry 120 joined /tmp/vm-bg/text.out
+vm_check "receivers ready: the JSON-lines server's joined line (stderr)" vm_retry 120 joined /tmp/mc-lines.err
+vm_check "receivers ready: the --once -j receiver's joined line (stderr)" vm_retry 120 joined /tmp/mc-once.err
+vm_check "receivers ready: mckey's group 239.1.1.3 on ${VM_NETDEV:-eth0}" \
+	vm_retry 120 bash -c "ip maddr show dev ${VM_NETDEV:-eth0} | grep -q 239\.1\.1\.3"
 vm_signal mc-ready
 vm_bg_wait once > /tmp/mc-once.json; rc=$?
 vm_check_eq "--once receiver: exit 0" 0 "$rc" "/tmp/mc-once.json"

@@ -58,8 +58,11 @@ static void print_log(void *ctx, const char *text)
 {
 	const struct mc_printer *pr = ctx;
 
-	if (pr->o)
+	if (pr->o) {
+		/* stdout is the JSON's alone: the joined line, which a script may wait for, on stderr */
+		fprintf(stderr, "rdma-selftest: %s\n", text);
 		return;
+	}
 	stamp();
 	printf("%s\n", text);
 	fflush(stdout);
