@@ -1,9 +1,13 @@
 # SPDX-License-Identifier: MIT
+# shellcheck shell=bash disable=SC2154 # top and keep are the caller's
 # bench/fabric-lib.sh: what the fabric benches share (sourced, not run): a work
 # dir and one simulated fabric at a time (tests/fabric/sim.sh), each command
 # timed by build/bench/runtime under umad2sim, and the figures.  The caller sets
 # top, keep and die() first; a command NAME is the array cmds_NAME.
-preload=$(ls /usr/lib/*/umad2sim/libumad2sim.so /usr/lib*/umad2sim/libumad2sim.so 2> /dev/null | head -1)
+preload=
+for f in /usr/lib/*/umad2sim/libumad2sim.so /usr/lib*/umad2sim/libumad2sim.so; do
+	[ -e "$f" ] && { preload=$f; break; }
+done
 [ -n "$preload" ] || die "libumad2sim.so not found (ibsim-utils)"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/fabric-bench.XXXXXX") || die "mktemp failed"
@@ -11,7 +15,7 @@ FABRIC_DIR=$work FABRIC_BUILD=$top/build
 export FABRIC_DIR FABRIC_BUILD
 # shellcheck source=tests/fabric/sim.sh
 . "$top/tests/fabric/sim.sh"
-cleanup() { sim_stop > /dev/null 2>&1; if [ $keep = 1 ]; then echo "work dir kept: $work"; else rm -rf "$work"; fi; }
+cleanup() { sim_stop > /dev/null 2>&1; if [ "$keep" = 1 ]; then echo "work dir kept: $work"; else rm -rf "$work"; fi; }
 trap cleanup EXIT
 
 run_one() {	# name -> appends "wall_us rss_kb rc" to $work/name.times

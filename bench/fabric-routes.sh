@@ -14,32 +14,20 @@
 #   -k         keep the work dir (net file, logs, the saved fabric) and print its path
 #   HCAS       fat tree of 36-port switches, 18 HCAs a leaf (default 2000)
 # Environment: RDMA_FABRIC (default build/rdma-fabric), TMPDIR.
+# shellcheck disable=SC2034,SC2119 # cmds_* are read through run_one's nameref; OpenSM with its defaults
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 rounds=5 keep=0
-while getopts "n:kh" opt; do
-	case $opt in
-	n) rounds=$OPTARG ;;
-	k) keep=1 ;;
-	*) sed -n '3,17p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
-	esac
-done
-shift $((OPTIND - 1))
-hcas=${1:-2000}
 die() { echo "fabric-routes: $*" >&2; exit 1; }
-case "$rounds" in ''|*[!0-9]*|0) die "-n wants a positive number" ;; esac
-case "$hcas" in ''|*[!0-9]*|0) die "HCAS wants a positive number" ;; esac
-fabric=${RDMA_FABRIC:-$top/build/rdma-fabric}
-if [ ! -x "$fabric" ]; then
-	[ -z "${RDMA_FABRIC:-}" ] || die "$fabric is not executable"
-	make -C "$top" -s > /dev/null || die "make failed"
-fi
-make -C "$top" -s bench-build > /dev/null || die "cannot build bench/*.c (make bench-build)"
-for t in ibsim opensm; do
-	command -v "$t" > /dev/null || die "$t is needed (apt install ibsim-utils opensm)"
-done
+# shellcheck source=bench/fabric-opts.sh
+. "$here/fabric-opts.sh"
+fab_opts 17 "$@"
+hcas=${args[0]:-2000}
+fab_count HCAS "$hcas"
+fabric=$(fab_tool RDMA_FABRIC rdma-fabric) || exit 1
+fab_needs "ibsim-utils opensm" ibsim opensm
 # shellcheck source=bench/fabric-lib.sh
 . "$here/fabric-lib.sh"
 
@@ -66,9 +54,14 @@ echo "routes: $(cd "$SIM_DIR" && "$fabric" --load "$saved" --only route -v --col
 echo
 echo "== $rounds rounds, each command once a round (after one warm-up)"
 row command "median ms" "min ms" "peak RSS kB" ""
-row "sweep (--skip route)" $(stats sweep | cut -d' ' -f1-3) ""
-row "sweep + tables + routes" $(stats sweep_routes | cut -d' ' -f1-3) ""
-row "--load F --only route" $(stats routes_only | cut -d' ' -f1-3) ""
+stat_row() {	# label name: the row of its median, min and peak RSS
+	local med min rss
+	read -r med min rss _ < <(stats "$2")
+	row "$1" "$med" "$min" "$rss" ""
+}
+stat_row "sweep (--skip route)" sweep
+stat_row "sweep + tables + routes" sweep_routes
+stat_row "--load F --only route" routes_only
 read -r rmed _ _ _ < <(stats routes_only)
 r=$(ratio_med "$work/sweep_routes.times" "$work/sweep.times")
 echo

@@ -15,31 +15,20 @@
 #   HCAS       fat tree for the time rounds (default 648)
 #   BIG_HCAS   fat tree for the memory runs (default 1792; 0 skips them)
 # Environment: RDMA_FABRIC (default build/rdma-fabric), TMPDIR.
+# shellcheck disable=SC2034,SC2119 # cmds_* are read through run_one's nameref; OpenSM with its defaults
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 rounds=7 keep=0
-while getopts "n:kh" opt; do
-	case $opt in
-	n) rounds=$OPTARG ;;
-	k) keep=1 ;;
-	*) sed -n '3,17p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
-	esac
-done
-shift $((OPTIND - 1))
-hcas=${1:-648} big=${2:-1792}
 die() { echo "fabric-vs-diags: $*" >&2; exit 1; }
-case "$rounds" in ''|*[!0-9]*|0) die "-n wants a positive number" ;; esac
-fabric=${RDMA_FABRIC:-$top/build/rdma-fabric}
-if [ ! -x "$fabric" ]; then
-	[ -z "${RDMA_FABRIC:-}" ] || die "$fabric is not executable"
-	make -C "$top" -s > /dev/null || die "make failed"
-fi
-make -C "$top" -s bench-build > /dev/null || die "cannot build bench/*.c (make bench-build)"
-for t in ibsim opensm iblinkinfo ibqueryerrors sminfo ibnetdiscover; do
-	command -v "$t" > /dev/null || die "$t is needed (apt install ibsim-utils opensm infiniband-diags)"
-done
+# shellcheck source=bench/fabric-opts.sh
+. "$here/fabric-opts.sh"
+fab_opts 17 "$@"
+hcas=${args[0]:-648} big=${args[1]:-1792}
+fab_count HCAS "$hcas"
+fabric=$(fab_tool RDMA_FABRIC rdma-fabric) || exit 1
+fab_needs "ibsim-utils opensm infiniband-diags" ibsim opensm iblinkinfo ibqueryerrors sminfo ibnetdiscover
 # shellcheck source=bench/fabric-lib.sh
 . "$here/fabric-lib.sh"
 

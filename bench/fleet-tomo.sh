@@ -31,36 +31,21 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 rounds=5 keep=0
-# shellcheck disable=SC2034 # keep: read by fabric-lib.sh's clean-up
-while getopts "n:kh" opt; do
-	case $opt in
-	n) rounds=$OPTARG ;;
-	k) keep=1 ;;
-	*) sed -n '3,28p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
-	esac
-done
-shift $((OPTIND - 1))
-hcas=${1:-2000} hosts=${2:-10000}
 die() { echo "fleet-tomo: $*" >&2; exit 1; }
 logs() { if [ "$keep" = 1 ]; then echo "see $work/$1"; else echo "-k keeps $1"; fi; }
-case "$rounds" in ''|*[!0-9]*|0) die "-n wants a positive number" ;; esac
-case "$hcas" in ''|*[!0-9]*|0) die "HCAS wants a positive number" ;; esac
-case "$hosts" in ''|*[!0-9]*|0) die "HOSTS wants a positive number" ;; esac
+# shellcheck source=bench/fabric-opts.sh
+. "$here/fabric-opts.sh"
+fab_opts 28 "$@"
+hcas=${args[0]:-2000} hosts=${args[1]:-10000}
+fab_count HCAS "$hcas"
+fab_count HOSTS "$hosts"
 [ "$hosts" -ge "$hcas" ] || die "HOSTS ($hosts) must be at least HCAS ($hcas)"
 kb=$((hosts * 4 / hcas))	# mesh (b): peers a host, for as many pairs as (a)
 [ "$kb" -lt "$hcas" ] || die "HOSTS x 4 / HCAS ($kb) must be below HCAS ($hcas)"
-fabric=${RDMA_FABRIC:-$top/build/rdma-fabric}
-fleet=${RDMA_FLEET:-$top/build/rdma-fleet}
-if [ ! -x "$fabric" ] || [ ! -x "$fleet" ]; then
-	[ -z "${RDMA_FABRIC:-}${RDMA_FLEET:-}" ] || die "$fabric or $fleet is not executable"
-	make -C "$top" -s > /dev/null || die "make failed"
-fi
-make -C "$top" -s bench-build > /dev/null || die "cannot build bench/*.c (make bench-build)"
+fabric=$(fab_tool RDMA_FABRIC rdma-fabric) || exit 1
+fleet=$(fab_tool RDMA_FLEET rdma-fleet) || exit 1
 timer=$top/build/bench/runtime
-[ -x "$timer" ] || die "$timer is missing (make bench-build)"
-for t in ibsim opensm jq python3; do
-	command -v "$t" > /dev/null || die "$t is needed (apt install ibsim-utils opensm jq python3)"
-done
+fab_needs "ibsim-utils opensm jq python3" ibsim opensm jq python3
 # shellcheck source=bench/fabric-lib.sh disable=SC1091 # followed with shellcheck -x
 . "$here/fabric-lib.sh"
 work=${work:?} preload=${preload:?}	# fabric-lib.sh's (it reads keep and top)
