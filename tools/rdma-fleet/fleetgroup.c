@@ -205,13 +205,13 @@ static void put_pair(FILE *fp, const struct rd_fleet_pair *p)
 	char rails[300];
 
 	rd_fleet_pair_rails(p, rails, sizeof(rails));
-	rd_fleet_put_xml(fp, p->src);
+	rd_xml_text(fp, p->src, 0);
 	fputs(" -> ", fp);
-	rd_fleet_put_xml(fp, p->dst);
-	rd_fleet_put_xml(fp, rails);
+	rd_xml_text(fp, p->dst, 0);
+	rd_xml_text(fp, rails, 0);
 	if (!p->ok) {
 		fputs(" (", fp);
-		rd_fleet_put_xml(fp, p->stage);
+		rd_xml_text(fp, p->stage, 0);
 		fputs(")", fp);
 	}
 }
@@ -266,7 +266,7 @@ static int group_marks(FILE *fp, const struct rd_fleet_matrix *m, const struct r
 		memset(hit, 0, ng * ng * sizeof(*hit));
 		fprintf(fp, "<g class=\"suspect\" data-suspect=\"%zu\" fill=\"none\" stroke=\"%s\" "
 			    "stroke-width=\"0.2\"><title>", k + 1, rd_fleet_mark_stroke(k));
-		rd_fleet_put_xml(fp, marks[k].label);
+		rd_xml_text(fp, marks[k].label, 0);
 		fputs("</title>\n", fp);
 		for (size_t j = 0; j < marks[k].n; j++) {
 			const struct rd_fleet_pair *p = &m->pv[marks[k].pairs[j]];
@@ -348,13 +348,13 @@ int rd_fleet_write_svg_groups(FILE *fp, const struct rd_fleet_matrix *m, const s
 	fputs(".g-fail1,.g-fail2,.g-fail3{stroke:#000000;stroke-width:0.12}"
 	      ".grid{fill:none;stroke:#bbbbbb;stroke-width:0.05}</style>\n", fp);
 	fprintf(fp, "<title>rdma-fleet mesh: %zu pairs of %zu hosts in %zu groups (", m->np, m->nh, ng);
-	rd_fleet_put_xml(fp, by);
+	rd_xml_text(fp, by, 0);
 	fprintf(fp, "), %zu fail</title>\n", m->nfail);
 	fprintf(fp, "<g id=\"rows\" font-size=\"%.1f\" text-anchor=\"end\">\n", font);
 	for (size_t k = 0; k < ng; k++) {
 		fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" data-hosts=\"%zu\"><title>", left - 4,
 			top + ((double)k + 0.8) * cell, g->size[k]);
-		rd_fleet_put_xml(fp, g->names[k]);
+		rd_xml_text(fp, g->names[k], 0);
 		fprintf(fp, " (%zu host%s)</title>", g->size[k], g->size[k] == 1 ? "" : "s");
 		rd_xml_text(fp, g->names[k], w);
 		fputs("</text>\n", fp);
@@ -382,9 +382,9 @@ int rd_fleet_write_svg_groups(FILE *fp, const struct rd_fleet_matrix *m, const s
 			fprintf(fp, "<rect class=\"%s\" x=\"%zu\" y=\"%zu\" width=\"1\" height=\"1\" "
 				    "data-pairs=\"%zu\" data-failed=\"%zu\"><title>", gclasses[k].name, c, r,
 				x->pairs, x->failed);
-			rd_fleet_put_xml(fp, g->names[r]);
+			rd_xml_text(fp, g->names[r], 0);
 			fputs(" -> ", fp);
-			rd_fleet_put_xml(fp, g->names[c]);
+			rd_xml_text(fp, g->names[c], 0);
 			fprintf(fp, ": %zu pair%s, %zu failed", x->pairs, x->pairs == 1 ? "" : "s", x->failed);
 			for (size_t t = 0; t < x->failed && t < TIP_PAIRS; t++) {
 				fputs(t ? ", " : ": ", fp);
@@ -407,7 +407,7 @@ int rd_fleet_write_svg_groups(FILE *fp, const struct rd_fleet_matrix *m, const s
 	rd_strmap_free(&at);
 	fprintf(fp, "<g id=\"legend\" font-size=\"12\" transform=\"translate(8 %.1f)\">\n", top + size + 24);
 	fputs("<text x=\"0\" y=\"0\">row tested column, a cell a pair of groups (", fp);
-	rd_fleet_put_xml(fp, by);
+	rd_xml_text(fp, by, 0);
 	fprintf(fp, "); %zu of %zu cells tested, white: none</text>\n", used, ng * ng);
 	fprintf(fp, "<text x=\"0\" y=\"18\">%zu pairs, %zu failed; median bandwidth %.3f Gb/s</text>\n", m->np,
 		nfail, m->mbw);
@@ -422,7 +422,7 @@ int rd_fleet_write_svg_groups(FILE *fp, const struct rd_fleet_matrix *m, const s
 		fprintf(fp, "<rect x=\"0\" y=\"%.0f\" width=\"14\" height=\"14\" fill=\"none\" stroke=\"%s\" "
 			    "stroke-width=\"2\"/><text x=\"20\" y=\"%.0f\" data-suspect=\"%zu\">suspect %zu, outlined: ",
 			y, rd_fleet_mark_stroke(k), y + 12, k + 1, k + 1);
-		rd_fleet_put_xml(fp, marks[k].label);
+		rd_xml_text(fp, marks[k].label, 0);
 		fputs("</text>\n", fp);
 	}
 	fputs("</g>\n</svg>\n", fp);

@@ -65,8 +65,6 @@ struct rd_fleet_svg_mark {
 int rd_fleet_write_svg(FILE *fp, const struct rd_fleet_matrix *m, const struct rd_fleet_svg_mark *marks,
 		       size_t nmarks);
 
-/* Text into XML: rd_xml_text, whole (fleetsvg.c). */
-void rd_fleet_put_xml(FILE *fp, const char *s);
 /* The outline colour of mark k. */
 const char *rd_fleet_mark_stroke(size_t k);
 

@@ -32,16 +32,7 @@ static struct chan *chan_get(struct rd_fleet *f, const char *src, const char *pr
 		return NULL;
 	if (rc == 1)
 		return &f->chans[at];
-	if (f->nchans == f->ccap) {
-		size_t cap = f->ccap ? f->ccap * 2 : 16;
-
-		c = realloc(f->chans, cap * sizeof(*c));
-		if (!c)
-			return NULL;
-		f->chans = c;
-		f->ccap = cap;
-	}
-	c = &f->chans[f->nchans];
+	c = &f->chans[f->nchans];	/* room made by rd_fleet_grow above */
 	memset(c, 0, sizeof(*c));
 	RD_GCC_LEAK_FP_BEGIN	/* stored in f->chans, freed by rd_fleet_free */
 	c->src = strdup(src);

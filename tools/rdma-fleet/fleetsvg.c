@@ -85,12 +85,6 @@ static void run(FILE *fp, bool *open, enum cls k, size_t r, size_t c, size_t e, 
 	*count += e - c;
 }
 
-/* Text for XML: & < > " escaped, control characters left out. */
-void rd_fleet_put_xml(FILE *fp, const char *s)
-{
-	rd_xml_text(fp, s, 0);	/* entities, no controls, invalid UTF-8 as U+FFFD */
-}
-
 /* Outline colours of the marks, in turn. */
 static const char *const mark_stroke[] = { "#000000", "#1f78b4", "#ff7f00", "#6a3d9a", "#b15928",
 					    "#e7298a", "#33a02c", "#666666", "#a6cee3", "#fdbf6f" };
@@ -121,7 +115,7 @@ static int write_marks(FILE *fp, const struct rd_fleet_matrix *m, const struct r
 		cells[k] = 0;
 		fprintf(fp, "<g class=\"suspect\" data-suspect=\"%zu\" fill=\"none\" stroke=\"%s\" "
 			    "stroke-width=\"0.18\"><title>", k + 1, rd_fleet_mark_stroke(k));
-		rd_fleet_put_xml(fp, marks[k].label);
+		rd_xml_text(fp, marks[k].label, 0);
 		fputs("</title>\n", fp);
 		for (size_t j = 0; j < marks[k].n; j++) {
 			const struct rd_fleet_pair *p = &m->pv[marks[k].pairs[j]];
@@ -193,14 +187,14 @@ int rd_fleet_write_svg(FILE *fp, const struct rd_fleet_matrix *m, const struct r
 	fprintf(fp, "<g id=\"rows\" font-size=\"%.1f\" text-anchor=\"end\">\n", font);
 	for (size_t i = 0; i < nh; i++) {
 		fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\">", left - 4, top + ((double)i + 0.8) * cell);
-		rd_fleet_put_xml(fp, m->hosts[i]);
+		rd_xml_text(fp, m->hosts[i], 0);
 		fputs("</text>\n", fp);
 	}
 	fprintf(fp, "</g>\n<g id=\"columns\" font-size=\"%.1f\">\n", font);
 	for (size_t j = 0; j < nh; j++) {
 		fprintf(fp, "<text transform=\"translate(%.1f %.1f) rotate(-90)\">",
 			left + ((double)j + 0.8) * cell, top - 4);
-		rd_fleet_put_xml(fp, m->hosts[j]);
+		rd_xml_text(fp, m->hosts[j], 0);
 		fputs("</text>\n", fp);
 	}
 	fputs("</g>\n", fp);
@@ -262,14 +256,14 @@ int rd_fleet_write_svg(FILE *fp, const struct rd_fleet_matrix *m, const struct r
 		rd_fleet_pair_rails(p, rails, sizeof(rails));
 		fprintf(fp, "<rect class=\"fail\" x=\"%zu\" y=\"%zu\" width=\"1\" height=\"1\"><title>",
 			cl->col, cl->row);
-		rd_fleet_put_xml(fp, p->src);
+		rd_xml_text(fp, p->src, 0);
 		fputs(" -> ", fp);
-		rd_fleet_put_xml(fp, p->dst);
-		rd_fleet_put_xml(fp, rails);
+		rd_xml_text(fp, p->dst, 0);
+		rd_xml_text(fp, rails, 0);
 		fputs(": FAIL at ", fp);
-		rd_fleet_put_xml(fp, p->stage);
+		rd_xml_text(fp, p->stage, 0);
 		fputs(": ", fp);
-		rd_fleet_put_xml(fp, p->diagnosis);
+		rd_xml_text(fp, p->diagnosis, 0);
 		if (cl->npairs > 1)
 			fprintf(fp, " (%u pairs in this cell)", cl->npairs);
 		fputs("</title></rect>\n", fp);
@@ -305,7 +299,7 @@ int rd_fleet_write_svg(FILE *fp, const struct rd_fleet_matrix *m, const struct r
 			    "stroke-width=\"2\"/><text x=\"20\" y=\"%.0f\" data-suspect=\"%zu\" data-cells=\"%lu\">"
 			    "suspect %zu, outlined: ", 10 + y, rd_fleet_mark_stroke(k), 22 + y,
 			k + 1, mcells[k], k + 1);
-		rd_fleet_put_xml(fp, marks[k].label);
+		rd_xml_text(fp, marks[k].label, 0);
 		fprintf(fp, " (%lu cell%s)</text>\n", mcells[k], mcells[k] == 1 ? "" : "s");
 	}
 	free(mcells);
