@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "outtable.h"
+#include "outwidth.h"
 
 #include <errno.h>
 #include <locale.h>

@@ -55,15 +55,4 @@ static inline const char *rd_out_sgr(enum rd_color c)
  */
 int rd_out_scols_print(FILE *fp, const struct rd_tview *v, bool raw, bool color, size_t termwidth);
 
-/*
- * Terminal columns of the first len bytes of UTF-8 text (SIZE_MAX: all of
- * it): East Asian wide characters 2, combining marks 0, an invalid byte 1.
- */
-size_t rd_out_text_cols(const char *s, size_t len);
-/*
- * The bytes of s's longest prefix that fits in cols columns, at least one
- * character (so that a wide one in a narrow column still moves on).
- */
-size_t rd_out_text_fit(const char *s, size_t cols);
-
 #endif

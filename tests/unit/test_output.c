@@ -7,6 +7,7 @@
 
 #include "output/output.h"
 #include "output/outtable.h"
+#include "output/outwidth.h"
 
 static const struct rd_col cols[] = {
 	{ "dev", "DEVICE", false, false },
