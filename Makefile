@@ -97,7 +97,7 @@ $(LIBA): $(LIB_OBJS)
 
 .SECONDEXPANSION:
 $(BUILD)/rdma-%: $(BUILD)/obj/tools/rdma-$$*/rdma-$$*.o $$(call tool_local_objs,rdma-$$*) $(LIBA)
-	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) -Wl,--as-needed -o $@ $(filter %.o,$^) $(LIBA) $(PKG_LIBS) -lm
+	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) -Wl,--as-needed -o $@ $(filter %.o,$^) $(LIBA) $(PKG_LIBS) -lm -ldl
 
 # Unit tests are white-box: they include a layer's unit headers ("stats/counters.h")
 # and may test a tool's own code ("rdma-top/topfmt.h").
@@ -107,6 +107,17 @@ $(BUILD)/tests/%: tests/unit/%.c $(TOOL_LOCAL_OBJS) $(LIBA) | $(BUILD)/tests
 
 $(BUILD)/tests:
 	mkdir -p $@
+
+# The test double of NVML that rdma-gpumap's CLI cases load (LD_LIBRARY_PATH=$$NVDIR, tests/nvml/):
+# every function the kit looks up, and in old/ a driver without the newer two.  Plain flags, no
+# sanitizer: it is loaded into the ASan build and under valgrind alike.
+NVML_FAKE := $(BUILD)/nvml/libnvidia-ml.so.1 $(BUILD)/nvml/old/libnvidia-ml.so.1
+$(BUILD)/nvml/libnvidia-ml.so.1: tests/nvml/fake-nvml.c
+	@mkdir -p $(@D)
+	$(call say,CC,$@)$(CC) -std=gnu11 $(WARN) -O1 -g -fPIC -shared -Wl,-soname,libnvidia-ml.so.1 -o $@ $<
+$(BUILD)/nvml/old/libnvidia-ml.so.1: tests/nvml/fake-nvml.c
+	@mkdir -p $(@D)
+	$(call say,CC,$@)$(CC) -std=gnu11 $(WARN) -DFAKE_NVML_OLD -O1 -g -fPIC -shared -Wl,-soname,libnvidia-ml.so.1 -o $@ $<
 
 clean:
 	rm -rf build
@@ -164,12 +175,12 @@ deps:
 # ---- tests ----
 RESULTS := build/results
 
-check-build: all $(UNIT_BINS)
+check-build: all $(UNIT_BINS) $(NVML_FAKE)
 
 check-unit: all $(UNIT_BINS)
 	@tests/run-unit.sh $(BUILD) $(RESULTS)/unit$(if $(SAN),-san)
 
-check-cli: all
+check-cli: all $(NVML_FAKE)
 	@tests/cli/run.sh $(BUILD) $(RESULTS)/cli$(if $(SAN),-san)
 
 # Screen tier: interactive views driven in tmux.
@@ -181,7 +192,7 @@ check-san:
 	@$(MAKE) --no-print-directory SAN=1 BUILD=build/san check-unit check-cli
 
 # Valgrind memcheck over the CLI cases: no error, leak or fd left open (tests/valgrind/run.sh).
-check-valgrind: all
+check-valgrind: all $(NVML_FAKE)
 	@tests/valgrind/run.sh $(BUILD) $(RESULTS)/valgrind
 
 vm-prepare:
@@ -327,7 +338,7 @@ check:
 QUICK_RESULTS := build/results-quick
 check-quick:
 	@rm -rf $(QUICK_RESULTS); mkdir -p $(QUICK_RESULTS); date +%s > $(QUICK_RESULTS)/.t0
-	@$(MAKE) --no-print-directory -j$(NPROC) all bench-build $(UNIT_BINS)
+	@$(MAKE) --no-print-directory -j$(NPROC) all bench-build $(UNIT_BINS) $(NVML_FAKE)
 	@echo "== build tier (gcc, clang, install)"; \
 	tests/tier-time.sh $(QUICK_RESULTS) build tests/check-build.sh $(QUICK_RESULTS)/build || true
 	@echo "== unit tier"; tests/tier-time.sh $(QUICK_RESULTS) unit tests/run-unit.sh $(BUILD) $(QUICK_RESULTS)/unit || true
