@@ -40,7 +40,7 @@ void rd_nccl_conf_init(struct rd_nccl_conf *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->version = RD_NCCL_NEWEST;
-	c->gdr_level = c->gdr_c2c = c->dmabuf = c->merge_vfs = -1;
+	c->gdr_level = c->gdr_c2c = c->dmabuf = c->merge_vfs = c->pxn_disable = c->pxn_c2c = -1;
 }
 
 int rd_nccl_version_parse(const char *s, unsigned int *v)
@@ -88,12 +88,19 @@ int rd_nccl_conf_set(struct rd_nccl_conf *c, const char *name, const char *val, 
 		c->gdr_level = v;
 		c->src_gdr_level = src;
 	} else if (strcmp(name, "NCCL_NET_GDR_C2C") == 0 || strcmp(name, "NCCL_DMABUF_ENABLE") == 0 ||
-		   strcmp(name, "NCCL_IB_MERGE_VFS") == 0) {
+		   strcmp(name, "NCCL_IB_MERGE_VFS") == 0 || strcmp(name, "NCCL_PXN_DISABLE") == 0 ||
+		   strcmp(name, "NCCL_PXN_C2C") == 0) {
 		if (parse_bool(val, &v)) {
 			snprintf(msg, msglen, "%s: \"%s\" is not 0 or 1", name, val);
 			return -EINVAL;
 		}
-		if (strcmp(name, "NCCL_NET_GDR_C2C") == 0) {
+		if (strcmp(name, "NCCL_PXN_DISABLE") == 0) {
+			c->pxn_disable = v;
+			c->src_pxn_disable = src;
+		} else if (strcmp(name, "NCCL_PXN_C2C") == 0) {
+			c->pxn_c2c = v;
+			c->src_pxn_c2c = src;
+		} else if (strcmp(name, "NCCL_NET_GDR_C2C") == 0) {
 			c->gdr_c2c = v;
 			c->src_gdr_c2c = src;
 		} else if (strcmp(name, "NCCL_DMABUF_ENABLE") == 0) {
@@ -130,10 +137,12 @@ int rd_nccl_conf_env(struct rd_nccl_conf *c, char *msg, size_t msglen)
 	static const char *const vars[] = {
 		"NCCL_NET_GDR_LEVEL", "NCCL_NET_GDR_C2C", "NCCL_DMABUF_ENABLE",
 		"NCCL_IB_MERGE_VFS", "NCCL_IB_HCA", "NCCL_TOPO_FILE",
+		"NCCL_PXN_DISABLE", "NCCL_PXN_C2C",
 	};
 	const char *const *src[] = {
 		&c->src_gdr_level, &c->src_gdr_c2c, &c->src_dmabuf,
 		&c->src_merge_vfs, &c->src_ib_hca, &c->src_topo_file,
+		&c->src_pxn_disable, &c->src_pxn_c2c,
 	};
 
 	for (size_t i = 0; i < RD_ARRAY_SIZE(vars); i++) {
@@ -180,6 +189,36 @@ bool rd_nccl_merge_vfs(const struct rd_nccl_conf *c)
 	if (c->version < 218)
 		return false;
 	return c->merge_vfs != 0;
+}
+
+bool rd_nccl_pxn(const struct rd_nccl_conf *c)
+{
+	return c->pxn_disable != 1;	/* PXN exists in every release known (2.12 on) */
+}
+
+int rd_nccl_pxn_level(const struct rd_nccl_conf *c)
+{
+	/* NCCL_PXN_C2C: from 2.27, off by default there and on from 2.28. */
+	bool c2c = c->version >= 227 && (c->pxn_c2c >= 0 ? c->pxn_c2c == 1 : c->version >= 228);
+
+	return c2c ? RD_PATH_P2C : RD_PATH_PXB;
+}
+
+/*
+ * ncclTopoComputePaths: the peer reaches the NIC at the PXN level or better
+ * (with GDR, from 2.30), is joined to the GPU by NVLink, and either has more
+ * bandwidth to the NIC or spares the GPU a path through a CPU (worse than
+ * PXB before 2.28, than PXN since).
+ */
+bool rd_nccl_pxn_through(const struct rd_nccl_conf *c, const struct rd_pxn_case *p)
+{
+	int far = c->version >= 228 ? RD_PATH_PXN : RD_PATH_PXB;
+
+	if (!rd_nccl_pxn(c) || p->peer_type > rd_nccl_pxn_level(c) || p->peer_link > RD_PATH_NVL)
+		return false;
+	if (c->version >= 230 && !p->peer_gdr)
+		return false;
+	return p->peer_bw > p->gpu_bw || p->gpu_type > far;
 }
 
 /* One "prefix[:port]" entry against a device name and port, as NCCL matches them. */

@@ -292,6 +292,8 @@ static int add_gpus(struct rd_gpu_topo *t)
 		g->index = (unsigned int)t->ngpus;
 		g->net = -1;
 		g->cpu = -1;
+		g->pxn_via = -1;
+		g->cc = -1;
 		g->c2c = !amd && c2c_device(g->device);
 		g->c2c_assumed = g->c2c;
 		snprintf(g->name, sizeof(g->name), "GPU%u", g->index);
@@ -509,6 +511,13 @@ int rd_gpu_topo_build(const struct rd_sysroot *sr, const struct rd_device_list *
 		      const struct rd_nccl_conf *conf, const char *xml, struct rd_gpu_topo *t,
 		      struct rd_warnings *w, char *msg, size_t msglen)
 {
+	return rd_gpu_topo_build_nvml(sr, devs, conf, xml, NULL, t, w, msg, msglen);
+}
+
+int rd_gpu_topo_build_nvml(const struct rd_sysroot *sr, const struct rd_device_list *devs,
+			   const struct rd_nccl_conf *conf, const char *xml, const struct rd_nvml *nvml,
+			   struct rd_gpu_topo *t, struct rd_warnings *w, char *msg, size_t msglen)
+{
 	int ret;
 
 	memset(t, 0, sizeof(*t));
@@ -529,6 +538,8 @@ int rd_gpu_topo_build(const struct rd_sysroot *sr, const struct rd_device_list *
 		if (!ret)
 			ret = build_sysfs(t, w);
 	}
+	if (!ret)
+		ret = rd_gpu_nvml_apply(t, nvml);
 	/* Either graph: NCCL flattens Broadcom switches in ncclTopoGetSystemFromXml, which both take. */
 	if (!ret) {
 		flatten_bcm(t);
@@ -549,8 +560,10 @@ void rd_gpu_topo_free(struct rd_gpu_topo *t)
 {
 	for (size_t i = 0; i < t->nnodes; i++)
 		free(t->nodes[i].links);
-	for (size_t g = 0; g < t->ngpus; g++)
+	for (size_t g = 0; g < t->ngpus; g++) {
 		rd_strlist_free(&t->gpus[g].notes);
+		free(t->gpus[g].nvl);
+	}
 	free(t->nodes);
 	free(t->gpus);
 	free(t->nets);

@@ -19,6 +19,7 @@
 #include "sysroot/sysroot.h"
 #include "model/model.h"
 #include "pci/pci.h"
+#include "gpunvml.h"
 
 /* NCCL's path types, in NCCL's order (a larger number is a farther path). */
 enum rd_path {
@@ -53,9 +54,11 @@ struct rd_nccl_conf {
 	char ib_hca[512];		/* NCCL_IB_HCA, "" = every device */
 	bool ib_hca_set;
 	char topo_file[RD_PATH_MAX];	/* NCCL_TOPO_FILE */
+	int pxn_disable;		/* NCCL_PXN_DISABLE */
+	int pxn_c2c;			/* NCCL_PXN_C2C */
 	/* Where each came from, for the report: "environment", "option" or NULL. */
 	const char *src_gdr_level, *src_gdr_c2c, *src_dmabuf, *src_merge_vfs, *src_ib_hca,
-		*src_topo_file;
+		*src_topo_file, *src_pxn_disable, *src_pxn_c2c;
 };
 void rd_nccl_conf_init(struct rd_nccl_conf *c);
 /* "2.27" -> 227; -EINVAL for other forms, -ERANGE outside what is known. */
@@ -73,6 +76,21 @@ int rd_nccl_gdr_level(const struct rd_nccl_conf *c);
 bool rd_nccl_gdr_c2c(const struct rd_nccl_conf *c);
 bool rd_nccl_dmabuf(const struct rd_nccl_conf *c);
 bool rd_nccl_merge_vfs(const struct rd_nccl_conf *c);
+bool rd_nccl_pxn(const struct rd_nccl_conf *c);
+/* The worst path a peer GPU may have to a NIC for PXN through it: PXB, or P2C with NCCL_PXN_C2C. */
+int rd_nccl_pxn_level(const struct rd_nccl_conf *c);
+
+/* One GPU, one NIC and the NIC's nearest GPU (the peer), as NCCL's PXN rule weighs them. */
+struct rd_pxn_case {
+	int gpu_type;			/* the GPU's own path to the NIC */
+	double gpu_bw;
+	int peer_type;			/* the peer's path to the NIC */
+	double peer_bw;
+	bool peer_gdr;			/* the peer has GDR to the NIC */
+	int peer_link;			/* the path between the GPU and the peer */
+};
+/* Whether NCCL routes the GPU's traffic to that NIC through the peer (PXN). */
+bool rd_nccl_pxn_through(const struct rd_nccl_conf *c, const struct rd_pxn_case *p);
 /* Whether NCCL_IB_HCA admits device dev, port port (NCCL's prefix, '=' exact and '^' forms). */
 bool rd_nccl_hca_match(const char *spec, const char *dev, unsigned int port);
 
@@ -124,6 +142,14 @@ struct rd_tpath {
 	unsigned int hops;
 };
 
+/* A GPU's NVLinks to one remote end (NVSwitches count as one, as NCCL merges them). */
+struct rd_gpu_nvl {
+	enum rd_nvl_remote remote;
+	char to[24];			/* "GPU1", "nvswitch", "cpu" or a PCI address NVML named */
+	unsigned int links;
+	double bw;			/* GB/s, NCCL's per-link figure times links */
+};
+
 struct rd_gpu {
 	char bdf[16];
 	int pci;			/* index in the PCI tree (-1 from XML without sysfs) */
@@ -133,6 +159,9 @@ struct rd_gpu {
 	bool amd;
 	bool c2c;			/* reaches its CPU over C2C */
 	bool c2c_assumed;		/* inferred from the device id, not from NVML */
+	int cc;				/* compute capability from NVML (90 = 9.0), -1 unknown */
+	struct rd_gpu_nvl *nvl;		/* NVLinks from NVML, by remote end */
+	size_t nnvl;
 	int numa;
 	unsigned int index;		/* NVML order: by PCI bus id */
 	char name[24];			/* "GPU0" */
@@ -143,6 +172,7 @@ struct rd_gpu {
 	double bw;
 	bool gdr;
 	bool gdr_pci_mode;		/* C2C GPU reaching its NIC over PCI */
+	int pxn_via;			/* PXN: the gpu index whose NIC path is used, else -1 */
 	bool gdr_unsupported;		/* a topology file's <gpu gdr="0"> */
 	char why[200];
 	struct rd_strlist notes;	/* what NCCL does not weigh but slows GDR */
@@ -185,6 +215,9 @@ struct rd_gpu_topo {
 	struct rd_nccl_conf conf;
 	char backend[24];		/* "peermem", "dma-buf", "none" */
 	char backend_why[200];		/* when none: what is missing */
+	/* Where NVLink and C2C facts came from: "nvml", "assumed" (device ids) or "none". */
+	const char *nvlink_src, *c2c_src;
+	char nvml_note[200];		/* NVML asked but not all given: why */
 };
 
 /*
@@ -196,6 +229,10 @@ struct rd_gpu_topo {
 int rd_gpu_topo_build(const struct rd_sysroot *sr, const struct rd_device_list *devs,
 		      const struct rd_nccl_conf *conf, const char *xml, struct rd_gpu_topo *t,
 		      struct rd_warnings *w, char *msg, size_t msglen);
+/* The same with NVML's facts (NULL: none): NVLink links, C2C mode, and so PXN. */
+int rd_gpu_topo_build_nvml(const struct rd_sysroot *sr, const struct rd_device_list *devs,
+			   const struct rd_nccl_conf *conf, const char *xml, const struct rd_nvml *nvml,
+			   struct rd_gpu_topo *t, struct rd_warnings *w, char *msg, size_t msglen);
 void rd_gpu_topo_free(struct rd_gpu_topo *t);
 /* Path from node a to base node b (NULL if b is not a base). */
 const struct rd_tpath *rd_gpu_path(const struct rd_gpu_topo *t, int a, int b);
@@ -217,6 +254,8 @@ int rd_gpu_link_one(struct rd_tnode *n, int rem, int type, double bw);
 int rd_gpu_xml_load(struct rd_gpu_topo *t, const char *path, struct rd_warnings *w, char *msg,
 		    size_t msglen);
 int rd_gpu_paths(struct rd_gpu_topo *t);
+/* NVML's NVLinks and C2C modes onto the graph's GPUs (before the CPUs are joined). */
+int rd_gpu_nvml_apply(struct rd_gpu_topo *t, const struct rd_nvml *nvml);
 void rd_gpu_decide(struct rd_gpu_topo *t, struct rd_warnings *w);
 
 /* --expect: one line per GPU, "GPU0 mlx5_0[:1] [PATH] [gdr|nogdr]" ("-" for no NIC). */

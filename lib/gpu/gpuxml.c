@@ -212,6 +212,8 @@ static int add_gpu(struct rd_gpu_topo *t, const struct xelem *e, const char *bus
 	}
 	g->amd = g->vendor == 0x1002;
 	g->net = -1;
+	g->pxn_via = -1;
+	g->cc = -1;
 	g->cpu = cpu;
 	g->numa = cpu >= 0 ? t->nodes[cpu].numa : -1;
 	return (int)t->ngpus++;

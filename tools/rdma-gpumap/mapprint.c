@@ -40,15 +40,42 @@ const struct rd_out_colset rd_gpumap_tables[RD_GPUMAP_NTABLES] = {
 	{ cols, RD_ARRAY_SIZE(cols) },
 };
 
+/* -v, NVLinks: "NVLink: 18 links to nvswitch (370.8 GB/s)"; JSON always. */
+static void print_nvlinks(struct rd_out *o, const struct rd_gpu *g)
+{
+	if (!g->nnvl)
+		return;
+	rd_out_text(o, RD_C_NONE, "  NVLink:");
+	rd_out_list_begin(o, "nvlinks");
+	for (size_t i = 0; i < g->nnvl; i++) {
+		const struct rd_gpu_nvl *l = &g->nvl[i];
+
+		rd_out_section_begin(o, NULL, NULL);
+		rd_out_text(o, RD_C_NONE, "%s %u link%s to %s (%.1f GB/s)", i ? "," : "", l->links,
+			    l->links == 1 ? "" : "s", l->to, l->bw);
+		rd_out_str(o, RD_JSON, "to", NULL, l->to);
+		rd_out_str(o, RD_JSON, "remote", NULL, rd_nvl_remote_name(l->remote));
+		rd_out_u64(o, RD_JSON, "links", NULL, l->links);
+		rd_out_double(o, RD_JSON, "bw_gbytes", NULL, l->bw, "%.1f");
+		rd_out_section_end(o);
+	}
+	rd_out_list_end(o);
+	rd_out_text(o, RD_C_NONE, "\n");
+}
+
 static void print_chain(struct rd_out *o, const struct rd_gpu_topo *t, const struct rd_gpu *g)
 {
 	const struct rd_gpu_net *n = &t->nets[g->net];
+	/* PXN: the PCI part of the path is the peer's. */
+	const struct rd_gpu *from = g->pxn_via >= 0 ? &t->gpus[g->pxn_via] : g;
 	int nicf = t->nodes[n->nic_node].pci, chain[64], all[66];
-	size_t len = rd_gpu_pci_chain(t, g->pci, nicf, chain, RD_ARRAY_SIZE(chain)), na = 0;
+	size_t len = rd_gpu_pci_chain(t, from->pci, nicf, chain, RD_ARRAY_SIZE(chain)), na = 0;
 
-	if (g->pci < 0 || nicf < 0)
+	if (from->pci < 0 || nicf < 0)
 		return;
-	all[na++] = g->pci;
+	if (g->pxn_via >= 0)
+		rd_out_text(o, RD_C_NONE, "  PXN: over NVLink to %s, then its PCIe path:\n", from->name);
+	all[na++] = from->pci;
 	for (size_t i = 0; i < len; i++)
 		all[na++] = chain[i];
 	all[na++] = nicf;
@@ -103,13 +130,18 @@ void rd_gpumap_print_rows(struct rd_out *o, const struct rd_gpumap_view *v, cons
 			rd_out_u64(o, RD_ANY, "port", NULL, n->port);
 			rd_out_str(o, RD_ANY, "state", NULL, n->state);
 			rd_out_str(o, RD_ANY, "path", NULL, rd_path_name(g->path_topo));
-			const char *smi = rd_gpu_smi_name(t, g->node, n->nic_node, g->path_topo);
+			/* nvidia-smi names the GPU's own PCI path, also where NCCL goes through a peer. */
+			const struct rd_tpath *own = rd_gpu_path(t, g->node, n->nic_node);
+			const char *smi = rd_gpu_smi_name(t, g->node, n->nic_node,
+							  g->pxn_via >= 0 && own ? own->type : g->path_topo);
 
 			/* "-": a topology file's function this node's PCI tree does not show. */
 			rd_out_str(o, RD_ANY, "path_smi", NULL, strcmp(smi, "-") ? smi : NULL);
 			rd_out_double(o, RD_ANY, "bw_gbytes", NULL, g->bw, "%.1f");
 			if (g->path != g->path_topo)
 				rd_out_str(o, RD_JSON, "path_used", NULL, rd_path_name(g->path));
+			if (g->pxn_via >= 0)
+				rd_out_str(o, RD_JSON, "pxn_via", NULL, t->gpus[g->pxn_via].name);
 		}
 		rd_out_cstr(o, RD_TEXT, "gdr", NULL, g->gdr ? RD_C_GOOD : RD_C_BAD, g->gdr ? "yes" : "no");
 		rd_out_bool(o, RD_JSON, "gdr", NULL, g->gdr);
@@ -121,6 +153,7 @@ void rd_gpumap_print_rows(struct rd_out *o, const struct rd_gpumap_view *v, cons
 			for (size_t k = 0; k < g->notes.n; k++)
 				rd_out_str(o, RD_JSON, NULL, NULL, g->notes.v[k]);
 			rd_out_list_end(o);
+			print_nvlinks(o, g);
 			if (v->verbose && n)
 				print_chain(o, t, g);
 		}
@@ -132,12 +165,14 @@ void rd_gpumap_print_rows(struct rd_out *o, const struct rd_gpumap_view *v, cons
 	for (size_t i = 0; i < t->ngpus; i++) {
 		const struct rd_gpu *g = &t->gpus[i];
 
-		if (!row_selected(v, t, g) || (!g->notes.n && !(v->verbose && g->net >= 0)))
+		if (!row_selected(v, t, g) || (!g->notes.n && !(v->verbose && (g->net >= 0 || g->nnvl))))
 			continue;
 		rd_out_text(o, RD_C_NAME, "%s", g->name);
 		rd_out_text(o, RD_C_NONE, " (%s)\n", g->bdf);
 		for (size_t k = 0; k < g->notes.n; k++)
 			rd_out_text(o, RD_C_WARN, "  note: %s\n", g->notes.v[k]);
+		if (v->verbose)
+			print_nvlinks(o, g);
 		if (v->verbose && g->net >= 0)
 			print_chain(o, t, g);
 	}
@@ -211,6 +246,9 @@ void rd_gpumap_print_matrix(struct rd_out *o, const struct rd_gpumap_view *v, co
 	rd_out_text(o, RD_C_NONE, "\nPIX one PCIe switch; PXB several; PHB through a host bridge (nvidia-smi "
 		    "says NODE across host bridges of one NUMA node); SYS across NUMA nodes; P2C a C2C\n"
 		    "GPU's CPU-attached NIC.\n");
+	if (strcmp(t->nvlink_src, "nvml") == 0)
+		rd_out_text(o, RD_C_NONE, "NVL NVLink (also through NVSwitches); NVB NVLink through one other GPU; "
+			    "PXN a peer GPU's NIC over NVLink.\n");
 }
 
 void rd_gpumap_print_summary(struct rd_out *o, const struct rd_gpu_topo *t)
@@ -233,6 +271,10 @@ void rd_gpumap_print_summary(struct rd_out *o, const struct rd_gpu_topo *t)
 		    t->acs_readable && !t->acs_unreadable ? "read" : t->acs_readable ? "partly read" :
 		    t->acs_unreadable ? "not readable (run as root)" : "none on the paths",
 		    ver, t->from_xml ? " on the topology XML" : "");
+	/* Where NVLink and C2C facts came from, when there is something to say. */
+	if (strcmp(t->nvlink_src, "none") != 0 || strcmp(t->c2c_src, "none") != 0 || t->nvml_note[0])
+		rd_out_text(o, RD_C_NONE, "NVLink %s, C2C %s%s%s\n", t->nvlink_src, t->c2c_src,
+			    t->nvml_note[0] ? "; NVML: " : "", t->nvml_note);
 	rd_out_u64(o, RD_JSON, "gpus", NULL, t->ngpus);
 	rd_out_u64(o, RD_JSON, "nic_ports", NULL, nics);
 	rd_out_u64(o, RD_JSON, "nic_ports_active", NULL, active);
@@ -248,6 +290,11 @@ void rd_gpumap_print_summary(struct rd_out *o, const struct rd_gpu_topo *t)
 	if (t->conf.ib_hca_set)
 		rd_out_str(o, RD_JSON, "ib_hca", NULL, t->conf.ib_hca);
 	rd_out_str(o, RD_JSON, "model", NULL, t->from_xml ? "xml" : "sysfs");
+	rd_out_str(o, RD_JSON, "nvlink", NULL, t->nvlink_src);
+	rd_out_str(o, RD_JSON, "c2c", NULL, t->c2c_src);
+	rd_out_bool(o, RD_JSON, "pxn", NULL, rd_nccl_pxn(&t->conf));
+	if (t->nvml_note[0])
+		rd_out_str(o, RD_JSON, "nvml_note", NULL, t->nvml_note);
 	rd_out_section_end(o);
 }
 

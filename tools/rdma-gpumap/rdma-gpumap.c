@@ -25,13 +25,17 @@ enum {
 	OPT_NCCL_VERSION,
 	OPT_EXPECT,
 	OPT_TIMEOUT,
+	OPT_NVML,
+	OPT_PXN_DISABLE,
+	OPT_PXN_C2C,
 };
 
 static void usage(const char *prog)
 {
 	printf("Usage: %s [options]\n"
 	       "Which RDMA NIC each GPU uses and whether GPUDirect RDMA (GDR) will be used, by\n"
-	       "NCCL's own rules, from sysfs (no GPU driver, CUDA or NVML needed).\n"
+	       "NCCL's own rules, from sysfs (no GPU driver or CUDA needed); NVLink, C2C and\n"
+	       "PXN from NVML when libnvidia-ml.so.1 loads.\n"
 	       "\n"
 	       "Options:\n"
 	       "  -m, --matrix          GPUs against GPUs and NICs, as nvidia-smi topo -m\n"
@@ -45,7 +49,10 @@ static void usage(const char *prog)
 	       "      --ib-hca SPEC     NCCL_IB_HCA (mlx5_0:1,mlx5_1, ^mlx5_4, =mlx5_0)\n"
 	       "      --gdr-c2c 0|1     NCCL_NET_GDR_C2C\n"
 	       "      --dmabuf 0|1      NCCL_DMABUF_ENABLE\n"
+	       "      --pxn-disable 0|1  NCCL_PXN_DISABLE\n"
+	       "      --pxn-c2c 0|1     NCCL_PXN_C2C\n"
 	       "      --topo-xml FILE   an NCCL topology XML as the model (NCCL_TOPO_FILE)\n"
+	       "      --nvml WHEN       NVLink/C2C from NVML: auto (live only), always, never\n"
 	       "      --no-env          ignore NCCL_* variables in the environment\n"
 	       "      --expect FILE     lines \"GPU0 mlx5_0 PIX gdr\"; a miss is a failure\n"
 	       "      --timeout SEC     give up on an --expect or --topo-xml pipe silent for SEC\n"
@@ -63,6 +70,7 @@ struct opts {
 	bool matrix, verbose, no_env;
 	const char *expect_file, *xml;
 	int timeout_ms;
+	enum rd_nvml_use nvml;
 };
 
 static bool short_id(const char *id)
@@ -140,6 +148,9 @@ static int parse_opts(struct rd_cli *cli, int argc, char **argv, struct opts *op
 		{ "nccl-version", required_argument, NULL, OPT_NCCL_VERSION },
 		{ "expect", required_argument, NULL, OPT_EXPECT },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "nvml", required_argument, NULL, OPT_NVML },
+		{ "pxn-disable", required_argument, NULL, OPT_PXN_DISABLE },
+		{ "pxn-c2c", required_argument, NULL, OPT_PXN_C2C },
 		RD_COMMON_LONGOPTS,
 		RD_TABLE_LONGOPTS,
 		{ 0 },
@@ -180,6 +191,16 @@ static int parse_opts(struct rd_cli *cli, int argc, char **argv, struct opts *op
 		case OPT_TOPO_XML:
 			ret = conf_opt(cli, c, "NCCL_TOPO_FILE", optarg);
 			break;
+		case OPT_PXN_DISABLE:
+			ret = conf_opt(cli, c, "NCCL_PXN_DISABLE", optarg);
+			break;
+		case OPT_PXN_C2C:
+			ret = conf_opt(cli, c, "NCCL_PXN_C2C", optarg);
+			break;
+		case OPT_NVML:
+			if (rd_nvml_use_parse(optarg, &op->nvml))
+				ret = rd_cli_usage_error(cli, "--nvml: \"%s\" is not auto, always or never", optarg);
+			break;
 		case OPT_NO_ENV:
 			op->no_env = true;
 			break;
@@ -207,6 +228,28 @@ static int parse_opts(struct rd_cli *cli, int argc, char **argv, struct opts *op
 	return -1;
 }
 
+/*
+ * NVML when asked: auto on the live system only (a copied tree is not this
+ * machine), always even with --sysroot or --topo-xml.  A library that will
+ * not load is silent under auto and an error under always; one that loads
+ * and fails is a note in the summary.  -1 to go on, else the exit status.
+ */
+static int load_nvml(struct rd_cli *cli, const struct opts *op, struct rd_nvml *nvml)
+{
+	int ret;
+
+	if (op->nvml == RD_NVML_NEVER || (op->nvml == RD_NVML_AUTO && (cli->sysroot_dir || op->xml)))
+		return -1;
+	ret = rd_nvml_read(nvml);
+	if (ret == -ENOENT && op->nvml == RD_NVML_ALWAYS) {
+		rd_cli_error(cli, "--nvml always: %s (is the NVIDIA driver installed? or --nvml auto)", nvml->note);
+		return RD_EXIT_FAIL;
+	}
+	if (ret == -ENOENT)
+		nvml->note[0] = '\0';
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts op = { .timeout_ms = 10000 };
@@ -214,6 +257,7 @@ int main(int argc, char **argv)
 	struct rd_gpu_expects expect = { 0 };
 	struct rd_nccl_conf conf;
 	struct rd_gpu_topo topo = { 0 };
+	struct rd_nvml nvml = { 0 };
 	struct rd_gpumap_view view;
 	struct rd_out *o = NULL;
 	struct rd_cli cli;
@@ -259,7 +303,11 @@ int main(int argc, char **argv)
 	cli.scan_flags = RD_SCAN_PORT_STATE_LOGICAL | RD_SCAN_PORT_RATE;
 	if (rd_device_scan_flags(&cli.sr, NULL, &list, NULL, &cli.warnings, cli.scan_flags) < 0)
 		list.n = 0;
-	ret = rd_gpu_topo_build(&cli.sr, &list, &conf, op.xml, &topo, &cli.warnings, msg, sizeof(msg));
+	ret = load_nvml(&cli, &op, &nvml);
+	if (ret >= 0)
+		goto out;
+	ret = rd_gpu_topo_build_nvml(&cli.sr, &list, &conf, op.xml, nvml.loaded || nvml.note[0] ? &nvml : NULL,
+				     &topo, &cli.warnings, msg, sizeof(msg));
 	rd_cli_flush_warnings(&cli);
 	if (ret == -ENOENT) {
 		rd_cli_error(&cli, "no PCI devices: %s/sys/bus/pci/devices is missing", cli.sr.root);
@@ -306,6 +354,7 @@ int main(int argc, char **argv)
 out:
 	rd_gpu_expects_free(&expect);
 	rd_gpu_topo_free(&topo);
+	rd_nvml_free(&nvml);
 	rd_device_list_free(&list);
 	rd_strlist_free(&op.gpus);
 	rd_strlist_free(&op.nics);
