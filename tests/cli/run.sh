@@ -11,8 +11,8 @@
 # tests/cli/cases and tests/cli/cases.d/*.cases (one file per tool, so that
 # work on different tools does not collide): one case a line,
 # "name | exit-status | command"; the command
-# runs under bash with $B = build dir and $F = tests/fixtures (relative, so the
-# paths in messages are stable).  Cases whose name ends in -json must print JSON
+# runs under bash with $B = build dir, $F = tests/fixtures and $NVDIR = the
+# folder of the NVML test double (relative, so the paths in messages are stable).  Cases whose name ends in -json must print JSON
 # that jq accepts.  A case may use '{pre}' scripts: see tests/cli/cases.
 #
 # Every JSON document a tool prints is held to the tool's schema
@@ -28,6 +28,9 @@ tier_t0=$(date +%s)	# the tier's own time, on its result line and in RESULT_FILE
 cd "$(dirname "$0")/../.." || exit 1
 build=$1 result=$2 pattern=${3:-}
 export B=$build F=tests/fixtures LC_ALL=C TZ=UTC
+# $NVDIR: the test double of NVML (tests/nvml/), for LD_LIBRARY_PATH; a
+# caller whose BUILD_DIR is a folder of wrappers (tests/valgrind) names it.
+export NVDIR=${NVDIR:-$build/nvml}
 unset NO_COLOR
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=98
 exp=tests/cli/expected
