@@ -103,7 +103,7 @@ $(BUILD)/rdma-%: $(BUILD)/obj/tools/rdma-$$*/rdma-$$*.o $$(call tool_local_objs,
 # and may test a tool's own code ("rdma-top/topfmt.h").
 $(BUILD)/tests/%: tests/unit/%.c $(TOOL_LOCAL_OBJS) $(LIBA) | $(BUILD)/tests
 	$(call say,CC,$@)$(CC) $(ALL_CFLAGS) -Itools $(shell $(PKG_CONFIG) --cflags cmocka) $(ALL_LDFLAGS) -o $@ $< \
-		$(TOOL_LOCAL_OBJS) $(LIBA) $(PKG_LIBS) $(shell $(PKG_CONFIG) --libs cmocka) -lm
+		$(TOOL_LOCAL_OBJS) $(LIBA) $(PKG_LIBS) $(shell $(PKG_CONFIG) --libs cmocka) -lm -ldl
 
 $(BUILD)/tests:
 	mkdir -p $@
@@ -257,7 +257,7 @@ FUZZ_LOCAL_OBJS := $(TOOL_LOCAL_SRCS:tools/%.c=$(FUZZ_BUILD)/cli/%.o)
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LOCAL_OBJS) $(FUZZ_LIB)
 	$(call say,FUZZ,$@)clang -std=gnu11 -Wall -Wextra -Werror -Ilib -Itools $(PKG_CFLAGS) -O1 -g \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ $< $(FUZZ_LOCAL_OBJS) $(FUZZ_LIB) \
-		$(PKG_LIBS) -lm
+		$(PKG_LIBS) -lm -ldl
 
 # fuzz_cli runs every tool's main() in-process: the tools compiled again with
 # main renamed (<tool>_main), instrumented like the library; the fixtures by absolute path.
@@ -271,7 +271,7 @@ $(FUZZ_BUILD)/fuzz_cli: tests/fuzz/fuzz_cli.c $(FUZZ_CLI_OBJS) $(FUZZ_LIB)
 	$(call say,FUZZ,$@)clang -std=gnu11 -Wall -Wextra -Werror -Ilib -Itools $(PKG_CFLAGS) -O1 -g \
 		-DRD_FIXTURES='"$(CURDIR)/tests/fixtures"' -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=all -Wl,--wrap=rd_ticker_wait,--wrap=rd_sysroot_is_live \
-		-o $@ $< $(FUZZ_CLI_OBJS) $(FUZZ_LIB) $(PKG_LIBS) -lm
+		-o $@ $< $(FUZZ_CLI_OBJS) $(FUZZ_LIB) $(PKG_LIBS) -lm -ldl
 
 fuzz-build: $(FUZZ_BINS)
 

@@ -815,6 +815,189 @@ static void test_xml_gdr_unsupported(void **state)
 	scratch_remove();
 }
 
+/* ---- PXN and NVML's facts ---- */
+
+static void test_pxn_rule(void **state)
+{
+	struct rd_nccl_conf c;
+	/* GPU3 of an H100 node: PHB to a NIC whose nearest GPU is PIX to it, over NVSwitch NVLink. */
+	struct rd_pxn_case p = { .gpu_type = RD_PATH_PHB, .gpu_bw = 48, .peer_type = RD_PATH_PIX,
+				 .peer_bw = 48, .peer_gdr = true, .peer_link = RD_PATH_NVL };
+
+	(void)state;
+	rd_nccl_conf_init(&c);
+	assert_true(rd_nccl_pxn_through(&c, &p));
+	/* A path through a CPU is worse than PXN: the same bandwidth is enough. */
+	p.gpu_type = RD_PATH_SYS;
+	assert_true(rd_nccl_pxn_through(&c, &p));
+	/* The GPU's own PXB or PIX path at equal bandwidth stays. */
+	p.gpu_type = RD_PATH_PXB;
+	assert_false(rd_nccl_pxn_through(&c, &p));
+	/* ... unless the peer has more bandwidth to the NIC. */
+	p.peer_bw = 96;
+	assert_true(rd_nccl_pxn_through(&c, &p));
+	p.peer_bw = 48;
+	/* P2C: worse than PXB (through before 2.28), not worse than PXN (stays since). */
+	p.gpu_type = RD_PATH_P2C;
+	assert_false(rd_nccl_pxn_through(&c, &p));
+	c.version = 227;
+	assert_true(rd_nccl_pxn_through(&c, &p));
+	c.version = 230;
+	p.gpu_type = RD_PATH_PHB;
+	/* Not joined by NVLink (NVB is one GPU between): no PXN. */
+	p.peer_link = RD_PATH_NVB;
+	assert_false(rd_nccl_pxn_through(&c, &p));
+	p.peer_link = RD_PATH_NVL;
+	/* The peer's own path must be at the PXN level: PXB, or P2C with NCCL_PXN_C2C. */
+	p.peer_type = RD_PATH_PHB;
+	assert_false(rd_nccl_pxn_through(&c, &p));
+	p.peer_type = RD_PATH_P2C;
+	assert_true(rd_nccl_pxn_through(&c, &p));
+	c.pxn_c2c = 0;
+	assert_false(rd_nccl_pxn_through(&c, &p));
+	c.pxn_c2c = -1;
+	p.peer_type = RD_PATH_PXB;
+	/* 2.30 asks GDR of the peer; older releases do not. */
+	p.peer_gdr = false;
+	assert_false(rd_nccl_pxn_through(&c, &p));
+	c.version = 229;
+	assert_true(rd_nccl_pxn_through(&c, &p));
+	/* NCCL_PXN_DISABLE=1. */
+	c.pxn_disable = 1;
+	assert_false(rd_nccl_pxn(&c));
+	assert_false(rd_nccl_pxn_through(&c, &p));
+}
+
+static void test_pxn_conf(void **state)
+{
+	struct rd_nccl_conf c;
+	char msg[160];
+
+	(void)state;
+	rd_nccl_conf_init(&c);
+	assert_true(rd_nccl_pxn(&c));
+	/* NCCL_PXN_C2C: none before 2.27, off by default in 2.27, on from 2.28. */
+	c.version = 226;
+	assert_int_equal(rd_nccl_pxn_level(&c), RD_PATH_PXB);
+	c.version = 227;
+	assert_int_equal(rd_nccl_pxn_level(&c), RD_PATH_PXB);
+	c.version = 228;
+	assert_int_equal(rd_nccl_pxn_level(&c), RD_PATH_P2C);
+	assert_int_equal(rd_nccl_conf_set(&c, "NCCL_PXN_C2C", "0", "option", msg, sizeof(msg)), 0);
+	assert_int_equal(rd_nccl_pxn_level(&c), RD_PATH_PXB);
+	c.version = 227;
+	assert_int_equal(rd_nccl_conf_set(&c, "NCCL_PXN_C2C", "1", "option", msg, sizeof(msg)), 0);
+	assert_int_equal(rd_nccl_pxn_level(&c), RD_PATH_P2C);
+	c.version = 226;
+	assert_int_equal(rd_nccl_pxn_level(&c), RD_PATH_PXB);
+	assert_int_equal(rd_nccl_conf_set(&c, "NCCL_PXN_DISABLE", "1", "environment", msg, sizeof(msg)), 0);
+	assert_false(rd_nccl_pxn(&c));
+	assert_string_equal(c.src_pxn_disable, "environment");
+	assert_int_equal(rd_nccl_conf_set(&c, "NCCL_PXN_DISABLE", "yes", "option", msg, sizeof(msg)), -EINVAL);
+	assert_non_null(strstr(msg, "NCCL_PXN_DISABLE"));
+}
+
+static void test_nvml_use(void **state)
+{
+	enum rd_nvml_use u = RD_NVML_NEVER;
+
+	(void)state;
+	assert_int_equal(rd_nvml_use_parse("auto", &u), 0);
+	assert_int_equal(u, RD_NVML_AUTO);
+	assert_int_equal(rd_nvml_use_parse("always", &u), 0);
+	assert_int_equal(u, RD_NVML_ALWAYS);
+	assert_int_equal(rd_nvml_use_parse("never", &u), 0);
+	assert_int_equal(u, RD_NVML_NEVER);
+	assert_int_equal(rd_nvml_use_parse("Always", &u), -EINVAL);
+	assert_int_equal(rd_nvml_use_parse("", &u), -EINVAL);
+	assert_string_equal(rd_nvl_remote_name(RD_NVL_SWITCH), "nvswitch");
+	assert_string_equal(rd_nvl_remote_name((enum rd_nvl_remote)9), "unknown");
+}
+
+/*
+ * Two GPUs on root ports of one host bridge, the NIC behind GPU0's switch:
+ * without NVML GPU1 is PHB to it; NVML's NVLink between them (GPU0 naming
+ * GPU1, GPU1 an untyped end at GPU0's address) makes GPU1's path PXN
+ * through GPU0, their GPU path NVL, and NVML's C2C "off" clears nothing.
+ */
+static void pxn_tree(void)
+{
+	bridge("pci0000:00/0000:00:01.0", 0);
+	bridge("pci0000:00/0000:00:01.0/0000:01:00.0", 0);
+	bridge("pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:00.0", 0);
+	bridge("pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:01.0", 0);
+	gpu_fn("pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:00.0/0000:03:00.0", 0);
+	nic_fn("pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:01.0/0000:04:00.0", 0);
+	bridge("pci0000:00/0000:00:02.0", 0);
+	gpu_fn("pci0000:00/0000:00:02.0/0000:05:00.0", 0);
+	put("sys/module/nvidia_peermem/version", "1.0\n");
+}
+
+static void build_nvml(struct rd_gpu_topo *t, const struct rd_nvml *nvml, struct rd_nccl_conf *conf)
+{
+	static struct rd_sysroot sr;
+	static struct one_nic nic;
+	struct rd_warnings w = { 0 };
+	char msg[200];
+
+	assert_int_equal(rd_sysroot_init(&sr, scratch), 0);
+	one_nic(&nic, "mlx5_0", "0000:04:00.0");
+	assert_int_equal(rd_gpu_topo_build_nvml(&sr, &nic.list, conf, NULL, nvml, t, &w, msg, sizeof(msg)), 0);
+	rd_warnings_free(&w);
+	assert_int_equal(t->ngpus, 2);
+}
+
+static void test_nvml_pxn(void **state)
+{
+	struct rd_nvml_link l0[4], l1[4];
+	struct rd_nvml_gpu g[2] = {
+		{ .bdf = "0000:03:00.0", .cc = 90, .c2c = 0, .links = l0, .nlinks = 4 },
+		{ .bdf = "0000:05:00.0", .cc = 90, .c2c = 0, .links = l1, .nlinks = 4 },
+	};
+	struct rd_nvml nvml = { .loaded = true, .nvlink = true, .c2c = true, .gpus = g, .ngpus = 2 };
+	struct rd_nccl_conf conf;
+	struct rd_gpu_topo t;
+
+	(void)state;
+	for (unsigned int i = 0; i < 4; i++) {
+		l0[i] = (struct rd_nvml_link){ .link = i, .remote = RD_NVL_GPU, .bdf = "0000:05:00.0" };
+		l1[i] = (struct rd_nvml_link){ .link = i, .remote = RD_NVL_UNKNOWN, .bdf = "0000:03:00.0" };
+	}
+	scratch_make();
+	pxn_tree();
+	rd_nccl_conf_init(&conf);
+	build_nvml(&t, NULL, &conf);
+	assert_int_equal(t.gpus[1].path_topo, RD_PATH_PHB);
+	assert_int_equal(t.gpus[1].pxn_via, -1);
+	assert_string_equal(t.nvlink_src, "none");
+	rd_gpu_topo_free(&t);
+
+	build_nvml(&t, &nvml, &conf);
+	assert_string_equal(t.nvlink_src, "nvml");
+	assert_string_equal(t.c2c_src, "nvml");
+	assert_int_equal(rd_gpu_path(&t, t.gpus[0].node, t.gpus[1].node)->type, RD_PATH_NVL);
+	assert_int_equal(t.gpus[0].nnvl, 1);
+	assert_string_equal(t.gpus[0].nvl[0].to, "GPU1");
+	assert_int_equal(t.gpus[0].nvl[0].links, 4);
+	assert_true(t.gpus[0].nvl[0].bw > 82.3 && t.gpus[0].nvl[0].bw < 82.5);	/* 4 x 20.6 */
+	assert_string_equal(t.gpus[1].nvl[0].to, "GPU0");	/* untyped, but a GPU's address */
+	assert_int_equal(t.gpus[0].path_topo, RD_PATH_PIX);
+	assert_int_equal(t.gpus[1].path_topo, RD_PATH_PXN);
+	assert_int_equal(t.gpus[1].pxn_via, 0);
+	assert_true(t.gpus[1].gdr);
+	assert_true(t.gpus[1].bw == 48.0);
+	assert_non_null(strstr(t.gpus[1].why, "over NVLink to GPU0"));
+	rd_gpu_topo_free(&t);
+
+	/* NCCL_PXN_DISABLE=1: back to PHB; NVLink stays. */
+	conf.pxn_disable = 1;
+	build_nvml(&t, &nvml, &conf);
+	assert_int_equal(t.gpus[1].path_topo, RD_PATH_PHB);
+	assert_int_equal(rd_gpu_path(&t, t.gpus[1].node, t.gpus[0].node)->type, RD_PATH_NVL);
+	rd_gpu_topo_free(&t);
+	scratch_remove();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -837,6 +1020,10 @@ int main(void)
 		cmocka_unit_test(test_xml_bcm),
 		cmocka_unit_test(test_xml_gpu_nic_one_pci),
 		cmocka_unit_test(test_xml_gdr_unsupported),
+		cmocka_unit_test(test_pxn_rule),
+		cmocka_unit_test(test_pxn_conf),
+		cmocka_unit_test(test_nvml_use),
+		cmocka_unit_test(test_nvml_pxn),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
