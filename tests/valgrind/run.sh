@@ -112,7 +112,7 @@ one() {
 	mkdir -p "$d/logs"
 	# CLI_SCHEMA=no: the output is the CLI tier's (compared exactly), whose
 	# schema check already held it to the schemas
-	if ! VG_LOGDIR=$d/logs UPDATE='' CLI_SCHEMA=no tests/cli/run.sh "$vgdir" "$d/result" "$name" > "$d/cli" 2>&1; then
+	if ! VG_LOGDIR=$d/logs UPDATE='' CLI_SCHEMA=no NVDIR=$build/nvml tests/cli/run.sh "$vgdir" "$d/result" "$name" > "$d/cli" 2>&1; then
 		ok=0
 		grep -v '^cli.*passed, .* failed$' "$d/cli" | head -25 >> "$d/txt"
 	fi
