@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The gpu layer's interface: GPUs and RDMA NICs as NCCL sees them
- * (gputopo.h: the graph, NCCL's settings, the decisions, --expect).
+ * (gputopo.h: the graph, NCCL's settings, the decisions, --expect;
+ * gpunvml.h, which it includes: NVML's NVLink and C2C facts).
  * Code outside lib/gpu/ includes this header only (lib/README.md).
  */
 #ifndef RD_GPU_LAYER_H

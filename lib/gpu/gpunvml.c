@@ -140,8 +140,9 @@ static void sysfs_bdf(const char *nv, char out[16])
 	char tail;
 
 	out[0] = '\0';
-	if (sscanf(nv, "%x:%x:%x.%x%c", &dom, &bus, &dev, &fn, &tail) != 4 || dom > 0xffff || bus > 0xff ||
-	    dev > 0x1f || fn > 7)	/* NOLINT(cert-err34-c): the ranges are checked right here */
+	/* NOLINTNEXTLINE(cert-err34-c): each field's range is checked on the next line */
+	if (sscanf(nv, "%x:%x:%x.%x%c", &dom, &bus, &dev, &fn, &tail) != 4 ||
+	    dom > 0xffff || bus > 0xff || dev > 0x1f || fn > 7)
 		return;
 	snprintf(out, 16, "%04x:%02x:%02x.%x", dom, bus, dev, fn);
 }
