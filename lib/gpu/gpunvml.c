@@ -22,8 +22,9 @@
 typedef int nvml_ret;
 typedef struct nvml_dev_st *nvml_dev;
 struct nvml_pci {
-	char bus_id_legacy[16];
-	unsigned int domain, bus, device, pci_device_id, pci_subsystem_id;
+	char bus_id_legacy[16];		/* "0000:1B:00.0" */
+	/* domain, bus, device, pci_device_id, pci_subsystem_id: the strings say it all */
+	unsigned int ids[5];		/* cppcheck-suppress unusedStructMember ; NVML's layout */
 	char bus_id[32];		/* "00000000:1B:00.0" */
 };
 struct nvml_c2c_mode {
@@ -133,12 +134,16 @@ static int lookup(struct nvml_api *a, struct rd_nvml *n)
 	return 0;
 }
 
-/* "00000000:1B:00.0" (NVML) -> "0000:1b:00.0" (sysfs); "" when it is not a PCI address. */
-static void sysfs_bdf(const char *nv, char out[16])
+/* "00000000:1B:00.0" (NVML; the legacy field when that is empty) -> "0000:1b:00.0"; "" if neither is one. */
+static void sysfs_bdf(struct nvml_pci *pci, char out[16])
 {
 	unsigned int dom, bus, dev, fn;
+	const char *nv;
 	char tail;
 
+	pci->bus_id[sizeof(pci->bus_id) - 1] = '\0';
+	pci->bus_id_legacy[sizeof(pci->bus_id_legacy) - 1] = '\0';
+	nv = pci->bus_id[0] ? pci->bus_id : pci->bus_id_legacy;
 	out[0] = '\0';
 	/* NOLINTNEXTLINE(cert-err34-c): each field's range is checked on the next line */
 	if (sscanf(nv, "%x:%x:%x.%x%c", &dom, &bus, &dev, &fn, &tail) != 4 ||
@@ -162,10 +167,14 @@ static int read_links(const struct nvml_api *a, nvml_dev d, struct rd_nvml_gpu *
 	/* NCCL's link count per architecture; 18 when the compute capability is unknown. */
 	unsigned int max = g->cc < 0 ? 18 : g->cc < 60 ? 0 : g->cc < 70 ? 4 : g->cc < 80 ? 6 :
 			   g->cc < 90 ? 12 : 18;
+	struct rd_nvml_link *links = calloc(max + 1, sizeof(*links));
 
-	g->links = calloc(max + 1, sizeof(*g->links));
-	if (!g->links)
+	if (!links)
 		return -ENOMEM;
+	/* GCC 12's analyzer: a heap pointer stored into an element at a variable index (util.h). */
+	RD_GCC_LEAK_FP_BEGIN
+	g->links = links;
+	RD_GCC_LEAK_FP_END
 	for (unsigned int l = 0; l < max; l++) {
 		struct nvml_pci pci;
 		struct rd_nvml_link *k = &g->links[g->nlinks];
@@ -176,9 +185,8 @@ static int read_links(const struct nvml_api *a, nvml_dev d, struct rd_nvml_gpu *
 		memset(&pci, 0, sizeof(pci));
 		if (a->link_pci(d, l, &pci) != NVML_OK)
 			continue;
-		pci.bus_id[sizeof(pci.bus_id) - 1] = '\0';
 		k->link = l;
-		sysfs_bdf(pci.bus_id, k->bdf);
+		sysfs_bdf(&pci, k->bdf);
 		k->remote = remote_type(a, d, l);
 		g->nlinks++;
 	}
@@ -191,16 +199,14 @@ static int read_gpu(const struct nvml_api *a, unsigned int i, struct rd_nvml *n)
 	struct nvml_pci pci;
 	nvml_dev d;
 	int major, minor;
-	char buf[96];
 
 	memset(&pci, 0, sizeof(pci));
 	if (a->by_index(i, &d) != NVML_OK || a->pci_info(d, &pci) != NVML_OK) {
 		note(n, "GPU %u could not be read: left out", i);
 		return 0;
 	}
-	pci.bus_id[sizeof(pci.bus_id) - 1] = '\0';
 	memset(g, 0, sizeof(*g));
-	sysfs_bdf(pci.bus_id, g->bdf);
+	sysfs_bdf(&pci, g->bdf);
 	if (!g->bdf[0]) {
 		note(n, "GPU %u has no PCI address: left out", i);
 		return 0;
@@ -214,8 +220,11 @@ static int read_gpu(const struct nvml_api *a, unsigned int i, struct rd_nvml *n)
 
 		/* Not supported: a GPU without C2C. */
 		g->c2c = r == NVML_OK ? m.enabled != 0 : r == 3 ? 0 : -1;
-		if (g->c2c < 0)
+		if (g->c2c < 0) {
+			char buf[96];
+
 			note(n, "nvmlDeviceGetC2cModeInfoV on %s: %s", g->bdf, err_name(a, r, buf, sizeof(buf)));
+		}
 	}
 	n->ngpus++;
 	return n->nvlink ? read_links(a, d, g) : 0;
@@ -224,11 +233,12 @@ static int read_gpu(const struct nvml_api *a, unsigned int i, struct rd_nvml *n)
 static int read_all(const struct nvml_api *a, struct rd_nvml *n)
 {
 	unsigned int count = 0;
-	char buf[96];
 	nvml_ret r = a->count(&count);
 	int ret = 0;
 
 	if (r != NVML_OK) {
+		char buf[96];
+
 		note(n, "nvmlDeviceGetCount_v2: %s", err_name(a, r, buf, sizeof(buf)));
 		return -EIO;
 	}

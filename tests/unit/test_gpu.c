@@ -949,7 +949,14 @@ static void build_nvml(struct rd_gpu_topo *t, const struct rd_nvml *nvml, struct
 
 static void test_nvml_pxn(void **state)
 {
-	struct rd_nvml_link l0[4], l1[4];
+	static struct rd_nvml_link l0[4] = {
+		{ 0, RD_NVL_GPU, "0000:05:00.0" }, { 1, RD_NVL_GPU, "0000:05:00.0" },
+		{ 2, RD_NVL_GPU, "0000:05:00.0" }, { 3, RD_NVL_GPU, "0000:05:00.0" },
+	};
+	static struct rd_nvml_link l1[4] = {
+		{ 0, RD_NVL_UNKNOWN, "0000:03:00.0" }, { 1, RD_NVL_UNKNOWN, "0000:03:00.0" },
+		{ 2, RD_NVL_UNKNOWN, "0000:03:00.0" }, { 3, RD_NVL_UNKNOWN, "0000:03:00.0" },
+	};
 	struct rd_nvml_gpu g[2] = {
 		{ .bdf = "0000:03:00.0", .cc = 90, .c2c = 0, .links = l0, .nlinks = 4 },
 		{ .bdf = "0000:05:00.0", .cc = 90, .c2c = 0, .links = l1, .nlinks = 4 },
@@ -959,10 +966,6 @@ static void test_nvml_pxn(void **state)
 	struct rd_gpu_topo t;
 
 	(void)state;
-	for (unsigned int i = 0; i < 4; i++) {
-		l0[i] = (struct rd_nvml_link){ .link = i, .remote = RD_NVL_GPU, .bdf = "0000:05:00.0" };
-		l1[i] = (struct rd_nvml_link){ .link = i, .remote = RD_NVL_UNKNOWN, .bdf = "0000:03:00.0" };
-	}
 	scratch_make();
 	pxn_tree();
 	rd_nccl_conf_init(&conf);
