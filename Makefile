@@ -210,7 +210,7 @@ DEB_FILE := build/rdma-diag_$(VERSION)_$(DEB_ARCH).deb
 DEB_INPUTS := $(LIB_SRCS) $(HDRS) $(TOOL_SRCS) $(TOOL_LOCAL_SRCS) $(MANPAGES) $(MANPAGES7) $(wildcard completions/*/*) \
 	$(MON_RULES) $(MON_TESTS) $(MON_DASH) $(MON_UNITS) \
 	$(wildcard schemas/*.schema.json) \
-	$(wildcard debian/* debian/*/*) Makefile VERSION
+	$(wildcard debian/* debian/*/*) $(wildcard examples/*) README.md Makefile VERSION
 
 deb: $(DEB_FILE)
 $(DEB_FILE): $(DEB_INPUTS)

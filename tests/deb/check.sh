@@ -58,8 +58,13 @@ for f in /usr/share/doc/rdma-diag/copyright /usr/share/doc/rdma-diag/changelog.g
 	/lib/systemd/system/rdma-fabric-metrics.service /lib/systemd/system/rdma-fabric-metrics.timer; do
 	grep -qx "$f" <<< "$files" || missing="$missing $f"
 done
+# The README (compressed when large, as Debian does) and every example.
+grep -Eqx '/usr/share/doc/rdma-diag/README\.md(\.gz)?' <<< "$files" || missing="$missing /usr/share/doc/rdma-diag/README.md"
+for f in examples/*; do
+	grep -Eqx "/usr/share/doc/rdma-diag/$f(\.gz)?" <<< "$files" || missing="$missing /usr/share/doc/rdma-diag/$f"
+done
 if [ -z "$missing" ]; then ok; else bad "the .deb lacks:$missing"; fi
-stray=$(grep -v '/$' <<< "$files" | grep -Ev '^/usr/(bin|share/(man/man[17]|bash-completion/completions|zsh/vendor-completions|doc/rdma-diag|lintian/overrides|rdma-diag/schemas))/[^/]+$' |
+stray=$(grep -v '/$' <<< "$files" | grep -Ev '^/usr/(bin|share/(man/man[17]|bash-completion/completions|zsh/vendor-completions|doc/rdma-diag(/examples)?|lintian/overrides|rdma-diag/schemas))/[^/]+$' |
 	grep -Ev '^(/usr/share/rdma-diag/monitoring/((tests|grafana)/)?[^/]+|/lib/systemd/system/rdma-[a-z-]+\.(service|timer))$')
 if [ -z "$stray" ]; then ok; else bad "files outside the expected paths: $stray"; fi
 
