@@ -626,6 +626,18 @@ int rd_cli_help_version(const struct rd_cli *cli, void (*usage)(const char *prog
 	return -1;
 }
 
+struct rd_out *rd_cli_out(struct rd_cli *cli)
+{
+	struct rd_out *o = rd_out_new(stdout, cli->json, cli->color);
+
+	if (!o) {
+		rd_cli_error(cli, "out of memory");
+		return NULL;
+	}
+	rd_out_set_table_opts(o, &cli->table);
+	return o;
+}
+
 int rd_cli_exit(struct rd_cli *cli, struct rd_out *o, int ret)
 {
 	int err = o ? rd_out_finish(o) : 0;

@@ -145,6 +145,12 @@ int rd_cli_operands(const struct rd_cli *cli, int argc, char **argv, void (*usag
 		    int max, const char *what);
 struct rd_out;
 /*
+ * The tool's output on stdout: JSON with -j, colour as --color decided, the
+ * table options (-o, --raw, --noheadings) set.  NULL after saying "out of
+ * memory".
+ */
+struct rd_out *rd_cli_out(struct rd_cli *cli);
+/*
  * The common ending: finish the output (a write error turns success into
  * failure, reported once), print the warnings, free the CLI state.
  */

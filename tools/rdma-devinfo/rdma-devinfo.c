@@ -91,13 +91,11 @@ int main(int argc, char **argv)
 	if (verbose && !no_verbs && rd_sysroot_is_live(&cli.sr))
 		rd_verbs_query(&list);
 
-	o = rd_out_new(stdout, cli.json, cli.color);
+	o = rd_cli_out(&cli);
 	if (!o) {
-		rd_cli_error(&cli, "out of memory");
 		ret = RD_EXIT_FAIL;
 		goto out;
 	}
-	rd_out_set_table_opts(o, &cli.table);
 	if (names_only)
 		rd_devinfo_print_names(o, &cli, &list);
 	else if (verbose)

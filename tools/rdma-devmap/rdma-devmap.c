@@ -411,13 +411,11 @@ int main(int argc, char **argv)
 		}
 	}
 
-	o = rd_out_new(stdout, cli.json, cli.color);
+	o = rd_cli_out(&cli);
 	if (!o) {
-		rd_cli_error(&cli, "out of memory");
 		ret = RD_EXIT_FAIL;
 		goto out;
 	}
-	rd_out_set_table_opts(o, &cli.table);
 	if (query) {
 		ret = lookup(&cli, o, maps, nmaps, &vlans, query);
 		goto out;

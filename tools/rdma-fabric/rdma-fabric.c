@@ -251,13 +251,11 @@ int main(int argc, char **argv)
 	ret = rd_cli_setup(&cli);
 	if (ret >= 0)
 		goto out;
-	o = rd_out_new(stdout, cli.json, cli.color);
+	o = rd_cli_out(&cli);
 	if (!o) {
-		rd_cli_error(&cli, "out of memory");
 		ret = RD_EXIT_FAIL;
 		goto out;
 	}
-	rd_out_set_table_opts(o, &cli.table);
 	if (a.list_only) {
 		rd_fabview_list(o);
 		ret = RD_EXIT_OK;

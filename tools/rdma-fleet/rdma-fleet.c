@@ -416,10 +416,10 @@ int main(int argc, char **argv)
 	}
 	if (svg && rd_fleet_save_svg(&cli, f, &tomo, &group_by, svg))
 		goto out;
-	o = rd_out_new(stdout, cli.json, cli.color);
-	if (o)
-		rd_out_set_table_opts(o, &cli.table);
-	if (!o || rd_fleet_print_summary(o, f, only_outliers, &broken, &tomo, &nbad, &nprob)) {
+	o = rd_cli_out(&cli);
+	if (!o)
+		goto out;
+	if (rd_fleet_print_summary(o, f, only_outliers, &broken, &tomo, &nbad, &nprob)) {
 		rd_cli_error(&cli, "out of memory");
 		goto out;
 	}

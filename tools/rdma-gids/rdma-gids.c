@@ -215,13 +215,11 @@ int main(int argc, char **argv)
 		rd_gid_compat_sort_devices(&list);
 		rd_gids_compat_header(stdout);
 	} else {
-		o = rd_out_new(stdout, cli.json, cli.color);
+		o = rd_cli_out(&cli);
 		if (!o) {
-			rd_cli_error(&cli, "out of memory");
 			ret = RD_EXIT_FAIL;
 			goto out;
 		}
-		rd_out_set_table_opts(o, &cli.table);
 		if (!best)
 			rd_gids_table_begin(o);
 		else

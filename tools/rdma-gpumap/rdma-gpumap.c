@@ -335,13 +335,11 @@ int main(int argc, char **argv)
 	ret = check_selection(&cli, &op, &topo);
 	if (ret)
 		goto out;
-	o = rd_out_new(stdout, cli.json, cli.color);
+	o = rd_cli_out(&cli);
 	if (!o) {
-		rd_cli_error(&cli, "out of memory");
 		ret = RD_EXIT_FAIL;
 		goto out;
 	}
-	rd_out_set_table_opts(o, &cli.table);
 	view = (struct rd_gpumap_view){ .gpus = &op.gpus, .nics = &op.nics, .verbose = op.verbose };
 	rd_out_section_begin(o, NULL, NULL);
 	if (op.matrix)

@@ -242,13 +242,11 @@ int main(int argc, char **argv)
 		rd_cli_flush_warnings(&cli);
 		goto out;
 	}
-	o = rd_out_new(stdout, cli.json, cli.color);
+	o = rd_cli_out(&cli);
 	if (!o) {
-		rd_cli_error(&cli, "out of memory");
 		ret = RD_EXIT_FAIL;
 		goto out;
 	}
-	rd_out_set_table_opts(o, &cli.table);
 	if (once) {
 		ret = rd_top_run_once(&cli, &pw, o);
 		goto out;
