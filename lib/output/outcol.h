@@ -21,7 +21,7 @@ struct rd_col {
 	const char *key;	/* field key that fills this column */
 	const char *header;
 	bool right;		/* right-align (numbers) */
-	bool wrap;		/* long text (WHY, FIX, DETAIL): wraps inside its column on a terminal */
+	bool wrap;		/* long text (WHY, FIX, DETAIL, a GID): wraps inside its column on a terminal */
 };
 
 #endif

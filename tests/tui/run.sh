@@ -286,6 +286,21 @@ start tableso 100 40 "$doctor" --sysroot "$F/doctor-roce-config" --interval 0 -o
 wait_for "-o on a terminal: FIX has the room" '^roce\.cm_mode +echo .RoCE v2. > /sys/kernel/config/rdma_cm/mlx5_0/ports/1/default_roce_mode$'
 T kill-session -t tableso
 
+# rdma-gids on an 80-column terminal: the 39-character GIDs (and their
+# addresses) wrap inside their columns, broken after a ':'; no line is wider
+# than the terminal.
+start gids80 80 40 "$PWD/$build/rdma-gids" --sysroot "$F/mlx5-roce-dual" --color=never
+wait_for "rdma-gids at 80 columns: the header" '^DEV +PORT +INDEX +GID +ADDRESS +VER +NETDEV +VLAN$'
+wait_for "rdma-gids at 80 columns: a GID broken after a ':', the row's other cells beside it" \
+	'^mlx5_0 +1 +0 +fe80:[0-9a-f:]*: +fe80::[0-9a-f:]* +v1 +ens1f0 +-$'
+if long=$(screen -J -S - | awk 'length($0) > 80'); [ -z "$long" ]; then
+	ok "rdma-gids at 80 columns: no line wider than the terminal"
+else
+	bad "rdma-gids at 80 columns: no line wider than the terminal" "" "$long"
+fi
+wait_exit "rdma-gids at 80 columns: exit status 0" 0
+T kill-session -t gids80
+
 mkdir -p "$(dirname "$result")"
 tier_secs=$(( $(date +%s) - tier_t0 ))
 . tests/tier-result.sh

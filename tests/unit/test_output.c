@@ -723,7 +723,10 @@ static void test_columns_check(void **state)
 	free(known);
 }
 
-/* On a terminal: the wrap column takes the room left and breaks at spaces, a path before a '/'. */
+/*
+ * On a terminal: the wrap column takes the room left and breaks at spaces, a
+ * path before a '/', a GID after a ':'.
+ */
 static void test_scols_wrap(void **state)
 {
 	static const struct rd_col wcols[] = {
@@ -737,10 +740,12 @@ static void test_scols_wrap(void **state)
 		{ "x_word_longer_than_the_column_is_cut", 36, RD_C_NONE },
 		{ "d", 1, RD_C_NONE },
 		{ "echo 1 > /sys/class/net/ens1f0/ecn/enable", 41, RD_C_NONE },
+		{ "g", 1, RD_C_NONE },
+		{ "fe80:0000:0000:0000:0e42:a1ff:fe65:8b1e", 39, RD_C_NONE },
 	};
 	const size_t show[] = { 0, 1 };
 	const struct rd_tview v = { .cols = wcols, .ncols = 2, .show = show, .nshow = 2,
-				    .cells = cells, .rows = 3, .header = true };
+				    .cells = cells, .rows = 4, .header = true };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -760,7 +765,10 @@ static void test_scols_wrap(void **state)
 				 "d    echo 1 >\n"
 				 "     /sys/class/net\n"
 				 "     /ens1f0/ecn\n"
-				 "     /enable\n");
+				 "     /enable\n"
+				 "g    fe80:0000:0000:\n"
+				 "     0000:0e42:a1ff:\n"
+				 "     fe65:8b1e\n");
 	free(buf);
 }
 

@@ -13,8 +13,8 @@ static const struct rd_col gid_cols[] = {
 	{ "dev", "DEV", false, false },
 	{ "port", "PORT", true, false },
 	{ "index", "INDEX", true, false },
-	{ "gid", "GID", false, false },
-	{ "address", "ADDRESS", false, false },
+	{ "gid", "GID", false, true },		/* on a narrow terminal: broken after a ':' */
+	{ "address", "ADDRESS", false, true },
 	{ "ver", "VER", false, false },
 	{ "netdev", "NETDEV", false, false },
 	{ "vlan", "VLAN", true, false },
