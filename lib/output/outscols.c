@@ -49,13 +49,13 @@ static char *wrap_text(const char *s, size_t width)
 			out[n++] = ' ';
 			col++;
 		}
-		while (ww > width) {	/* a word wider than the column: cut before a '/' or after a ':' */
+		while (ww > width) {	/* a word wider than the column: cut before a '/', after a ':' or ',' */
 			size_t k = rd_out_text_fit(s, width - col), j = k;
 
-			while (j > 1 && s[j - 1] != '/' && s[j - 1] != ':')
+			while (j > 1 && !strchr("/:,", s[j - 1]))
 				j--;
 			if (j > 1)
-				k = s[j - 1] == ':' ? j : j - 1;
+				k = s[j - 1] == '/' ? j - 1 : j;
 			memcpy(out + n, s, k);
 			n += k;
 			out[n++] = '\n';

@@ -725,7 +725,7 @@ static void test_columns_check(void **state)
 
 /*
  * On a terminal: the wrap column takes the room left and breaks at spaces, a
- * path before a '/', a GID after a ':'.
+ * path before a '/', a GID after a ':', a list after a ','.
  */
 static void test_scols_wrap(void **state)
 {
@@ -742,10 +742,12 @@ static void test_scols_wrap(void **state)
 		{ "echo 1 > /sys/class/net/ens1f0/ecn/enable", 41, RD_C_NONE },
 		{ "g", 1, RD_C_NONE },
 		{ "fe80:0000:0000:0000:0e42:a1ff:fe65:8b1e", 39, RD_C_NONE },
+		{ "n", 1, RD_C_NONE },
+		{ "bond0,ens1f0,ens1f1", 19, RD_C_NONE },
 	};
 	const size_t show[] = { 0, 1 };
 	const struct rd_tview v = { .cols = wcols, .ncols = 2, .show = show, .nshow = 2,
-				    .cells = cells, .rows = 4, .header = true };
+				    .cells = cells, .rows = 5, .header = true };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -768,7 +770,9 @@ static void test_scols_wrap(void **state)
 				 "     /enable\n"
 				 "g    fe80:0000:0000:\n"
 				 "     0000:0e42:a1ff:\n"
-				 "     fe65:8b1e\n");
+				 "     fe65:8b1e\n"
+				 "n    bond0,ens1f0,\n"
+				 "     ens1f1\n");
 	free(buf);
 }
 

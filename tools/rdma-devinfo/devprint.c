@@ -99,7 +99,7 @@ static const struct rd_col table_cols[] = {
 	{ "state", "STATE", false, false },
 	{ "fw_ver", "FW", false, false },
 	{ "node_guid", "NODE_GUID", false, false },
-	{ "netdevs", "NETDEVS", false, false },
+	{ "netdevs", "NETDEVS", false, true },	/* a list: broken after a ',' on a narrow terminal */
 };
 const struct rd_out_colset rd_devinfo_tables[RD_DEVINFO_NTABLES] = {
 	{ table_cols, RD_ARRAY_SIZE(table_cols) },
