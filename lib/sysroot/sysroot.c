@@ -307,23 +307,31 @@ static bool dir_unchanged(int dfd, const char *path)
 	       held.st_ino == now.st_ino;
 }
 
-/* open(path, flags) through the directory cache. */
-static int open_cached(const char *path, int flags)
+/*
+ * One *at() call on path through the directory cache: op(dfd, name) with
+ * the cached descriptor of path's directory, or op(AT_FDCWD, path).  Opens,
+ * link reads and stats all take it: a readlink or stat by path walks every
+ * component (a PCI function's iommu_group, the links of /sys/bus/pci/devices)
+ * as an open does.
+ */
+typedef int (*at_op)(int dfd, const char *name, void *arg);
+
+static int call_cached(const char *path, at_op op, void *arg)
 {
 	const char *name;
 	bool cached;
-	int dfd = dircache_get(path, &name, &cached), fd;
+	int dfd = dircache_get(path, &name, &cached), ret;
 
 	if (dfd < 0)
-		return open(path, flags);
-	fd = openat(dfd, name, flags);
-	if (fd < 0 && cached && (errno == ENOENT || errno == ENODEV || errno == ESTALE)) {
+		return op(AT_FDCWD, path, arg);
+	ret = op(dfd, name, arg);
+	if (ret < 0 && cached && (errno == ENOENT || errno == ENODEV || errno == ESTALE)) {
 		int err = errno;
 
 		/*
 		 * An attribute absent from a directory still in its place is
 		 * absent (a soft device's parent, a port's missing file): not
-		 * opened a second time.
+		 * asked for a second time.
 		 */
 		if (err == ENOENT && dir_unchanged(dfd, path)) {
 			errno = err;
@@ -332,9 +340,62 @@ static int open_cached(const char *path, int flags)
 		/* The directory may have gone since it was cached: ask once more. */
 		dircache_drop(path);
 		dfd = dircache_get(path, &name, &cached);
-		fd = dfd < 0 ? open(path, flags) : openat(dfd, name, flags);
+		ret = dfd < 0 ? op(AT_FDCWD, path, arg) : op(dfd, name, arg);
 	}
-	return fd;
+	return ret;
+}
+
+static int op_open(int dfd, const char *name, void *arg)
+{
+	return openat(dfd, name, *(const int *)arg);
+}
+
+/* open(path, flags) through the directory cache. */
+static int open_cached(const char *path, int flags)
+{
+	return call_cached(path, op_open, &flags);
+}
+
+struct readlink_arg {
+	char *buf;
+	size_t len;
+};
+
+static int op_readlink(int dfd, const char *name, void *arg)
+{
+	const struct readlink_arg *a = arg;
+	ssize_t n = readlinkat(dfd, name, a->buf, a->len);
+
+	return n < 0 ? -1 : (int)n;
+}
+
+/* readlink(path) through the directory cache: the length, or -1 with errno. */
+/* NOLINTNEXTLINE(readability-non-const-parameter): buf is written, by readlinkat through a.buf */
+static ssize_t readlink_cached(const char *path, char *buf, size_t len)
+{
+	struct readlink_arg a = { buf, len > INT_MAX ? INT_MAX : len };
+
+	return call_cached(path, op_readlink, &a);
+}
+
+struct stat_arg {
+	struct stat *st;
+	int flags;
+};
+
+static int op_stat(int dfd, const char *name, void *arg)
+{
+	const struct stat_arg *a = arg;
+
+	return fstatat(dfd, name, a->st, a->flags);
+}
+
+/* stat(path) (flags: AT_SYMLINK_NOFOLLOW for lstat) through the directory cache. */
+static int stat_cached(const char *path, struct stat *st, int flags)
+{
+	struct stat_arg a = { st, flags };
+
+	return call_cached(path, op_stat, &a);
 }
 
 /*
@@ -555,7 +616,7 @@ int rd_sys_readlink(const struct rd_sysroot *sr, char *buf, size_t len, const ch
 		return ret;
 	if (len < 2)
 		return -EINVAL;
-	n = readlink(path, buf, len - 1);
+	n = readlink_cached(path, buf, len - 1);
 	if (n < 0)
 		return -errno;
 	if ((size_t)n == len - 1)
@@ -577,7 +638,7 @@ int rd_sys_link_basename(const struct rd_sysroot *sr, char *buf, size_t len, con
 	va_end(ap);
 	if (ret)
 		return ret;
-	n = readlink(path, target, sizeof(target) - 1);
+	n = readlink_cached(path, target, sizeof(target) - 1);
 	if (n < 0)
 		return -errno;
 	target[n] = '\0';
@@ -608,7 +669,7 @@ static int link_plain_name(const char *path, char *buf, size_t len)
 	ssize_t n;
 	int w;
 
-	n = readlink(path, target, sizeof(target) - 1);
+	n = readlink_cached(path, target, sizeof(target) - 1);
 	if (n <= 0 || !slash)
 		return -EAGAIN;
 	target[n] = '\0';
@@ -620,7 +681,8 @@ static int link_plain_name(const char *path, char *buf, size_t len)
 	    strlen(base) >= len)
 		return -EAGAIN;
 	w = snprintf(at, sizeof(at), "%.*s/%s", (int)(slash - path), path, target);
-	if (w < 0 || (size_t)w >= sizeof(at) || lstat(at, &st) < 0 || S_ISLNK(st.st_mode))
+	if (w < 0 || (size_t)w >= sizeof(at) || stat_cached(at, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    S_ISLNK(st.st_mode))
 		return -EAGAIN;
 	rd_strlcpy(buf, base, len);
 	return 0;
@@ -666,7 +728,7 @@ int rd_sys_check_dir(const struct rd_sysroot *sr, const char *fmt, ...)
 	va_end(ap);
 	if (ret)
 		return ret;
-	if (stat(path, &st) < 0)
+	if (stat_cached(path, &st, 0) < 0)
 		return open_error(path, errno);
 	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
 }
@@ -674,6 +736,7 @@ int rd_sys_check_dir(const struct rd_sysroot *sr, const char *fmt, ...)
 bool rd_sys_exists(const struct rd_sysroot *sr, const char *fmt, ...)
 {
 	char path[RD_PATH_MAX];
+	struct stat st;
 	va_list ap;
 	int ret;
 
@@ -682,7 +745,8 @@ bool rd_sys_exists(const struct rd_sysroot *sr, const char *fmt, ...)
 	va_end(ap);
 	if (ret)
 		return false;
-	return access(path, F_OK) == 0;
+	/* A stat through the directory cache (F_OK asks no more than that). */
+	return stat_cached(path, &st, 0) == 0;
 }
 
 const char *rd_read_strerror(int err)
