@@ -43,6 +43,10 @@ declare -A SKIP=(
 	[parse-catches-empty]="runs no tool: canned text proves the metrics parser check can fail"
 	[schema-no-validator-fails]="runs no tool: the JSON Schema check without its validator must fail"
 )
+# bench/gpu-host-check.sh: its usage, and a host without nvidia-smi, end before it runs a tool.
+SKIP[gpuhost-help]="runs no tool: bench/gpu-host-check.sh's usage"
+SKIP[gpuhost-usage]="runs no tool: bench/gpu-host-check.sh's usage error"
+SKIP[gpuhost-no-gpu]="runs no tool: without nvidia-smi, bench/gpu-host-check.sh says so before it runs one"
 # The bench's shell helpers on canned figures run no tool either.
 for c in put missing med round-ratio round-spread round-files op-lines op-lines-floor-na helpers-usage; do
 	SKIP[bench-$c]="runs no tool: the bench's shell helpers on canned figures"
