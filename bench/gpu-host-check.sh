@@ -4,22 +4,22 @@
 # sysfs with what the NVIDIA driver and lspci say, one line per fact: agree,
 # disagree (ours vs theirs) or not compared (why).  Facts: the GPUs (bus ids),
 # each GPU's NUMA node and CPU affinity and its NIC's path (nvidia-smi topo -m),
-# BAR1 (nvidia-smi -q -d MEMORY, against rdma-doctor's gpu.bar1), each PCI hop's
+# BAR1 (nvidia-smi -q -d MEMORY, against rdma-gpumap's bar1_mib), each PCI hop's
 # link speed and width, current and maximum, and its ACS control bits (lspci -vvv;
 # ACS needs root on both sides).  Where there is no nvidia-smi, or it sees no GPU,
 # it says so and exits 0.  It reports; it never fails on a disagreement (exit 0
 # unless it cannot run: 1, or a usage error: 2).
 #
 # usage: bench/gpu-host-check.sh [--sysroot DIR] [-h]
-#   --sysroot DIR  give rdma-gpumap and rdma-doctor a copied tree instead of the
+#   --sysroot DIR  give rdma-gpumap a copied tree instead of the
 #                  live /sys (the tests: with tests/gpu-host/bin first on PATH)
-# Environment: RDMA_GPUMAP, RDMA_DOCTOR (default build/rdma-gpumap, build/rdma-doctor);
+# Environment: RDMA_GPUMAP (default build/rdma-gpumap);
 # nvidia-smi and lspci are taken from PATH.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
-usage() { sed -n '3,18p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '3,/^set -u$/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 sysroot=''
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -34,7 +34,6 @@ done
 [ -z "$sysroot" ] || [ -d "$sysroot" ] || { echo "gpu-host-check: $sysroot: not a directory" >&2; exit 2; }
 
 gpumap=${RDMA_GPUMAP:-$top/build/rdma-gpumap}
-doctor=${RDMA_DOCTOR:-$top/build/rdma-doctor}
 die() { echo "gpu-host-check: $*" >&2; exit 1; }
 
 if ! command -v nvidia-smi >/dev/null 2>&1; then
@@ -56,9 +55,6 @@ root=()
 "$gpumap" --no-env "${root[@]}" -v -j >"$work/gpumap.json" 2>"$work/gpumap.err"
 rc=$?
 [ $rc -le 1 ] || die "rdma-gpumap exited $rc: $(head -n 1 "$work/gpumap.err")"
-if [ -x "$doctor" ]; then
-	"$doctor" "${root[@]}" --only gpu.bar1 -j >"$work/doctor.json" 2>/dev/null
-fi
 nvidia-smi topo -m >"$work/topo.txt" 2>/dev/null || : >"$work/topo.txt"
 nvidia-smi -q -d MEMORY >"$work/memory.txt" 2>/dev/null || : >"$work/memory.txt"
 mkdir "$work/lspci"

@@ -3,8 +3,7 @@
 """gpu-host-check.sh's comparison: reads the outputs it gathered in WORK and prints
 one line per fact, then a count.  usage: bench/gpu-host-compare.py WORK
 
-WORK holds gpumap.json (rdma-gpumap -v -j), doctor.json (rdma-doctor --only
-gpu.bar1 -j, maybe absent), query.csv (nvidia-smi --query-gpu=index,pci.bus_id,name
+WORK holds gpumap.json (rdma-gpumap -v -j), query.csv (nvidia-smi --query-gpu=index,pci.bus_id,name
 --format=csv,noheader), topo.txt (nvidia-smi topo -m), memory.txt (nvidia-smi -q
 -d MEMORY) and lspci/BDF.txt (lspci -vvv -s BDF; lspci/none when lspci is missing).
 """
@@ -77,14 +76,10 @@ for line in lines[1:]:
     if m:
         legend[m.group(2)] = m.group(1)
 
-# BAR1 per GPU: ours from rdma-doctor's gpu.bar1 ("BAR1 131072 MiB"), theirs from -q -d MEMORY.
-our_bar1 = {}
-doctor = load('doctor.json', None)
-for r in (doctor or {}).get('results', []):
-    m = re.search(r'\(([0-9a-f:.]+)\)', r.get('object', ''))
-    n = re.search(r'BAR1 (?:is )?([0-9]+) MiB', r.get('detail', ''))
-    if r.get('check') == 'gpu.bar1' and m and n:
-        our_bar1[m.group(1)] = int(n.group(1))
+# BAR1 per GPU: ours from rdma-gpumap -j (bar1_mib; absent on a C2C GPU, which has
+# none), theirs from -q -d MEMORY ("Total : 131072 MiB", or "N/A" on a GH200).
+our_bar1 = {g['bus']: g['bar1_mib'] for g in gpus if 'bar1_mib' in g}
+our_c2c = {g['bus'] for g in gpus if 'c2c' in g}
 their_bar1, cur, in_bar1 = {}, None, False
 for line in load('memory.txt', '').splitlines():
     m = re.match(r'^GPU ([0-9A-Fa-f]+:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s*$', line)
@@ -95,9 +90,9 @@ for line in load('memory.txt', '').splitlines():
     elif re.match(r'^\s{4}\S', line):
         in_bar1 = False
     elif in_bar1 and cur:
-        t = re.match(r'^\s+Total\s*:\s*([0-9]+) MiB', line)
+        t = re.match(r'^\s+Total\s*:\s*(?:([0-9]+) MiB|(N/A))', line)
         if t:
-            their_bar1[cur] = int(t.group(1))
+            their_bar1[cur] = int(t.group(1)) if t.group(1) else None
 
 for g in gpus:
     b = g['bus']
@@ -128,8 +123,12 @@ for g in gpus:
     # BAR1.
     if b not in their_bar1:
         say(f'{tag} bar1', 'not compared', 'no BAR1 Total for it in nvidia-smi -q -d MEMORY')
+    elif their_bar1[b] is None or b in our_c2c:
+        # No BAR1 window: nvidia-smi's N/A against our C2C GPU.
+        agree(f'{tag} bar1', 'none (C2C)' if b in our_c2c else 'a BAR1', 'none (C2C)' if their_bar1[b] is None
+              else f'{their_bar1[b]} MiB', 'nvidia-smi -q')
     elif b not in our_bar1:
-        say(f'{tag} bar1', 'not compared', 'rdma-doctor gave no BAR1 size (no resource file, or no rdma-doctor)')
+        say(f'{tag} bar1', 'not compared', 'rdma-gpumap gave no BAR1 size (no resource file)')
     else:
         agree(f'{tag} bar1', f'{our_bar1[b]} MiB', f'{their_bar1[b]} MiB', 'nvidia-smi -q')
 

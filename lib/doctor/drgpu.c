@@ -340,11 +340,23 @@ void rd_dr_ck_gpu_bar1(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_po
 		return;
 	for (size_t i = 0; i < t->ngpus; i++) {
 		const struct rd_gpu *g = &t->gpus[i];
-		uint64_t bar1;
+		uint64_t bar1 = g->bar1;
 
 		as_gpu(c, g);
-		if (g->pci < 0 || rd_pci_bar_size(&t->pci, (size_t)g->pci, 1, &bar1)) {
-			rd_dr_emit(c, RD_DR_SKIP, NULL, "BAR1 size unknown (no resource file)");
+		if (g->amd) {
+			rd_dr_emit(c, RD_DR_SKIP, NULL, "an AMD GPU: its VRAM aperture is BAR0, not judged here");
+			continue;
+		}
+		if (g->c2c) {
+			rd_dr_emit(c, RD_DR_SKIP, NULL, "a C2C GPU: its memory is coherent over NVLink-C2C, "
+				   "with no BAR1 window (nvidia-smi says N/A)");
+			continue;
+		}
+		if (!bar1) {
+			rd_dr_emit(c, RD_DR_SKIP, NULL, "BAR1 size unknown (%s)",
+				   g->bar1_err == -EINVAL ? "malformed resource file" :
+				   g->bar1_err == -ENODATA ? "the resource file lists BAR1 as unused" :
+				   g->bar1_err == -ENOENT ? "no resource file" : "resource file unreadable");
 			continue;
 		}
 		if (bar1 < (1ull << 30))

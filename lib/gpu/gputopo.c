@@ -434,6 +434,31 @@ static int connect_cpus(struct rd_gpu_topo *t)
 	return 0;
 }
 
+/*
+ * NVIDIA's BAR1 is the window peers (the NIC under GDR) reach GPU memory
+ * through.  A Grace-class C2C GPU has none: its memory is coherent over
+ * NVLink-C2C, and nvidia-smi reports BAR1 "N/A".  An AMD GPU's VRAM aperture
+ * is BAR0, which this does not judge.  A resource file that is missing says
+ * nothing; one that cannot be parsed is a warning.
+ */
+static void read_bar1(struct rd_gpu_topo *t, struct rd_gpu *g, struct rd_warnings *w)
+{
+	int ret;
+
+	g->bar1 = 0;
+	g->bar1_err = 0;
+	if (g->amd || g->c2c || g->pci < 0)
+		return;
+	ret = rd_pci_bar_size(&t->pci, (size_t)g->pci, 1, &g->bar1);
+	if (ret == -EINVAL || ret == -ENODATA)
+		rd_warn(w, "%s: %s, BAR1 size unknown", g->bdf,
+			ret == -EINVAL ? "malformed resource file" : "resource file lists BAR1 as unused");
+	if (ret) {
+		g->bar1 = 0;
+		g->bar1_err = ret;
+	}
+}
+
 static void summarize_node(struct rd_gpu_topo *t, struct rd_warnings *w)
 {
 	unsigned int ident = 0, trans = 0, none = 0;
@@ -445,6 +470,7 @@ static void summarize_node(struct rd_gpu_topo *t, struct rd_warnings *w)
 			continue;
 		rd_pci_facts(&t->pci, (size_t)t->gpus[g].pci, w);
 		f = &t->pci.v[t->gpus[g].pci];
+		read_bar1(t, &t->gpus[g], w);
 		if (!f->iommu_type[0])
 			none++;
 		else if (strcmp(f->iommu_type, "identity") == 0)

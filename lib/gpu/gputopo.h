@@ -163,6 +163,9 @@ struct rd_gpu {
 	struct rd_gpu_nvl *nvl;		/* NVLinks from NVML, by remote end */
 	size_t nnvl;
 	int numa;
+	uint64_t bar1;			/* NVIDIA's BAR1 (the GDR window) in bytes, 0 unknown or none */
+	int bar1_err;			/* why bar1 is 0: -ENOENT no resource file, -EINVAL malformed,
+					   -ENODATA BAR1 unused; 0 when known or not applicable */
 	unsigned int index;		/* NVML order: by PCI bus id */
 	char name[24];			/* "GPU0" */
 	/* The result for this GPU. */

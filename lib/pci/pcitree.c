@@ -399,14 +399,15 @@ int rd_pci_bar_size(const struct rd_pci_tree *t, size_t i, unsigned int n, uint6
 		if (e == line || *e != ' ')
 			return -EINVAL;
 		end = strtoull(e + 1, &e2, 16);
-		if (e2 == e + 1)
+		if (e2 == e + 1 || *e2 != ' ' || end < start)
 			return -EINVAL;
-		if (!end || end < start)
+		if (!end)
 			return -ENODATA;
 		*size = end - start + 1;
 		return 0;
 	}
-	return -ENODATA;
+	/* The kernel writes a line for every resource of a function (PCI_NUM_RESOURCES). */
+	return -EINVAL;
 }
 
 bool rd_pci_link_degraded(struct rd_pci_tree *t, size_t i, struct rd_warnings *w, double *cap_gts,

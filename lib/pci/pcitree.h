@@ -85,7 +85,11 @@ int rd_pci_find_path(const struct rd_pci_tree *t, const char *path);
  */
 bool rd_pci_link_degraded(struct rd_pci_tree *t, size_t i, struct rd_warnings *w, double *cap_gts,
 			  unsigned int *cap_width);
-/* Size of BAR n (0-5) from the function's resource file: 0, or -errno (-ENODATA: unused). */
+/*
+ * Size of BAR n (0-5) from the function's resource file: 0, or -errno: -ENOENT no
+ * file, -ENODATA the BAR is unused (all zero), -EINVAL a line that is not the
+ * kernel's "start end flags" or a file with fewer lines.
+ */
 int rd_pci_bar_size(const struct rd_pci_tree *t, size_t i, unsigned int n, uint64_t *size);
 /* Nearest common bridge of a and b; -1 if they meet only at a host bridge or above. */
 int rd_pci_common(const struct rd_pci_tree *t, int a, int b);

@@ -111,8 +111,15 @@ with open(os.path.join(out, 'q-memory.txt'), 'w') as f:
             'CUDA Version                              : 12.2\n\n'
             f'Attached GPUs                             : {len(gpus)}\n')
     for b in gpus:
-        start, end = (int(x, 16) for x in rd(f'{pcid}/{b}/resource').split('\n')[1].split()[:2])
-        mib = (end - start + 1) >> 20
+        res = rd(f'{pcid}/{b}/resource').split('\n')
+        # A tree without the file stands for a GH200: no BAR1 window, and nvidia-smi
+        # prints N/A for all three (hashicorp/nomad-device-nvidia#87 pastes it).
+        if len(res) > 1:
+            start, end = (int(x, 16) for x in res[1].split()[:2])
+            mib = (end - start + 1) >> 20
+            total, used, free = f'{mib} MiB', '1 MiB', f'{mib - 1} MiB'
+        else:
+            total = used = free = 'N/A'
         f.write(f'GPU {smi_bus(b)}\n'
                 '    FB Memory Usage\n'
                 '        Total                             : 81559 MiB\n'
@@ -120,9 +127,9 @@ with open(os.path.join(out, 'q-memory.txt'), 'w') as f:
                 '        Used                              : 0 MiB\n'
                 '        Free                              : 81230 MiB\n'
                 '    BAR1 Memory Usage\n'
-                f'        Total                             : {mib} MiB\n'
-                '        Used                              : 1 MiB\n'
-                f'        Free                              : {mib - 1} MiB\n'
+                f'        Total                             : {total}\n'
+                f'        Used                              : {used}\n'
+                f'        Free                              : {free}\n'
                 '    Conf Compute Protected Memory Usage\n'
                 '        Total                             : 0 MiB\n'
                 '        Used                              : 0 MiB\n'

@@ -226,6 +226,62 @@ static void test_speed_gts(void **state)
 
 /* ---- NCCL's names and settings ---- */
 
+/* BAR n of a GPU whose resource file is text (NULL: no file): the call's result and size. */
+static int bar_of(const char *text, unsigned int n, uint64_t *size)
+{
+	struct rd_sysroot sr;
+	struct rd_pci_tree t;
+	struct rd_warnings w = { 0 };
+	int i, ret;
+
+	scratch_make();
+	gpu_fn("pci0000:00/0000:00:01.0", 0);
+	if (text)
+		put("sys/devices/pci0000:00/0000:00:01.0/resource", text);
+	assert_int_equal(rd_sysroot_init(&sr, scratch), 0);
+	assert_int_equal(rd_pci_tree_read(&sr, &t, &w), 0);
+	i = rd_pci_find(&t, "0000:00:01.0");
+	assert_true(i >= 0);
+	*size = 0;
+	ret = rd_pci_bar_size(&t, (size_t)i, n, size);
+	rd_pci_tree_free(&t);
+	rd_warnings_free(&w);
+	scratch_remove();
+	return ret;
+}
+
+/* The kernel's resource file: "start end flags" per resource, BARs 0-5 first. */
+static void test_bar_size(void **state)
+{
+	const char *h100 =
+		"0x00000000a8000000 0x00000000a8ffffff 0x0000000000040200\n"
+		"0x0000200000000000 0x0000201fffffffff 0x000000000014220c\n"
+		"0x0000000000000000 0x0000000000000000 0x0000000000000000\n"
+		"0x0000202000000000 0x0000202001ffffff 0x000000000014220c\n"
+		"0x0000000000000000 0x0000000000000000 0x0000000000000000\n"
+		"0x0000000000000000 0x0000000000000000 0x0000000000000000\n"
+		"0x0000000000000000 0x0000000000000000 0x0000000000000000\n";
+	uint64_t size;
+
+	(void)state;
+	assert_int_equal(bar_of(h100, 1, &size), 0);
+	assert_true(size == 128ull << 30);
+	assert_int_equal(bar_of(h100, 0, &size), 0);
+	assert_true(size == 16ull << 20);
+	assert_int_equal(bar_of(h100, 3, &size), 0);
+	assert_true(size == 32ull << 20);
+	/* An unused BAR is all zero. */
+	assert_int_equal(bar_of(h100, 2, &size), -ENODATA);
+	/* No file; a file cut before the BAR; text that is not the kernel's. */
+	assert_int_equal(bar_of(NULL, 1, &size), -ENOENT);
+	assert_int_equal(bar_of("0x00000000a8000000 0x00000000a8ffffff 0x0000000000040200\n", 1, &size),
+			 -EINVAL);
+	assert_int_equal(bar_of("garbage\ngarbage\n", 1, &size), -EINVAL);
+	assert_int_equal(bar_of("0x0 0x0 0x0\n0x2000 0x1fff 0x0\n", 1, &size), -EINVAL);
+	assert_int_equal(bar_of("0x0 0x0 0x0\n0x2000\n", 1, &size), -EINVAL);
+	assert_int_equal(bar_of("", 1, &size), -EINVAL);
+}
+
 static void test_path_parse(void **state)
 {
 	static const char *const names[] = { "LOC", "NVL", "NVB", "C2C", "PIX", "PXB",
@@ -1007,6 +1063,7 @@ int main(void)
 		cmocka_unit_test(test_acs_walk),
 		cmocka_unit_test(test_acs_bits),
 		cmocka_unit_test(test_speed_gts),
+		cmocka_unit_test(test_bar_size),
 		cmocka_unit_test(test_path_parse),
 		cmocka_unit_test(test_hca_match),
 		cmocka_unit_test(test_hca_match_empty_names),

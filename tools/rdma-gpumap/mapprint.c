@@ -125,6 +125,8 @@ void rd_gpumap_print_rows(struct rd_out *o, const struct rd_gpumap_view *v, cons
 		rd_out_str(o, RD_JSON, "device", NULL, dev);
 		if (g->c2c)
 			rd_out_str(o, RD_JSON, "c2c", NULL, g->c2c_assumed ? "assumed" : "nvml");
+		if (g->bar1)
+			rd_out_u64(o, RD_JSON, "bar1_mib", NULL, g->bar1 >> 20);
 		if (n) {
 			rd_out_cstr(o, RD_ANY, "dev", NULL, RD_C_NAME, n->dev);
 			rd_out_u64(o, RD_ANY, "port", NULL, n->port);
