@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/base.h"
+#include "pci/pci.h"
 
 struct rd_dr_file {
 	int ret;		/* the read's result: 0 or -errno */
@@ -129,17 +130,6 @@ bool rd_module_present(const struct rd_sysroot *sr, const char *name)
 	return rd_sys_check_dir(sr, "/sys/module/%s", name) == 0;
 }
 
-int rd_parse_pcie_speed(const char *s, double *gts)
-{
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s || v <= 0 || strncmp(end, " GT/s", 5) != 0)
-		return -EINVAL;
-	*gts = v;
-	return 0;
-}
-
 static void read_link(struct rd_dr_files *f, const char *dir, struct rd_pci_link *l)
 {
 	char cs[32], ms[32];
@@ -151,7 +141,10 @@ static void read_link(struct rd_dr_files *f, const char *dir, struct rd_pci_link
 	    file_u64(f, &cw, "%s/current_link_width", dir) ||
 	    file_u64(f, &mw, "%s/max_link_width", dir))
 		return;
-	if (rd_parse_pcie_speed(cs, &l->cur_gts) || rd_parse_pcie_speed(ms, &l->max_gts))
+	/* One reading of the kernel's "16.0 GT/s PCIe" for the kit: lib/pci's. */
+	l->cur_gts = rd_pci_speed_gts(cs);
+	l->max_gts = rd_pci_speed_gts(ms);
+	if (!l->cur_gts || !l->max_gts)
 		return;
 	if (cw > 64 || mw > 64)
 		return;

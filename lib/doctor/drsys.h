@@ -57,8 +57,6 @@ struct rd_pci_link {
  */
 int rd_pci_chain(struct rd_dr_files *f, const char *ibdev, struct rd_pci_link *v, size_t max,
 		 size_t *n);
-/* "16.0 GT/s PCIe" or "8 GT/s" -> GT/s; -EINVAL otherwise ("Unknown"). */
-int rd_parse_pcie_speed(const char *s, double *gts);
 
 /*
  * rdma_cm's per-port defaults from configfs (/sys/kernel/config/rdma_cm).
