@@ -16,7 +16,6 @@
 #   -t TREE   use an existing sysroot made by gen-gid-sysroot.sh
 #   NDEV NPORT NSLOT   tree size (default 32 2 256; not with -t)
 # Environment: RDMA_DOCTOR (default build/rdma-doctor), CC, TMPDIR.
-# shellcheck disable=SC2034  # cmds_* are used through the nameref in run_one
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -58,68 +57,9 @@ else
 	echo "tree: $tree"
 fi
 
-# ---- the doctor's file set: every successful open under the tree, in order, as
-# the file it reached ('= 5</the/file>': strace -y); O_PATH opens are the sysroot
-# layer's directory handles and read nothing.  The floor opens each file once.
+# ---- rdma-doctor's file set, then the timing against the floor (bench/floor-lib.sh).
+# shellcheck source=bench/floor-lib.sh
+. "$here/floor-lib.sh"
 args=(--sysroot "$tree" --interval 0 --color=never)
-strace -qq -f -y -e trace=openat,open -o "$work/doctor.strace" "$doctor" "${args[@]}" >"$work/doctor.txt" 2>"$work/doctor.err"
-rc=$?
-root=$(cd "$tree" && pwd -P)
-awk -v root="$root/" '!/O_PATH/ && match($0, /\) = [0-9]+<.*>$/) {
-	s = substr($0, RSTART, RLENGTH); sub(/^\) = [0-9]+</, "", s); sub(/>$/, "", s)
-	if (index(s, root) == 1) print s }' "$work/doctor.strace" >"$work/opens.list"
-awk '!seen[$0]++' "$work/opens.list" >"$work/files.list"
-nopens=$(wc -l <"$work/opens.list") nfiles=$(wc -l <"$work/files.list")
-[ "$nfiles" -gt 0 ] || die "no open under $root in the doctor's trace"
-echo "rdma-doctor: exit $rc, $(grep -c . "$work/doctor.txt") lines of verdict, $(wc -l <"$work/doctor.err") warning lines"
-echo "opens:       rdma-doctor $nopens under the tree, $nfiles distinct files, $((nopens - nfiles)) opens of a file again" \
-	"($(sort "$work/opens.list" | uniq -d | wc -l) files opened more than once)"
-echo "file set:    list-floor: $("$top/build/bench/list-floor" "$work/files.list")"
-head -n 3 "$work/doctor.txt" | sed 's/^/  | /'
-
-names=(floor floor_at text json)
-cmds_floor=("$top/build/bench/list-floor" "$work/files.list")
-cmds_floor_at=("$top/build/bench/list-floor" -a "$work/files.list")
-cmds_text=("$doctor" "${args[@]}")
-cmds_json=("$doctor" "${args[@]}" -j)
-run_one() {	# name -> appends "wall_us rss_kb rc" to $work/name.times
-	local -n argv="cmds_$1"
-	"$top/build/bench/runtime" "${argv[@]}" >>"$work/$1.times" || die "runtime failed"
-}
-for n in "${names[@]}"; do run_one "$n"; : >"$work/$n.times"; done
-for ((i = 0; i < runs; i++)); do for n in "${names[@]}"; do run_one "$n"; done; done
-
-stats() {	# name -> "median_ms min_ms max_rss_kb worst_rc"
-	sort -n "$work/$1.times" | awk '
-		{ t[NR] = $1; if ($2 > rss) rss = $2; if ($3 != 0 && $3 != 1) bad = $3 }
-		END { med = (NR % 2) ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2
-		      printf "%.1f %.1f %d %d\n", med / 1000, t[1] / 1000, rss, bad }'
-}
-pair_median() {	# name floor -> the median of the rounds' own ratios
-	paste "$work/$1.times" "$work/$2.times" | awk '{ print $1 / $4 }' | sort -g | awk '
-		{ r[NR] = $1 } END { printf "%.2f\n", (NR % 2) ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2 }'
-}
-read -r f_med f_min f_rss _ < <(stats floor)
-read -r a_med a_min a_rss _ < <(stats floor_at)
-read -r t_med t_min t_rss t_rc < <(stats text)
-read -r j_med j_min j_rss j_rc < <(stats json)
-goal=1.10
-verdict() { awk -v r="$1" -v g="$goal" 'BEGIN { print (r <= g) ? "met" : "NOT met" }'; }
-both() {	# name -> "ratio/ratio_at verdict/verdict"
-	local r ra
-	r=$(pair_median "$1" floor) ra=$(pair_median "$1" floor_at)
-	echo "$r $ra $(verdict "$r") $(verdict "$ra")"
-}
-
-echo
-echo "== $runs runs each, alternating, after one warm-up (page cache warm); $(nproc) CPUs"
-echo "   paired ratio: the median of each round's ratio to the floor by path / to the openat floor"
-row() { printf '%-24s %10s %8s %12s %13s  %s\n' "$@"; }
-row command "median ms" "min ms" "peak RSS kB" "paired ratio" "target: <= ${goal}x the floor (path / openat)"
-row "list-floor (reference)" "$f_med" "$f_min" "$f_rss" 1.00 ""
-row "list-floor -a (openat)" "$a_med" "$a_min" "$a_rss" "$(pair_median floor_at floor)" ""
-read -r r ra v va < <(both text)
-row "rdma-doctor" "$t_med" "$t_min" "$t_rss" "$r / $ra" "$v / $va"
-read -r r ra v va < <(both json)
-row "rdma-doctor -j" "$j_med" "$j_min" "$j_rss" "$r / $ra" "$v / $va"
-[ "$t_rc$j_rc" = 00 ] || echo "NOTE: some timed runs exited with status other than 0/1 (text $t_rc, json $j_rc)"
+floor_learn rdma-doctor verdict "$doctor" "${args[@]}"
+floor_time rdma-doctor "$doctor" "${args[@]}"
