@@ -256,6 +256,39 @@ void rd_dr_ck_gdr_balance(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr
 	free(load);
 }
 
+/*
+ * In a virtual machine the bridges between a GPU and its NIC are the host's,
+ * and their ACS is expected there: it isolates the functions passed through.
+ * What decides whether the NIC's peer writes reach the GPU without a trip
+ * through the host's root complex is ATS on the NIC (translated requests that
+ * the host's ACS may let pass), so that is judged instead.
+ */
+static void vm_acs(struct rd_dr_ctx *c, struct rd_gpu_topo *t, const struct rd_gpu *g)
+{
+	const struct rd_gpu_net *n = &t->nets[g->net];
+	struct rd_pci_fn *f;
+	char fix[240];
+
+	rd_pci_facts(&t->pci, (size_t)n->pci, c->w);
+	f = &t->pci.v[n->pci];
+	if (f->ats == RD_ACS_UNREAD) {
+		rd_dr_emit(c, RD_DR_WARN, "run rdma-doctor as root (the config space is root's to read)",
+			   "a VM: ACS is the host's; %s's ATS is not readable: not root", n->dev);
+	} else if (f->ats == RD_ACS_ABSENT) {
+		snprintf(fix, sizeof(fix), "on the host: mlxconfig -d <%s's PF> set ATS_ENABLED=true and "
+			 "reboot; ACS on the host's bridges set to let translated requests pass", n->dev);
+		rd_dr_emit(c, RD_DR_WARN, fix, "a VM: ACS is the host's; %s (%s) offers no ATS: its writes "
+			   "to GPU memory are translated and turned at the host's root complex", n->dev, f->bdf);
+	} else if (!(f->ats_ctrl & 0x8000)) {
+		rd_dr_emit(c, RD_DR_WARN, "ATS is switched on by the IOMMU driver that owns the function: "
+			   "check on the host (lspci -vvv: ATSCtl Enable+)",
+			   "a VM: ACS is the host's; %s (%s) has ATS but it is not enabled", n->dev, f->bdf);
+	} else {
+		rd_dr_emit(c, RD_DR_PASS, NULL, "a VM: ACS is the host's; %s (%s) has ATS enabled", n->dev,
+			   f->bdf);
+	}
+}
+
 void rd_dr_ck_pci_acs(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_port *dp)
 {
 	struct rd_gpu_topo *t = need_gpus(c);
@@ -273,6 +306,10 @@ void rd_dr_ck_pci_acs(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_por
 		as_gpu(c, g);
 		if (g->net < 0 || g->pci < 0 || (nicf = t->nodes[t->nets[g->net].nic_node].pci) < 0) {
 			rd_dr_emit(c, RD_DR_SKIP, NULL, "no NIC path to judge");
+			continue;
+		}
+		if (t->host.hypervisor) {
+			vm_acs(c, t, g);
 			continue;
 		}
 		if (g->path_topo > RD_PATH_PXB) {
@@ -400,24 +437,35 @@ void rd_dr_ck_gpu_link(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_po
 	c->object[0] = '\0';
 }
 
+#define TOPO_FILE_FIX "export NCCL_TOPO_FILE=the provider's topology XML (rdma-gpumap --topo-xml)"
+
 void rd_dr_ck_topo_virtual(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_port *dp)
 {
 	struct rd_gpu_topo *t = need_gpus(c);
-	bool flat = true;
+	bool flat = true, hidden = true;
 
 	(void)d;
 	(void)dp;
 	if (!t)
 		return;
-	for (size_t i = 0; i < t->ngpus; i++)
+	for (size_t i = 0; i < t->ngpus; i++) {
 		if (t->gpus[i].pci < 0 || t->pci.v[t->gpus[i].pci].parent >= 0 || t->gpus[i].numa >= 0)
 			flat = false;
+		/* A VM whose tree shows a GPU and a NIC under one switch gives NCCL what it needs. */
+		if (t->gpus[i].net >= 0 && t->gpus[i].path_topo <= RD_PATH_PXB)
+			hidden = false;
+	}
 	if (t->from_xml)
 		rd_dr_emit(c, RD_DR_PASS, NULL, "NCCL_TOPO_FILE gives NCCL the topology (%s)", t->conf.topo_file);
 	else if (flat)
-		rd_dr_emit(c, RD_DR_WARN, "export NCCL_TOPO_FILE=the provider's topology XML (rdma-gpumap --topo-xml)",
+		rd_dr_emit(c, RD_DR_WARN, TOPO_FILE_FIX,
 			   "the PCI tree is flat (a virtual machine) and NCCL_TOPO_FILE is not set: NCCL sees every "
 			   "NIC through the host bridge, and no GDR");
+	else if (t->host.hypervisor && hidden)
+		rd_dr_emit(c, RD_DR_WARN, TOPO_FILE_FIX,
+			   "a virtual machine (cpuinfo: hypervisor) whose PCI tree shows no switch between a GPU "
+			   "and a NIC, and NCCL_TOPO_FILE is not set: NCCL sees every NIC through a host bridge, "
+			   "and no GDR");
 	else
 		rd_dr_emit(c, RD_DR_PASS, NULL, "the PCI tree shows switches or NUMA nodes: NCCL reads it as it is");
 }

@@ -11,7 +11,7 @@
 /* /proc/cpuinfo: the first processor's vendor, family and model (arch from its keys). */
 static void read_cpu(const struct rd_sysroot *sr, struct rd_gdr_host *h)
 {
-	char path[RD_PATH_MAX], line[512];
+	char path[RD_PATH_MAX], line[4096];	/* a flags line runs to ~1,500 bytes */
 	FILE *f;
 
 	if (rd_sys_resolve(sr, path, sizeof(path), "/proc/cpuinfo"))
@@ -38,6 +38,13 @@ static void read_cpu(const struct rd_sysroot *sr, struct rd_gdr_host *h)
 			h->cpu_family = (unsigned int)strtoul(val, NULL, 10);
 		} else if (strcmp(line, "model") == 0 && !h->cpu_model) {
 			h->cpu_model = (unsigned int)strtoul(val, NULL, 10);
+		} else if (strcmp(line, "flags") == 0 && !h->flags_seen) {
+			/* x86: the kernel sets "hypervisor" when CPUID says it runs under one. */
+			h->flags_seen = true;
+			for (char *save = NULL, *tok = strtok_r(val, " \t", &save); tok;
+			     tok = strtok_r(NULL, " \t", &save))
+				if (strcmp(tok, "hypervisor") == 0)
+					h->hypervisor = true;
 		} else if (strcmp(line, "CPU implementer") == 0 && !h->arch[0]) {
 			rd_strlcpy(h->arch, "aarch64", sizeof(h->arch));
 		} else if (strcmp(line, "cpu") == 0 && strncmp(val, "POWER", 5) == 0 && !h->arch[0]) {

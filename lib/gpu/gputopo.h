@@ -110,6 +110,8 @@ struct rd_gdr_host {
 	char arch[16];			/* "x86_64", "aarch64", "ppc64", "" */
 	char cpu_vendor[16];		/* "GenuineIntel", "AuthenticAMD" */
 	unsigned int cpu_family, cpu_model;
+	bool flags_seen;
+	bool hypervisor;		/* a virtual machine: /proc/cpuinfo's "hypervisor" flag (x86) */
 };
 void rd_gdr_host_read(const struct rd_sysroot *sr, struct rd_gdr_host *h);
 /* Why dma-buf would not work for GPU vendor (NULL when it would): "kernel 5.4 < 5.12". */

@@ -12,6 +12,7 @@
 #define PCI_CFG_SIZE 4096
 #define PCI_EXT_CAP_START 0x100
 #define PCI_EXT_CAP_ID_ACS 0x000d
+#define PCI_EXT_CAP_ID_ATS 0x000f
 
 static int add_fn(struct rd_pci_tree *t, const char *bdf, const char *path, const char *hb,
 		  bool listed)
@@ -290,7 +291,10 @@ static uint32_t le32(const uint8_t *p)
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-/* Walk the extended capabilities for ACS (a loop or a pointer out of range ends the walk). */
+/*
+ * Walk the extended capabilities for ACS and ATS (a loop or a pointer out of
+ * range ends the walk, with a warning).
+ */
 static void read_acs(struct rd_pci_tree *t, struct rd_pci_fn *f, struct rd_warnings *w)
 {
 	uint8_t cfg[PCI_CFG_SIZE];
@@ -306,18 +310,20 @@ static void read_acs(struct rd_pci_tree *t, struct rd_pci_fn *f, struct rd_warni
 	}
 	if (got < PCI_CFG_SIZE)
 		return;	/* 64 or 256 bytes: not root, or no extended space */
-	f->acs = RD_ACS_ABSENT;
+	f->acs = f->ats = RD_ACS_ABSENT;
 	for (unsigned int hops = 0; hops < 96 && off >= PCI_EXT_CAP_START && off <= PCI_CFG_SIZE - 8;
 	     hops++) {
 		uint32_t h = le32(cfg + off);
 
 		if (h == 0 || h == 0xffffffffu)
 			return;
-		if ((h & 0xffff) == PCI_EXT_CAP_ID_ACS) {
+		if ((h & 0xffff) == PCI_EXT_CAP_ID_ACS && f->acs == RD_ACS_ABSENT) {
 			f->acs = RD_ACS_PRESENT;
 			f->acs_cap = (uint16_t)(cfg[off + 4] | cfg[off + 5] << 8);
 			f->acs_ctrl = (uint16_t)(cfg[off + 6] | cfg[off + 7] << 8);
-			return;
+		} else if ((h & 0xffff) == PCI_EXT_CAP_ID_ATS && f->ats == RD_ACS_ABSENT) {
+			f->ats = RD_ACS_PRESENT;
+			f->ats_ctrl = (uint16_t)(cfg[off + 6] | cfg[off + 7] << 8);
 		}
 		if ((h >> 20) == 0)
 			return;	/* the end of the list */

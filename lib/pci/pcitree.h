@@ -54,6 +54,8 @@ struct rd_pci_fn {
 	char cur_speed[24], max_speed[24];	/* as the kernel wrote them */
 	enum rd_acs_state acs;
 	uint16_t acs_cap, acs_ctrl;
+	enum rd_acs_state ats;		/* Address Translation Services: read as ACS is */
+	uint16_t ats_ctrl;		/* bit 15: enabled */
 	size_t config_len;		/* bytes of config space readable */
 	char iommu_type[16];		/* "identity", "DMA-FQ"...; "" without a group */
 	int iommu_group;		/* -1 without */

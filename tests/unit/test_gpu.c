@@ -196,6 +196,51 @@ static void test_acs_walk(void **state)
 	assert_int_equal(f.acs, RD_ACS_UNREAD);
 }
 
+/* ATS on the same walk: found before or after ACS, enabled by bit 15 of its control. */
+static void test_ats_walk(void **state)
+{
+	static uint8_t cfg[4096];
+	struct rd_pci_fn f;
+
+	(void)state;
+	/* AER -> ATS (enabled) -> ACS: both found, the walk goes on past the first. */
+	memset(cfg, 0, sizeof(cfg));
+	le32_put(cfg, 0x100, ext_cap(0x0001, 0x140));
+	le32_put(cfg, 0x140, ext_cap(0x000f, 0x150));
+	le32_put(cfg, 0x144, 0x80000020);
+	le32_put(cfg, 0x150, ext_cap(0x000d, 0));
+	le32_put(cfg, 0x154, 0x001d005f);
+	assert_int_equal(acs_of(cfg, sizeof(cfg), &f), 0);
+	assert_int_equal(f.ats, RD_ACS_PRESENT);
+	assert_int_equal(f.ats_ctrl, 0x8000);
+	assert_int_equal(f.acs, RD_ACS_PRESENT);
+	assert_int_equal(f.acs_ctrl, 0x001d);
+
+	/* ACS first, then ATS present but not enabled. */
+	le32_put(cfg, 0x140, ext_cap(0x000d, 0x150));
+	le32_put(cfg, 0x144, 0x001d005f);
+	le32_put(cfg, 0x150, ext_cap(0x000f, 0));
+	le32_put(cfg, 0x154, 0x00000020);
+	assert_int_equal(acs_of(cfg, sizeof(cfg), &f), 0);
+	assert_int_equal(f.acs, RD_ACS_PRESENT);
+	assert_int_equal(f.ats, RD_ACS_PRESENT);
+	assert_int_equal(f.ats_ctrl & 0x8000, 0);
+
+	/* No ATS on the list; a loop after ACS warns and keeps what was found. */
+	le32_put(cfg, 0x150, ext_cap(0x0003, 0));
+	assert_int_equal(acs_of(cfg, sizeof(cfg), &f), 0);
+	assert_int_equal(f.ats, RD_ACS_ABSENT);
+	le32_put(cfg, 0x150, ext_cap(0x0003, 0x100));
+	assert_int_equal(acs_of(cfg, sizeof(cfg), &f), 1);
+	assert_int_equal(f.acs, RD_ACS_PRESENT);
+	assert_int_equal(f.ats, RD_ACS_ABSENT);
+
+	/* The 64 bytes a reader without root gets: both unread. */
+	assert_int_equal(acs_of(cfg, 64, &f), 0);
+	assert_int_equal(f.ats, RD_ACS_UNREAD);
+	assert_int_equal(f.acs, RD_ACS_UNREAD);
+}
+
 static void test_acs_bits(void **state)
 {
 	char buf[40];
@@ -1064,6 +1109,7 @@ int main(void)
 		cmocka_unit_test(test_acs_bits),
 		cmocka_unit_test(test_speed_gts),
 		cmocka_unit_test(test_bar_size),
+		cmocka_unit_test(test_ats_walk),
 		cmocka_unit_test(test_path_parse),
 		cmocka_unit_test(test_hca_match),
 		cmocka_unit_test(test_hca_match_empty_names),
