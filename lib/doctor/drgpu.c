@@ -442,26 +442,18 @@ void rd_dr_ck_gpu_link(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_po
 void rd_dr_ck_topo_virtual(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_port *dp)
 {
 	struct rd_gpu_topo *t = need_gpus(c);
-	bool flat = true, hidden = true;
 
 	(void)d;
 	(void)dp;
 	if (!t)
 		return;
-	for (size_t i = 0; i < t->ngpus; i++) {
-		if (t->gpus[i].pci < 0 || t->pci.v[t->gpus[i].pci].parent >= 0 || t->gpus[i].numa >= 0)
-			flat = false;
-		/* A VM whose tree shows a GPU and a NIC under one switch gives NCCL what it needs. */
-		if (t->gpus[i].net >= 0 && t->gpus[i].path_topo <= RD_PATH_PXB)
-			hidden = false;
-	}
 	if (t->from_xml)
 		rd_dr_emit(c, RD_DR_PASS, NULL, "NCCL_TOPO_FILE gives NCCL the topology (%s)", t->conf.topo_file);
-	else if (flat)
+	else if (rd_gpu_vm_view(t) == RD_VM_FLAT)
 		rd_dr_emit(c, RD_DR_WARN, TOPO_FILE_FIX,
 			   "the PCI tree is flat (a virtual machine) and NCCL_TOPO_FILE is not set: NCCL sees every "
 			   "NIC through the host bridge, and no GDR");
-	else if (t->host.hypervisor && hidden)
+	else if (rd_gpu_vm_view(t) == RD_VM_HIDDEN)
 		rd_dr_emit(c, RD_DR_WARN, TOPO_FILE_FIX,
 			   "a virtual machine (cpuinfo: hypervisor) whose PCI tree shows no switch between a GPU "
 			   "and a NIC, and NCCL_TOPO_FILE is not set: NCCL sees every NIC through a host bridge, "

@@ -211,14 +211,23 @@ static void explain(struct rd_gpu_topo *t, struct rd_gpu *g, const struct pair *
 }
 
 /* Every GPU and NIC straight on a host bridge, without NUMA: a hypervisor's flat tree. */
-static bool flat_tree(const struct rd_gpu_topo *t)
+enum rd_gpu_vm_view rd_gpu_vm_view(const struct rd_gpu_topo *t)
 {
+	bool flat = true, hidden = true;
+
 	if (t->from_xml || !t->ngpus)
-		return false;
-	for (size_t g = 0; g < t->ngpus; g++)
-		if (t->gpus[g].pci < 0 || t->pci.v[t->gpus[g].pci].parent >= 0 || t->gpus[g].numa >= 0)
-			return false;
-	return true;
+		return RD_VM_SHOWN;
+	for (size_t g = 0; g < t->ngpus; g++) {
+		const struct rd_gpu *gpu = &t->gpus[g];
+
+		if (gpu->pci < 0 || t->pci.v[gpu->pci].parent >= 0 || gpu->numa >= 0)
+			flat = false;
+		if (gpu->net >= 0 && gpu->path_topo <= RD_PATH_PXB)
+			hidden = false;
+	}
+	if (flat)
+		return RD_VM_FLAT;
+	return t->host.hypervisor && hidden ? RD_VM_HIDDEN : RD_VM_SHOWN;
 }
 
 /* The paths as built, then the C2C rule on each GPU's best nets (NCCL >= 2.27). */
@@ -398,11 +407,22 @@ void rd_gpu_decide(struct rd_gpu_topo *t, struct rd_warnings *w)
 		}
 		nearer_unused(t, gpu);
 	}
-	if (flat_tree(t))
+	switch (rd_gpu_vm_view(t)) {
+	case RD_VM_FLAT:
 		for (size_t g = 0; g < ng; g++)
 			add_note(&t->gpus[g], "the PCI tree is flat (a virtual machine): NCCL sees every NIC "
 				 "through the host bridge; give it the provider's topology file "
 				 "(NCCL_TOPO_FILE, --topo-xml)");
+		break;
+	case RD_VM_HIDDEN:
+		for (size_t g = 0; g < ng; g++)
+			add_note(&t->gpus[g], "a virtual machine whose PCI tree shows no switch between a GPU "
+				 "and a NIC: NCCL sees every NIC through a host bridge; give it the provider's "
+				 "topology file (NCCL_TOPO_FILE, --topo-xml)");
+		break;
+	case RD_VM_SHOWN:
+		break;
+	}
 	free(pairs);
 	free(loc);
 }

@@ -114,6 +114,16 @@ struct rd_gdr_host {
 	bool hypervisor;		/* a virtual machine: /proc/cpuinfo's "hypervisor" flag (x86) */
 };
 void rd_gdr_host_read(const struct rd_sysroot *sr, struct rd_gdr_host *h);
+
+/*
+ * What the PCI tree shows NCCL of a virtual machine, once the GPUs are decided:
+ * FLAT, every GPU straight on a host bridge with no NUMA node; HIDDEN, a VM
+ * (cpuinfo's hypervisor flag) with no GPU under one switch with its NIC; both
+ * want the provider's NCCL_TOPO_FILE.  SHOWN otherwise, and with a topology file.
+ */
+enum rd_gpu_vm_view { RD_VM_SHOWN, RD_VM_FLAT, RD_VM_HIDDEN };
+struct rd_gpu_topo;
+enum rd_gpu_vm_view rd_gpu_vm_view(const struct rd_gpu_topo *t);
 /* Why dma-buf would not work for GPU vendor (NULL when it would): "kernel 5.4 < 5.12". */
 const char *rd_gdr_dmabuf_blocker(const struct rd_gdr_host *h, bool amd, char *buf, size_t len);
 
