@@ -327,7 +327,7 @@ static int doctor_read(struct reader_ctx *c, json_object *doc)
 
 /*
  * rdma-gpumap -j: {gpus: [{gpu, bus, dev, port, path, gdr, ...}], summary: {gdr, gpus, backend,
- * nccl_version...}}.  Per GPU its NIC ("mlx5_3:1", "none"), path type and GDR, so that a host
+ * nccl_version...}}.  Per GPU its NIC ("mlx5_3:1", "none"), path type, GDR and BAR1, so that a host
  * whose GPU-to-NIC map differs from the others' (a card in the wrong slot, a port down) is an
  * outlier; per host "gdr" as k/G and the backend.
  */
@@ -371,7 +371,7 @@ static int gpumap_read(struct reader_ctx *c, json_object *doc)
 		RD_GCC_LEAK_FP_END
 		json_object_put(val);
 		if (!rc) {
-			static const char *const keys[] = { "path", "gdr", NULL };
+			static const char *const keys[] = { "path", "gdr", "bar1_mib", NULL };
 
 			rc = facts_from(c, "gpumap", name, 0, g, keys);
 		}
