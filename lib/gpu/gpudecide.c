@@ -407,21 +407,17 @@ void rd_gpu_decide(struct rd_gpu_topo *t, struct rd_warnings *w)
 		}
 		nearer_unused(t, gpu);
 	}
-	switch (rd_gpu_vm_view(t)) {
-	case RD_VM_FLAT:
-		for (size_t g = 0; g < ng; g++)
-			add_note(&t->gpus[g], "the PCI tree is flat (a virtual machine): NCCL sees every NIC "
-				 "through the host bridge; give it the provider's topology file "
-				 "(NCCL_TOPO_FILE, --topo-xml)");
-		break;
-	case RD_VM_HIDDEN:
-		for (size_t g = 0; g < ng; g++)
-			add_note(&t->gpus[g], "a virtual machine whose PCI tree shows no switch between a GPU "
-				 "and a NIC: NCCL sees every NIC through a host bridge; give it the provider's "
-				 "topology file (NCCL_TOPO_FILE, --topo-xml)");
-		break;
-	case RD_VM_SHOWN:
-		break;
+	{
+		enum rd_gpu_vm_view view = rd_gpu_vm_view(t);
+		const char *vm_note = view == RD_VM_FLAT ?
+			"the PCI tree is flat (a virtual machine): NCCL sees every NIC through the host bridge; "
+			"give it the provider's topology file (NCCL_TOPO_FILE, --topo-xml)" :
+			"a virtual machine whose PCI tree shows no switch between a GPU and a NIC: NCCL sees "
+			"every NIC through a host bridge; give it the provider's topology file "
+			"(NCCL_TOPO_FILE, --topo-xml)";
+
+		for (size_t g = 0; view != RD_VM_SHOWN && g < ng; g++)
+			add_note(&t->gpus[g], "%s", vm_note);
 	}
 	free(pairs);
 	free(loc);
