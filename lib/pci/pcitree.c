@@ -18,9 +18,17 @@ static int add_fn(struct rd_pci_tree *t, const char *bdf, const char *path, cons
 		  bool listed)
 {
 	struct rd_pci_fn *f;
+	char key[sizeof(f->bdf)] = "";
 
+	/*
+	 * Every bdf is NUL-padded to its full size (memset, then copied), and a
+	 * checked BDF is shorter: one fixed-size compare per function instead
+	 * of a strcmp (a tree of a few hundred functions is searched for each
+	 * bridge of each path).
+	 */
+	rd_strlcpy(key, bdf, sizeof(key));
 	for (size_t i = 0; i < t->n; i++) {
-		if (strcmp(t->v[i].bdf, bdf) == 0) {
+		if (memcmp(t->v[i].bdf, key, sizeof(key)) == 0) {
 			t->v[i].listed |= listed;
 			return 0;
 		}
@@ -69,7 +77,7 @@ static bool is_host_bridge(const char *s)
 static int place(struct rd_pci_tree *t, const char *name, const char *target,
 		 struct rd_warnings *w)
 {
-	char path[RD_PATH_MAX], sub[RD_PATH_MAX], hb[24] = "";
+	char path[RD_PATH_MAX], sub[RD_PATH_MAX], p[RD_PATH_MAX], hb[24] = "";
 	const char *rest = strstr(target, "devices/");
 	char *comp[64], *save = NULL;
 	size_t ncomp = 0, first = 0;
@@ -92,22 +100,21 @@ static int place(struct rd_pci_tree *t, const char *name, const char *target,
 		rd_warn(w, "PCI %s: %s is not below a host bridge; skipped", name, path);
 		return 0;
 	}
-	for (size_t i = first; i < ncomp; i++) {
-		char p[RD_PATH_MAX];
-		size_t len = 0;
+	/* Each component's path is the one before it and "/<component>": built once, in turn. */
+	for (size_t i = 0, len = 0; i < ncomp; i++) {
+		size_t n = strlen(comp[i]);
 
+		if (n + 1 >= sizeof(p) - len)
+			return -ENAMETOOLONG;
+		p[len] = '/';
+		memcpy(p + len + 1, comp[i], n + 1);
+		len += n + 1;
+		if (i < first)
+			continue;
 		if (!rd_is_pci_bdf(comp[i])) {
 			rd_warn(w, "PCI %s: %s has a component that is not a PCI address (%s); skipped",
 				name, path, comp[i]);
 			return 0;
-		}
-		p[0] = '\0';
-		for (size_t k = 0; k <= i; k++) {
-			int n = snprintf(p + len, sizeof(p) - len, "/%s", comp[k]);
-
-			if (n < 0 || (size_t)n >= sizeof(p) - len)
-				return -ENAMETOOLONG;
-			len += (size_t)n;
 		}
 		int ret = add_fn(t, comp[i], p, hb, i == ncomp - 1);
 
@@ -263,7 +270,30 @@ int rd_pci_common(const struct rd_pci_tree *t, int a, int b)
 double rd_pci_speed_gts(const char *s)
 {
 	char *end;
-	double v = strtod(s, &end);
+	double v;
+	uint64_t m = 0, scale = 1;
+	const char *p = s;
+	unsigned int digits = 0;
+
+	/*
+	 * What the kernel writes ("16.0 GT/s", "2.5 GT/s") without strtod: the
+	 * digits as one integer over a power of ten, both exact below 2^53, so
+	 * the one division rounds as strtod does.  Anything else (a sign, an
+	 * exponent, more digits) is strtod's.
+	 */
+	for (; *p >= '0' && *p <= '9' && digits < 15; p++, digits++)
+		m = m * 10 + (uint64_t)(*p - '0');
+	if (digits && *p == '.') {
+		for (p++; *p >= '0' && *p <= '9' && digits < 15; p++, digits++) {
+			m = m * 10 + (uint64_t)(*p - '0');
+			scale *= 10;
+		}
+	}
+	if (digits && digits < 15 && *p == ' ') {
+		v = (double)m / (double)scale;
+		return v <= 0 || v > 1000 || strncmp(p, " GT/s", 5) != 0 ? 0 : v;
+	}
+	v = strtod(s, &end);
 
 	if (end == s || v <= 0 || v > 1000 || strncmp(end, " GT/s", 5) != 0)
 		return 0;
