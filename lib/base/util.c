@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -137,7 +138,26 @@ int rd_natural_cmp(const char *a, const char *b)
 	} else if (da != db) {
 		return da ? -1 : 1;
 	} else {
-		r = strverscmp(a, b);
+		size_t i = 0;
+
+		/*
+		 * strverscmp compares two characters that are not digits, where
+		 * the names first differ, as strcmp does, whatever came before
+		 * (its table's "x/x" column): only a digit there needs it.
+		 */
+		while (a[i] == b[i] && a[i])
+			i++;
+		if (!isdigit((unsigned char)a[i]) && !isdigit((unsigned char)b[i]))
+			return (unsigned char)a[i] - (unsigned char)b[i];
+		/*
+		 * Else from the start of the run of digits the difference is in:
+		 * after a character that is not a digit strverscmp starts afresh
+		 * (every state's next state is the plain one), so what came before
+		 * tells it nothing.
+		 */
+		while (i > 0 && isdigit((unsigned char)a[i - 1]))
+			i--;
+		r = strverscmp(a + i, b + i);
 	}
 	/* "3" and "03" are equal in value but different names: a total order. */
 	return r ? r : strcmp(a0, b0);
