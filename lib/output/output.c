@@ -239,8 +239,16 @@ char *rd_text_escape(const char *s, bool keep_layout)
 	q = out;
 	while (*p) {
 		uint32_t cp = 0;
-		size_t n = rd_utf8_seq(p, &cp);
-		bool layout = keep_layout && (cp == '\n' || cp == '\t');
+		size_t n;
+		bool layout;
+
+		/* Printable ASCII, and a kept newline or tab, as they are. */
+		if ((*p >= 0x20 && *p < 0x7f) || (keep_layout && (*p == '\n' || *p == '\t'))) {
+			*q++ = (char)*p++;
+			continue;
+		}
+		n = rd_utf8_seq(p, &cp);
+		layout = keep_layout && (cp == '\n' || cp == '\t');
 
 		if (n == 0 || (!layout && (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f))) || is_bidi(cp)) {
 			/* A control character (C0, DEL, C1, or a bidirectional override or
@@ -264,7 +272,17 @@ char *rd_text_escape(const char *s, bool keep_layout)
 /* Print s in text mode with every control byte made visible. */
 static void text_escaped(struct rd_out *o, enum rd_color c, const char *s, bool keep_layout)
 {
-	char *e = rd_text_escape(s, keep_layout);
+	const unsigned char *p = (const unsigned char *)s;
+	char *e;
+
+	/* Nothing to escape (printable ASCII, and the layout kept): printed as it is, no copy. */
+	while ((*p >= 0x20 && *p < 0x7f) || (keep_layout && (*p == '\n' || *p == '\t')))
+		p++;
+	if (!*p) {
+		text_colored(o, c, s);
+		return;
+	}
+	e = rd_text_escape(s, keep_layout);
 
 	if (!e) {
 		o->failed = true;
