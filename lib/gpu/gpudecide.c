@@ -119,6 +119,7 @@ static void iommu_note(struct rd_gpu_topo *t, struct rd_gpu *g, int f, const cha
 {
 	const struct rd_pci_fn *fn = &t->pci.v[f];
 
+	rd_pci_iommu(&t->pci, (size_t)f);
 	if (fn->iommu_type[0] && strcmp(fn->iommu_type, "identity") != 0 &&
 	    strcmp(fn->iommu_type, "blocked") != 0)
 		add_note(g, "IOMMU translates the %s's DMA (group %d, %s): peer traffic pays for "

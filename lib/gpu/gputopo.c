@@ -469,6 +469,7 @@ static void summarize_node(struct rd_gpu_topo *t, struct rd_warnings *w)
 		if (t->gpus[g].pci < 0)
 			continue;
 		rd_pci_facts(&t->pci, (size_t)t->gpus[g].pci, w);
+		rd_pci_iommu(&t->pci, (size_t)t->gpus[g].pci);
 		f = &t->pci.v[t->gpus[g].pci];
 		read_bar1(t, &t->gpus[g], w);
 		if (!f->iommu_type[0])

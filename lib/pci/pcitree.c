@@ -385,7 +385,7 @@ static void read_link(struct rd_pci_tree *t, struct rd_pci_fn *f)
 void rd_pci_facts(struct rd_pci_tree *t, size_t i, struct rd_warnings *w)
 {
 	struct rd_pci_fn *f = &t->v[i];
-	char buf[64], grp[32];
+	char buf[64];
 	uint64_t v;
 
 	if (f->facts_read)
@@ -406,6 +406,17 @@ void rd_pci_facts(struct rd_pci_tree *t, size_t i, struct rd_warnings *w)
 	}
 	read_link(t, f);
 	read_acs(t, f, w);
+}
+
+void rd_pci_iommu(struct rd_pci_tree *t, size_t i)
+{
+	struct rd_pci_fn *f = &t->v[i];
+	char grp[32];
+	uint64_t v;
+
+	if (f->iommu_read)
+		return;
+	f->iommu_read = true;
 	if (rd_sys_link_basename(t->sr, grp, sizeof(grp), "%s/iommu_group", f->path) == 0 &&
 	    rd_parse_uint(grp, &v) == 0 && v < 1u << 20) {
 		f->iommu_group = (int)v;

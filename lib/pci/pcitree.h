@@ -57,6 +57,8 @@ struct rd_pci_fn {
 	enum rd_acs_state ats;		/* Address Translation Services: read as ACS is */
 	uint16_t ats_ctrl;		/* bit 15: enabled */
 	size_t config_len;		/* bytes of config space readable */
+	/* rd_pci_iommu() fills these once. */
+	bool iommu_read;
 	char iommu_type[16];		/* "identity", "DMA-FQ"...; "" without a group */
 	int iommu_group;		/* -1 without */
 };
@@ -76,8 +78,14 @@ int rd_pci_tree_read(const struct rd_sysroot *sr, struct rd_pci_tree *t, struct 
 void rd_pci_tree_free(struct rd_pci_tree *t);
 /* Index of a function by "DDDD:BB:DD.F", -1 if none. */
 int rd_pci_find(const struct rd_pci_tree *t, const char *bdf);
-/* Read the facts of function i once (no-op the second time). */
+/* Read the facts of function i once (no-op the second time); not its IOMMU group. */
 void rd_pci_facts(struct rd_pci_tree *t, size_t i, struct rd_warnings *w);
+/*
+ * Read function i's IOMMU group and its type once.  Apart from the other
+ * facts: only GPUs and NICs are judged by them, and a tree has many more
+ * bridges, each a link to read and a group's file.
+ */
+void rd_pci_iommu(struct rd_pci_tree *t, size_t i);
 /* The function behind a sysfs device path ("/sys/devices/.../0000:03:00.0[/...]"): -1 if none. */
 int rd_pci_find_path(const struct rd_pci_tree *t, const char *path);
 /*
