@@ -29,6 +29,34 @@ static int parse_base(const char *s, uint64_t *v, int base)
 	/* strtoull accepts a sign; a counter or id never has one. */
 	if (!isxdigit((unsigned char)*s))
 		return -EINVAL;
+	/*
+	 * Plain digits, as sysfs writes them, are read here (too few of them to
+	 * overflow); anything else (a "0x" again, a digit of the other base,
+	 * more digits) is strtoull's, with its errors.
+	 */
+	{
+		unsigned int max = base == 16 ? 15 : 18, n = 0;
+		uint64_t y = 0;
+		const char *p = s;
+
+		for (; n < max; p++, n++) {
+			unsigned int d;
+
+			if (*p >= '0' && *p <= '9')
+				d = (unsigned int)(*p - '0');
+			else if (base == 16 && *p >= 'a' && *p <= 'f')
+				d = (unsigned int)(*p - 'a' + 10);
+			else if (base == 16 && *p >= 'A' && *p <= 'F')
+				d = (unsigned int)(*p - 'A' + 10);
+			else
+				break;
+			y = y * (unsigned int)base + d;
+		}
+		if (n && n < max && !*skip_space(p)) {
+			*v = y;
+			return 0;
+		}
+	}
 	errno = 0;
 	x = strtoull(s, &end, base);
 	if (errno == ERANGE)

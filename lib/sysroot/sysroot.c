@@ -236,6 +236,25 @@ static uint64_t dir_hash(const char *path, size_t len)
 }
 
 /*
+ * The cached directory e is path's (len bytes).  Directories at one depth
+ * often have paths of one length that differ only at the end (a PCI
+ * function's among its siblings'): their last eight bytes are compared
+ * first.
+ */
+static bool same_dir(const char *e, const char *path, size_t len)
+{
+	if (len >= 8) {
+		uint64_t x, y;
+
+		memcpy(&x, e + len - 8, 8);
+		memcpy(&y, path + len - 8, 8);
+		if (x != y)
+			return false;
+	}
+	return memcmp(e, path, len) == 0;
+}
+
+/*
  * A descriptor of path's directory (-1 when there is none to be had) and
  * where the name in it starts; *cached says it came from the cache.
  */
@@ -255,7 +274,7 @@ static int dircache_get(const char *path, const char **name, bool *cached)
 	for (size_t k = 0; k <= DIRCACHE; k++) {
 		size_t i = k == 0 ? dc->last : k - 1;
 
-		if (dc->e[i].len == len && dc->e[i].path && memcmp(dc->e[i].path, path, len) == 0) {
+		if (dc->e[i].len == len && dc->e[i].path && same_dir(dc->e[i].path, path, len)) {
 			dc->e[i].used = ++dc->tick;
 			dc->last = i;
 			*cached = true;
