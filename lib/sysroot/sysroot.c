@@ -143,35 +143,44 @@ static int vresolve(const struct rd_sysroot *sr, char *buf, size_t len, const ch
  * Directory descriptors.  A file is opened relative to a descriptor of its
  * directory (openat), kept from the last reads: the kernel then walks one
  * component instead of the whole path with its symlinks, which is most of
- * the cost of reading ~33,000 GID files.  Each thread has its own few
- * (DIRCACHE, least recently used one replaced), closed when the thread or
- * the process ends.  A descriptor names the directory it was opened as:
- * when that directory is removed (a device unplugged) the open through it
- * fails, and the read is tried once more by path.  What can move without
+ * the cost of reading ~33,000 GID files.  Each thread has its own
+ * (DIRCACHE of them, below), closed when the thread or the process ends.
+ * A descriptor names the directory it was opened as: when that directory
+ * is removed (a device unplugged) the open through it fails, and the read
+ * is tried once more by path.  What can move without
  * being removed (a symlink pointed elsewhere, a device renamed) is why
  * a tool that watches calls rd_sysroot_forget() on every kernel event and
  * every refresh.
+ *
+ * The cache is DIRSETS sets of DIRWAYS descriptors, a directory's set
+ * chosen by a hash of its path, the least recently used of a set replaced:
+ * enough for a topology's walk over a PCI tree to find each function's
+ * directory again when it comes back for more of its files (eight, in one
+ * list, lost them all between the two passes), found without comparing
+ * every path.
  */
-#define DIRCACHE 8
+#define DIRWAYS 4
+#define DIRSETS 32
+#define DIRCACHE ((size_t)DIRWAYS * DIRSETS)
 
 struct dircache {
 	struct {
 		char *path;	/* the directory, root included */
 		size_t len;
+		uint64_t hash;	/* dir_hash(path, len) */
 		int fd;
 		unsigned long used;
 	} e[DIRCACHE];
 	unsigned long tick;
 	size_t last;	/* the entry used last: a reader's next file is often beside its last */
 	/*
-	 * Directories missed lately (a hash of each path): a directory is
-	 * opened for the cache only when it is asked for again while still
-	 * here.  A reader that goes round more directories than the cache
-	 * holds (rdma-top's 32 ports, each refresh) then opens its files by
-	 * path, one call each, instead of a directory and a file every time.
+	 * Directories missed lately (a hash of each path, in a place chosen by
+	 * it): a directory is opened for the cache only when it is asked for
+	 * again while still here.  A reader that goes round more directories
+	 * than the cache holds then opens its files by path, one call each,
+	 * instead of a directory and a file every time.
 	 */
 	uint64_t seen[DIRCACHE * 2];
-	size_t seen_next;
 	bool registered;
 };
 
@@ -262,7 +271,8 @@ static int dircache_get(const char *path, const char **name, bool *cached)
 {
 	struct dircache *dc = &dircache;
 	const char *slash = strrchr(path, '/');
-	size_t len, slot = 0;
+	size_t len, set, slot;
+	uint64_t hv;
 	char *copy;
 	int fd;
 
@@ -271,10 +281,18 @@ static int dircache_get(const char *path, const char **name, bool *cached)
 		return -1;
 	len = (size_t)(slash - path);
 	*name = slash + 1;
-	for (size_t k = 0; k <= DIRCACHE; k++) {
-		size_t i = k == 0 ? dc->last : k - 1;
-
-		if (dc->e[i].len == len && dc->e[i].path && same_dir(dc->e[i].path, path, len)) {
+	/* The directory of the last file, again: no hash needed. */
+	if (dc->e[dc->last].len == len && dc->e[dc->last].path &&
+	    same_dir(dc->e[dc->last].path, path, len)) {
+		dc->e[dc->last].used = ++dc->tick;
+		*cached = true;
+		return dc->e[dc->last].fd;
+	}
+	hv = dir_hash(path, len);
+	set = (size_t)(hv >> 8) % DIRSETS * DIRWAYS;
+	for (size_t i = set; i < set + DIRWAYS; i++) {
+		if (dc->e[i].hash == hv && dc->e[i].len == len && dc->e[i].path &&
+		    same_dir(dc->e[i].path, path, len)) {
 			dc->e[i].used = ++dc->tick;
 			dc->last = i;
 			*cached = true;
@@ -282,21 +300,16 @@ static int dircache_get(const char *path, const char **name, bool *cached)
 		}
 	}
 	{
-		uint64_t hv = dir_hash(path, len);
-		bool again = false;
+		uint64_t *seen = &dc->seen[(hv >> 32) % RD_ARRAY_SIZE(dc->seen)];
 
-		for (size_t i = 0; i < RD_ARRAY_SIZE(dc->seen) && !again; i++)
-			again = dc->seen[i] == hv;
-		if (!again) {
-			dc->seen[dc->seen_next] = hv;
-			dc->seen_next = (dc->seen_next + 1) % RD_ARRAY_SIZE(dc->seen);
+		if (*seen != hv) {
+			*seen = hv;
 			return -1;	/* the first time: by path */
 		}
 	}
-	/* The slot to fill: the first empty one, else the least recently used. */
-	for (size_t k = 0; k <= DIRCACHE; k++) {
-		size_t i = k == 0 ? dc->last : k - 1;
-
+	/* The slot to fill: the set's first empty one, else its least recently used. */
+	slot = set;
+	for (size_t i = set; i < set + DIRWAYS; i++) {
 		if (dc->e[slot].path && (!dc->e[i].path || dc->e[i].used < dc->e[slot].used))
 			slot = i;
 	}
@@ -321,6 +334,7 @@ static int dircache_get(const char *path, const char **name, bool *cached)
 	}
 	dc->e[slot].path = copy;
 	dc->e[slot].len = len;
+	dc->e[slot].hash = hv;
 	dc->e[slot].fd = fd;
 	dc->e[slot].used = ++dc->tick;
 	dc->last = slot;
