@@ -61,12 +61,15 @@ static int add_fn(struct rd_pci_tree *t, const char *bdf, const char *path, cons
 }
 
 /* "pci0000:00" (a host bridge's directory under /sys/devices, maybe below a platform device). */
+static bool is_hex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
 static bool is_host_bridge(const char *s)
 {
-	static const char hex[] = "0123456789abcdefABCDEF";
-
-	return strlen(s) == 10 && strncmp(s, "pci", 3) == 0 && strspn(s + 3, hex) == 4 && s[7] == ':' &&
-	       strspn(s + 8, hex) == 2;
+	return s[0] == 'p' && s[1] == 'c' && s[2] == 'i' && is_hex(s[3]) && is_hex(s[4]) &&
+	       is_hex(s[5]) && is_hex(s[6]) && s[7] == ':' && is_hex(s[8]) && is_hex(s[9]) && !s[10];
 }
 
 /*
@@ -79,17 +82,28 @@ static int place(struct rd_pci_tree *t, const char *name, const char *target,
 {
 	char path[RD_PATH_MAX], sub[RD_PATH_MAX], p[RD_PATH_MAX], hb[24] = "";
 	const char *rest = strstr(target, "devices/");
-	char *comp[64], *save = NULL;
-	size_t ncomp = 0, first = 0;
+	char *comp[64], *q;
+	size_t ncomp = 0, first = 0, rlen = rest ? strlen(rest) : 0;
 
-	if (!rest || rd_snprintf(path, sizeof(path), "/sys/%s", rest)) {
+	if (!rest || rlen + 5 >= sizeof(path)) {
 		rd_warn(w, "PCI %s: link into %s is not a device path; skipped", name, target);
 		return 0;
 	}
-	rd_strlcpy(sub, path, sizeof(sub));
-	for (char *tok = strtok_r(sub + 1, "/", &save); tok && ncomp < RD_ARRAY_SIZE(comp);
-	     tok = strtok_r(NULL, "/", &save))
-		comp[ncomp++] = tok;
+	memcpy(path, "/sys/", sizeof("/sys/"));
+	memcpy(path + 5, rest, rlen + 1);
+	memcpy(sub, path, rlen + 6);
+	/* The components between slashes (as strtok gives them: no empty one). */
+	for (q = sub + 1; *q && ncomp < RD_ARRAY_SIZE(comp);) {
+		if (*q == '/') {
+			q++;
+			continue;
+		}
+		comp[ncomp++] = q;
+		while (*q && *q != '/')
+			q++;
+		if (*q)
+			*q++ = '\0';
+	}
 	for (size_t i = 0; i < ncomp; i++) {
 		if (is_host_bridge(comp[i])) {
 			rd_strlcpy(hb, comp[i], sizeof(hb));
