@@ -270,7 +270,8 @@ static bool same_dir(const char *e, const char *path, size_t len)
 static int dircache_get(const char *path, const char **name, bool *cached)
 {
 	struct dircache *dc = &dircache;
-	const char *slash = strrchr(path, '/');
+	/* From the end: the name is short, the directory's path long. */
+	const char *slash = memrchr(path, '/', strlen(path));
 	size_t len, set, slot;
 	uint64_t hv;
 	char *copy;
@@ -487,6 +488,7 @@ static int read_file(const char *path, char *buf, size_t len)
 	struct stat st;
 	size_t off = 0;
 	int fd, ret = 0;
+	bool nul;
 
 	if (len < 2)
 		return -EINVAL;
@@ -526,7 +528,8 @@ static int read_file(const char *path, char *buf, size_t len)
 	 * (O_NONBLOCK: EAGAIN or nothing; a device: NULs or endless bytes) ends
 	 * here, and the common case costs no fstat per file.
 	 */
-	if (ret || off == 0 || strlen(buf) != off) {
+	nul = strlen(buf) != off;
+	if (ret || off == 0 || nul) {
 		if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
 			close(fd);
 			buf[0] = '\0';
@@ -537,7 +540,7 @@ static int read_file(const char *path, char *buf, size_t len)
 	if (ret)
 		return ret;
 	/* Binary garbage: a NUL inside the value is not a sysfs text value. */
-	if (strlen(buf) != off)
+	if (nul)
 		return -EILSEQ;
 	while (off && isspace((unsigned char)buf[off - 1]))
 		buf[--off] = '\0';
