@@ -570,7 +570,8 @@ int rd_sys_read_bytes(const struct rd_sysroot *sr, void *buf, size_t len, size_t
 	va_end(ap);
 	if (ret)
 		return ret;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	/* Through the directory cache, as text attributes: a function's config is read beside them. */
+	fd = open_cached(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return open_error(path, errno);
 	/* A binary attribute (a PCI function's config) is a regular file. */
