@@ -11,9 +11,23 @@
 
 #include "util.h"
 
+/*
+ * The C locale's classes, without a call per character (the tools never
+ * set a locale; sysfs values are ASCII).
+ */
+static bool c_space(char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+static bool c_xdigit(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
 static const char *skip_space(const char *s)
 {
-	while (isspace((unsigned char)*s))
+	while (c_space(*s))
 		s++;
 	return s;
 }
@@ -27,7 +41,7 @@ static int parse_base(const char *s, uint64_t *v, int base)
 	if (!*s)
 		return -ENODATA;
 	/* strtoull accepts a sign; a counter or id never has one. */
-	if (!isxdigit((unsigned char)*s))
+	if (!c_xdigit(*s))
 		return -EINVAL;
 	/*
 	 * Plain digits, as sysfs writes them, are read here (too few of them to
@@ -74,7 +88,7 @@ int rd_parse_u64(const char *s, uint64_t *v)
 {
 	const char *p = skip_space(s);
 
-	if (*p && !isdigit((unsigned char)*p))
+	if (*p && !(*p >= '0' && *p <= '9'))
 		return -EINVAL;
 	return parse_base(s, v, 10);
 }
@@ -84,7 +98,7 @@ int rd_parse_hex(const char *s, uint64_t *v)
 	s = skip_space(s);
 	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
 		s += 2;
-		if (!isxdigit((unsigned char)*s))
+		if (!c_xdigit(*s))
 			return -EINVAL;
 	}
 	return parse_base(s, v, 16);
@@ -218,7 +232,7 @@ static size_t hex_run(const char *s)
 {
 	size_t n = 0;
 
-	while (isxdigit((unsigned char)s[n]))
+	while (c_xdigit(s[n]))
 		n++;
 	return n;
 }

@@ -542,7 +542,8 @@ static int read_file(const char *path, char *buf, size_t len)
 	/* Binary garbage: a NUL inside the value is not a sysfs text value. */
 	if (nul)
 		return -EILSEQ;
-	while (off && isspace((unsigned char)buf[off - 1]))
+	/* isspace's C-locale six, without a call per character */
+	while (off && (buf[off - 1] == ' ' || (buf[off - 1] >= '\t' && buf[off - 1] <= '\r')))
 		buf[--off] = '\0';
 	return 0;
 }
