@@ -37,7 +37,12 @@ static int max_i(int a, int b)
 	return a > b ? a : b;
 }
 
-static void bfs(struct rd_gpu_topo *t, size_t bi, int *cur, int *next)
+/*
+ * mark[n] == *stamp: n is in next already (one stamp a level, never
+ * reused: no clearing between levels or bases).
+ */
+static void bfs(struct rd_gpu_topo *t, size_t bi, int *cur, int *next, unsigned int *mark,
+		unsigned int *stamp)
 {
 	int base = t->bases[bi];
 	size_t ncur = 1;
@@ -47,6 +52,8 @@ static void bfs(struct rd_gpu_topo *t, size_t bi, int *cur, int *next)
 	cur[0] = base;
 	while (ncur) {
 		size_t nnext = 0;
+
+		++*stamp;
 
 		for (size_t k = 0; k < ncur; k++) {
 			const struct rd_tnode *node = &t->nodes[cur[k]];
@@ -74,17 +81,14 @@ static void bfs(struct rd_gpu_topo *t, size_t bi, int *cur, int *next)
 				type = max_i(path->type, type);
 				if (type < rp->type || (type == rp->type && rp->bw < bw) ||
 				    (type == rp->type && rp->bw == bw && rp->hops > path->hops + 1)) {
-					size_t i;
-
 					rp->type = type;
 					rp->bw = bw;
 					rp->next = cur[k];
 					rp->hops = path->hops + 1;
-					for (i = 0; i < nnext; i++)
-						if (next[i] == link->rem)
-							break;
-					if (i == nnext)
+					if (mark[link->rem] != *stamp) {
+						mark[link->rem] = *stamp;
 						next[nnext++] = link->rem;
+					}
 				}
 			}
 		}
@@ -96,6 +100,7 @@ static void bfs(struct rd_gpu_topo *t, size_t bi, int *cur, int *next)
 int rd_gpu_paths(struct rd_gpu_topo *t)
 {
 	int *cur, *next;
+	unsigned int *mark, stamp = 0;
 
 	t->nbases = 0;
 	t->bases = calloc(t->nnodes ? t->nnodes : 1, sizeof(*t->bases));
@@ -110,17 +115,20 @@ int rd_gpu_paths(struct rd_gpu_topo *t)
 	t->paths = calloc(t->nnodes * t->nbases + 1, sizeof(*t->paths));
 	cur = calloc(t->nnodes + 1, sizeof(*cur));
 	next = calloc(t->nnodes + 1, sizeof(*next));
-	if (!t->paths || !cur || !next) {
+	mark = calloc(t->nnodes + 1, sizeof(*mark));
+	if (!t->paths || !cur || !next || !mark) {
 		free(cur);
 		free(next);
+		free(mark);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < t->nnodes * t->nbases; i++)
 		t->paths[i] = (struct rd_tpath){ .type = RD_PATH_DIS, .bw = 0, .next = -1 };
 	for (size_t b = 0; b < t->nbases; b++)
-		bfs(t, b, cur, next);
+		bfs(t, b, cur, next, mark, &stamp);
 	free(cur);
 	free(next);
+	free(mark);
 	return 0;
 }
 
