@@ -263,19 +263,38 @@ static bool same_dir(const char *e, const char *path, size_t len)
 	return memcmp(e, path, len) == 0;
 }
 
+/* The cache's entry for the directory path[0..len) (hv its hash), or -1. */
+static int dircache_find(struct dircache *dc, const char *path, size_t len, uint64_t hv)
+{
+	size_t set = (size_t)(hv >> 8) % DIRSETS * DIRWAYS;
+
+	for (size_t i = set; i < set + DIRWAYS; i++) {
+		if (dc->e[i].hash == hv && dc->e[i].len == len && dc->e[i].path &&
+		    same_dir(dc->e[i].path, path, len))
+			return (int)i;
+	}
+	return -1;
+}
+
 /*
- * A descriptor of path's directory (-1 when there is none to be had) and
- * where the name in it starts; *cached says it came from the cache.
+ * A descriptor for path (-1 when there is none to be had) and where the
+ * rest of path after it starts: its directory's, the name in it, or when
+ * that directory is not cached its parent's, "dir/name" in it; *cached
+ * says it came from the cache.  A directory not cached is opened (relative
+ * to its parent's descriptor when that is cached) only when it is asked
+ * for again; the first time the file is opened by path, from the parent
+ * when it can be: a PCI function's directory below its bridge's is then
+ * one step from it, not the whole path again.
  */
 static int dircache_get(const char *path, const char **name, bool *cached)
 {
 	struct dircache *dc = &dircache;
 	/* From the end: the name is short, the directory's path long. */
-	const char *slash = memrchr(path, '/', strlen(path));
-	size_t len, set, slot;
+	const char *slash = memrchr(path, '/', strlen(path)), *pslash;
+	size_t len, set, slot, plen = 0;
 	uint64_t hv;
 	char *copy;
-	int fd;
+	int fd, i, parent = -1;
 
 	*cached = false;
 	if (!slash || slash == path || !slash[1])
@@ -290,29 +309,38 @@ static int dircache_get(const char *path, const char **name, bool *cached)
 		return dc->e[dc->last].fd;
 	}
 	hv = dir_hash(path, len);
-	set = (size_t)(hv >> 8) % DIRSETS * DIRWAYS;
-	for (size_t i = set; i < set + DIRWAYS; i++) {
-		if (dc->e[i].hash == hv && dc->e[i].len == len && dc->e[i].path &&
-		    same_dir(dc->e[i].path, path, len)) {
-			dc->e[i].used = ++dc->tick;
-			dc->last = i;
-			*cached = true;
-			return dc->e[i].fd;
-		}
+	i = dircache_find(dc, path, len, hv);
+	if (i >= 0) {
+		dc->e[i].used = ++dc->tick;
+		dc->last = (size_t)i;
+		*cached = true;
+		return dc->e[i].fd;
+	}
+	pslash = memrchr(path, '/', len);
+	if (pslash && pslash > path && pslash[1] != '.') {
+		plen = (size_t)(pslash - path);
+		parent = dircache_find(dc, path, plen, dir_hash(path, plen));
 	}
 	{
 		uint64_t *seen = &dc->seen[(hv >> 32) % RD_ARRAY_SIZE(dc->seen)];
 
 		if (*seen != hv) {
 			*seen = hv;
-			return -1;	/* the first time: by path */
+			if (parent < 0)
+				return -1;	/* the first time: by path */
+			/* the first time: by path from the parent */
+			dc->e[parent].used = ++dc->tick;
+			*name = pslash + 1;
+			*cached = true;
+			return dc->e[parent].fd;
 		}
 	}
 	/* The slot to fill: the set's first empty one, else its least recently used. */
+	set = (size_t)(hv >> 8) % DIRSETS * DIRWAYS;
 	slot = set;
-	for (size_t i = set; i < set + DIRWAYS; i++) {
-		if (dc->e[slot].path && (!dc->e[i].path || dc->e[i].used < dc->e[slot].used))
-			slot = i;
+	for (size_t k = set; k < set + DIRWAYS; k++) {
+		if (dc->e[slot].path && (!dc->e[k].path || dc->e[k].used < dc->e[slot].used))
+			slot = k;
 	}
 	if (!dc->registered) {
 		if (pthread_once(&dircache_once, dircache_setup) != 0)
@@ -324,11 +352,19 @@ static int dircache_get(const char *path, const char **name, bool *cached)
 	copy = strndup(path, len);
 	if (!copy)
 		return -1;
-	fd = open(copy, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	fd = -1;
+	if (parent >= 0) {
+		fd = openat(dc->e[parent].fd, copy + plen + 1, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (fd >= 0)
+			dc->e[parent].used = ++dc->tick;
+	}
+	if (fd < 0)
+		fd = open(copy, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
 		free(copy);
 		return -1;
 	}
+	/* The parent's slot may be the one to fill: its descriptor was used above. */
 	if (dc->e[slot].path) {
 		close(dc->e[slot].fd);
 		free(dc->e[slot].path);
@@ -342,12 +378,10 @@ static int dircache_get(const char *path, const char **name, bool *cached)
 	return fd;
 }
 
-/* Forget the cached descriptor of path's directory (it went stale). */
-static void dircache_drop(const char *path)
+/* Forget the cached descriptor of the directory path[0..len) (it went stale). */
+static void dircache_drop(const char *path, size_t len)
 {
 	struct dircache *dc = &dircache;
-	const char *slash = strrchr(path, '/');
-	size_t len = slash ? (size_t)(slash - path) : 0;
 
 	for (size_t i = 0; i < DIRCACHE; i++) {
 		if (dc->e[i].path && dc->e[i].len == len && memcmp(dc->e[i].path, path, len) == 0) {
@@ -359,15 +393,13 @@ static void dircache_drop(const char *path)
 }
 
 /*
- * The cached descriptor dfd is still the directory at path's directory (the
+ * The cached descriptor dfd is still the directory at path[0..len) (the
  * same inode: while dfd holds it, a directory made again there has another).
  */
-static bool dir_unchanged(int dfd, const char *path)
+static bool dir_unchanged(int dfd, const char *path, size_t len)
 {
-	const char *slash = strrchr(path, '/');
 	char dir[RD_PATH_MAX];
 	struct stat held, now;
-	size_t len = slash ? (size_t)(slash - path) : 0;
 
 	if (!len || len >= sizeof(dir))
 		return false;
@@ -403,12 +435,12 @@ static int call_cached(const char *path, at_op op, void *arg)
 		 * absent (a soft device's parent, a port's missing file): not
 		 * asked for a second time.
 		 */
-		if (err == ENOENT && dir_unchanged(dfd, path)) {
+		if (err == ENOENT && dir_unchanged(dfd, path, (size_t)(name - 1 - path))) {
 			errno = err;
 			return -1;
 		}
 		/* The directory may have gone since it was cached: ask once more. */
-		dircache_drop(path);
+		dircache_drop(path, (size_t)(name - 1 - path));
 		dfd = dircache_get(path, &name, &cached);
 		ret = dfd < 0 ? op(AT_FDCWD, path, arg) : op(dfd, name, arg);
 	}

@@ -292,6 +292,45 @@ static void test_dircache(void **state)
 	rd_sysroot_forget();
 	assert_int_equal(rd_sys_read_u64(&sr, &v, "/sys/d4/v"), 0);
 	assert_int_equal(v, 44);
+	/*
+	 * Below a cached directory (a bridge's, for its function's): a file
+	 * read the first time from the parent's descriptor, a child made
+	 * again read anew, the parent made again too.
+	 */
+	put("sys/p/x", "1\n");
+	put("sys/p/c/v", "2\n");
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(rd_sys_read_u64(&sr, &v, "/sys/p/x"), 0);
+	assert_int_equal(rd_sys_read_u64(&sr, &v, "/sys/p/c/v"), 0);
+	assert_int_equal(v, 2);
+	assert_int_equal(rd_sys_read_u64(&sr, &v, "/sys/p/c/absent"), -ENOENT);
+	assert_int_equal(rd_sys_read_u64(&sr, &v, "/sys/p/c/v"), 0);
+	assert_int_equal(v, 2);
+	snprintf(p, sizeof(p), "%s/sys/p/c/v", scratch);
+	assert_int_equal(unlink(p), 0);
+	snprintf(p, sizeof(p), "%s/sys/p/c", scratch);
+	assert_int_equal(rmdir(p), 0);
+	assert_int_equal(rd_sys_read_u64(&sr, &v, "/sys/p/c/v"), -ENOENT);
+	put("sys/p/c/v", "3\n");
+	assert_int_equal(rd_sys_read_u64(&sr, &v, "/sys/p/c/v"), 0);
+	assert_int_equal(v, 3);
+	snprintf(p, sizeof(p), "%s/sys/p", scratch);
+	snprintf(q, sizeof(q), "%s/sys/p.old", scratch);
+	assert_int_equal(rename(p, q), 0);
+	put("sys/p/x", "4\n");
+	put("sys/p/c/v", "5\n");
+	snprintf(p, sizeof(p), "%s/sys/p.old/c/v", scratch);
+	assert_int_equal(unlink(p), 0);
+	snprintf(p, sizeof(p), "%s/sys/p.old/c", scratch);
+	assert_int_equal(rmdir(p), 0);
+	snprintf(p, sizeof(p), "%s/sys/p.old/x", scratch);
+	assert_int_equal(unlink(p), 0);
+	snprintf(p, sizeof(p), "%s/sys/p.old", scratch);
+	assert_int_equal(rmdir(p), 0);
+	assert_int_equal(rd_sys_read_u64(&sr, &v, "/sys/p/c/v"), 0);
+	assert_int_equal(v, 5);
+	assert_int_equal(rd_sys_read_u64(&sr, &v, "/sys/p/x"), 0);
+	assert_int_equal(v, 4);
 	/* A string longer than the path buffer is refused, not cut. */
 	{
 		static char longname[RD_PATH_MAX + 16];
