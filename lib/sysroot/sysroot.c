@@ -285,12 +285,15 @@ static int dircache_find(struct dircache *dc, const char *path, size_t len, uint
 /*
  * A descriptor for path (-1 when there is none to be had) and where the
  * rest of path after it starts: its directory's, the name in it, or when
- * that directory is not cached its parent's, "dir/name" in it; *cached
- * says it came from the cache.  A directory not cached is opened (relative
- * to its parent's descriptor when that is cached) only when it is asked
- * for again; the first time the file is opened by path, from the parent
- * when it can be: a PCI function's directory below its bridge's is then
- * one step from it, not the whole path again.
+ * that directory is not cached the nearest cached ancestor's (up to three
+ * levels), "dir/name" in it; *cached says it came from the cache.  A
+ * directory not cached is opened (relative to that ancestor) only when it
+ * is asked for again; the first time the file is opened by path, from the
+ * ancestor when there is one: a PCI function's directory below its
+ * bridge's, a port's below its device's, is then a step or two from it,
+ * not the whole path again.  (The kernel resolves ".." and symlinks in
+ * the rest from the directory the ancestor's descriptor holds, as it
+ * would on the whole path.)
  */
 static int dircache_get(const char *path, const char **name, bool *cached)
 {
@@ -322,8 +325,12 @@ static int dircache_get(const char *path, const char **name, bool *cached)
 		*cached = true;
 		return dc->e[i].fd;
 	}
-	pslash = memrchr(path, '/', len);
-	if (pslash && pslash > path && pslash[1] != '.') {
+	/* The nearest of its parent, grandparent and great-grandparent that is cached. */
+	pslash = path + len;
+	for (unsigned int up = 0; up < 3 && parent < 0; up++) {
+		pslash = memrchr(path, '/', (size_t)(pslash - path));
+		if (!pslash || pslash == path)
+			break;
 		plen = (size_t)(pslash - path);
 		parent = dircache_find(dc, path, plen, dir_hash(path, plen));
 	}
