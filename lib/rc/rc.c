@@ -338,6 +338,11 @@ int rd_rc_connect(struct rd_rc *rc, const struct rd_rc_endpoint *local,
 	return 0;
 }
 
+bool rd_rc_transient(int err)
+{
+	return err == -ETIMEDOUT || err == -ENODATA;
+}
+
 uint8_t *rd_rc_slot(struct rd_rc *rc, unsigned int slot)
 {
 	return rc->buf + (size_t)slot * rc->stride + rc->grh;

@@ -148,6 +148,14 @@ int rd_rc_connect(struct rd_rc *rc, const struct rd_rc_endpoint *local,
 		  const struct rd_rc_endpoint *remote, const struct rd_rc_opts *opts,
 		  enum ibv_mtu *path_mtu);
 
+/*
+ * An rd_rc_connect error that may pass: on RoCE, modify_qp to RTR resolves the
+ * peer's MAC, and the kernel waits only a second for ARP/ND (-ETIMEDOUT, or
+ * -ENODATA while the neighbour is unresolved).  A route or attribute error is
+ * not one of these.
+ */
+bool rd_rc_transient(int err);
+
 uint8_t *rd_rc_slot(struct rd_rc *rc, unsigned int slot);
 int rd_rc_post_recv(struct rd_rc *rc, unsigned int slot);
 /* Send len bytes of a slot with immediate data, signaled. */

@@ -158,7 +158,7 @@ static void client_verbs(const struct rd_st_config *cfg, const struct rd_sysroot
 		rd_st_stage_add(run, h, "exchange", false, ms_since(t0), NULL, "%s%s", why,
 				fd == -ECONNREFUSED ? ": no rdma-selftest server there (start "
 						      "'rdma-selftest --server' on the peer, or check -P)" : "");
-		run->unanswered = fd == -ECONNREFUSED;
+		run->retry = fd == -ECONNREFUSED;
 		goto out;
 	}
 	rd_st_hello(&m, RD_OOB_HELLO, &me, &lp, prm);
@@ -184,7 +184,7 @@ static void client_verbs(const struct rd_st_config *cfg, const struct rd_sysroot
 		rd_st_stage_add(run, h, "exchange", false, ms_since(t0), NULL,
 				"no answer from the server's TCP exchange: %s", strerror(-ret));
 		/* timed out: busy with another client (a mesh peer), or wedged */
-		run->unanswered = ret == -ETIMEDOUT;
+		run->retry = ret == -ETIMEDOUT;
 		goto out;
 	}
 	ret = rd_oob_decode(buf, len, &m, why, sizeof(why));
@@ -225,6 +225,7 @@ static void client_verbs(const struct rd_st_config *cfg, const struct rd_sysroot
 	if (m.type == RD_OOB_REJECT) {
 		rd_st_stage_add(run, h, "exchange", false, ms_since(t0), NULL, "the server refused: %s",
 				m.reason);
+		run->retry = rd_oob_retry_reason(m.reason);
 		goto out;
 	}
 	if (m.qp_type != (cfg->ud ? RD_OOB_QP_UD : RD_OOB_QP_RC)) {
@@ -268,6 +269,7 @@ static void client_verbs(const struct rd_st_config *cfg, const struct rd_sysroot
 	ret = rd_rc_connect(&rc, &me, &them, &cfg->rc, &mtu);
 	if (ret) {
 		rd_st_stage_add(run, h, "connect", false, 0, NULL, "QP bring-up failed: %s", strerror(-ret));
+		run->retry = rd_rc_transient(ret);	/* the peer's address still resolving */
 		goto out;
 	}
 	if (rd_st_post_receives(&rc, &perr)) {

@@ -609,7 +609,7 @@ int rd_cm_accept(struct rd_cm_listener *l, uint64_t deadline, int timeout_ms, un
 				/* The request's id is ours to destroy (after the ack). */
 				struct rdma_cm_id *other = ev->id;
 
-				reject(other, "server busy with another client; retry");
+				reject(other, "server busy with another client" RD_OOB_RETRY);
 				rdma_ack_cm_event(ev);
 				rdma_destroy_id(other);
 				continue;

@@ -119,8 +119,10 @@ struct rd_st_run {
 	char addr[48];			/* the GID's address */
 	char peer_dev[64];		/* the server's device and port, when it said (version 4) */
 	unsigned int peer_port;
-	bool unanswered;		/* --verbs: no server took the exchange (none listening, or
-					 * busy past --timeout): worth another attempt */
+	bool retry;			/* --verbs: worth another attempt: no server took the
+					 * exchange (none listening, or busy past --timeout),
+					 * or a passing failure (a REJECT ending RD_OOB_RETRY,
+					 * or this side's QP bring-up while an address resolves) */
 	enum ibv_mtu path_mtu;		/* 0 until connected */
 	bool ud;			/* over a UD QP */
 	uint8_t tclass, sl;		/* of the connection's address vector */
@@ -178,6 +180,12 @@ int rd_st_client(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
 int rd_st_server(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
 		 const struct rd_device_list *list, const struct rd_st_hooks *h, char *why,
 		 size_t why_len);
+/*
+ * The REJECT reason of a server whose rd_rc_connect failed with err (-errno):
+ * it names the error, and ends RD_OOB_RETRY when the error may pass
+ * (rd_rc_transient).  Fits the exchange's 64 bytes with the ending whole.
+ */
+void rd_st_bringup_reason(int err, char *why, size_t why_len);
 
 /*
  * --mcast: join cfg->mcast through rdma_cm (UD QP, from cfg->bind's

@@ -71,7 +71,8 @@ static bool stopped(const struct rd_st_config *cfg)
  * A pair that never connected: every attempt until the wait was over found no
  * server.  In a mesh that means the peer's own rdma-selftest --mesh is not
  * running (not started, another host list, another port), which the
- * connect stage cannot know: say it after its diagnosis.
+ * connect stage cannot know: say it after its diagnosis.  A pair that met a
+ * passing failure each time gets the count of its attempts.
  */
 static void mesh_hint(struct rd_st_run *run, const struct rd_st_pair *pair, unsigned int port)
 {
@@ -81,8 +82,14 @@ static void mesh_hint(struct rd_st_run *run, const struct rd_st_pair *pair, unsi
 
 		if (st->ok || strcmp(st->name, run->fail_stage) != 0)
 			continue;
-		if (!strstr(st->detail, "no rdma-selftest server"))
-			break;	/* something answered: the diagnosis says what */
+		if (!strstr(st->detail, "no rdma-selftest server")) {
+			/* something answered, and failed each time: the diagnosis says what */
+			if (pair->attempts > 1 && n < sizeof(st->detail))
+				snprintf(st->detail + n, sizeof(st->detail) - n,
+					 " [mesh: %u attempts in %.1f s]", pair->attempts,
+					 pair->wait_ms / 1000);
+			break;
+		}
 		if (n < sizeof(st->detail))
 			snprintf(st->detail + n, sizeof(st->detail) - n,
 				 " [mesh: %u attempt%s in %.1f s: is 'rdma-selftest --mesh' running on %s, "
@@ -95,16 +102,17 @@ static void mesh_hint(struct rd_st_run *run, const struct rd_st_pair *pair, unsi
 
 /*
  * A pair whose peer's server did not take it yet (not listening, or busy with
- * another peer): worth another attempt until the wait is over.  rdma_cm says
- * so at its connect stage; the TCP exchange says which.  Name and route
- * failures, and every answer, are final.
+ * another peer), or whose QP bring-up met an address still resolving on
+ * either side: worth another attempt until the wait is over.  rdma_cm says so
+ * at its connect stage; the TCP exchange says which (run->retry).  Name and
+ * route failures, and every other answer, are final.
  */
 static bool try_again(const struct rd_st_config *c, const struct rd_st_run *run)
 {
 	if (run->ok || !run->failed)
 		return false;
 	if (c->verbs)
-		return strcmp(run->fail_stage, "exchange") == 0 && run->unanswered;
+		return run->retry;
 	return strcmp(run->fail_stage, "connect") == 0;
 }
 

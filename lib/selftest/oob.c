@@ -44,6 +44,13 @@ size_t rd_oob_msg_len(const uint8_t *hdr)
 	return get32(hdr) == RD_OOB_MAGIC ? version_len(get16(hdr + 4)) : RD_OOB_LEN;
 }
 
+bool rd_oob_retry_reason(const char *reason)
+{
+	size_t n = strlen(reason), k = strlen(RD_OOB_RETRY);
+
+	return n >= k && strcmp(reason + n - k, RD_OOB_RETRY) == 0;
+}
+
 size_t rd_oob_encode(const struct rd_oob_msg *m, uint8_t buf[RD_OOB_LEN])
 {
 	memset(buf, 0, RD_OOB_LEN);

@@ -34,6 +34,14 @@
 #define RD_OOB_HDR_LEN 8	/* magic, version, type: enough to know the length */
 #define RD_OOB_MAX_AREA (8u << 20)	/* RD_ST_MAX_SIZE */
 
+/*
+ * A REJECT reason that ends so names a passing condition on the server (busy
+ * with another client, a peer address still resolving): the same HELLO may
+ * be taken later.  An older client shows it as text.
+ */
+#define RD_OOB_RETRY "; retry"
+bool rd_oob_retry_reason(const char *reason);
+
 enum rd_oob_qp {
 	RD_OOB_QP_RC = 0,
 	RD_OOB_QP_UD = 1,

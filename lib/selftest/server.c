@@ -81,6 +81,12 @@ static int serve_cm(const struct rd_st_config *cfg, const struct rd_sysroot *sr,
 }
 
 /* A REJECT in the client's version when we can write it (1 to ours), so that it can show why. */
+void rd_st_bringup_reason(int err, char *why, size_t why_len)
+{
+	snprintf(why, why_len, "server QP bring-up failed: %s%s", strerror(-err),
+		 rd_rc_transient(err) ? RD_OOB_RETRY : "");
+}
+
 static void oob_reject(int fd, const char *why, uint16_t version)
 {
 	struct rd_oob_msg m = {
@@ -125,7 +131,8 @@ static void drain_after_reject(int fd)
 /*
  * One pending --verbs client: 0 served, 1 failed, -1 none pending, -2 failed
  * before its first message (maybe a client that gave up waiting while
- * another was served, and comes again: not one that counts for max_clients).
+ * another was served, or one refused with RD_OOB_RETRY: it comes again, not
+ * one that counts for max_clients).
  */
 static int serve_verbs(const struct rd_st_config *cfg, int lfd, const struct rd_sysroot *sr,
 		       const struct rd_device_list *list, const struct rd_st_hooks *h)
@@ -238,9 +245,23 @@ static int serve_verbs(const struct rd_st_config *cfg, int lfd, const struct rd_
 	}
 	rd_st_endpoint_from(&m, &them);
 	/* Ready (RTS, receives posted) before the client may send. */
-	if (rd_rc_connect(&rc, &me, &them, &cfg->rc, NULL) || rd_st_post_receives(&rc, &serr)) {
-		rd_st_log(h, "verbs client %s: QP bring-up failed", peer);
-		oob_reject(fd, "server QP bring-up failed", m.version);
+	ret = rd_rc_connect(&rc, &me, &them, &cfg->rc, NULL);
+	if (ret) {
+		/*
+		 * RTR resolves the client's address: on a fabric still learning
+		 * it (ARP under load) the same HELLO may succeed in a moment,
+		 * and the reason says so (a mesh client tries again).
+		 */
+		rd_st_log(h, "verbs client %s: QP bring-up failed: %s", peer, strerror(-ret));
+		rd_st_bringup_reason(ret, why, sizeof(why));
+		oob_reject(fd, why, m.version);
+		if (rd_rc_transient(ret))
+			status = -2;	/* it comes again: not one that counts */
+		goto out;
+	}
+	if (rd_st_post_receives(&rc, &serr)) {
+		rd_st_log(h, "verbs client %s: QP bring-up failed: %s", peer, serr.what);
+		oob_reject(fd, "server QP bring-up failed: cannot post receives", m.version);
 		goto out;
 	}
 	if (cfg->rc.mtu && cfg->rc.mtu < me.mtu)

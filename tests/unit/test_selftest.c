@@ -448,6 +448,36 @@ static void test_gid_mismatch(void **state)
 	assert_true(strlen(rd_st_gid_mismatch(RD_GK_ROCE_V1, v4, &lp, why, sizeof(why))) < 63);
 }
 
+static void test_retry_reason(void **state)
+{
+	static const int passing[] = { -ETIMEDOUT, -ENODATA };
+	char why[200];
+
+	(void)state;
+	assert_true(rd_oob_retry_reason("server busy with another client" RD_OOB_RETRY));
+	assert_true(rd_oob_retry_reason("; retry"));
+	assert_false(rd_oob_retry_reason("rxe1 port 1 is DOWN here"));
+	assert_false(rd_oob_retry_reason("retry"));
+	assert_false(rd_oob_retry_reason("; retry now"));
+	assert_false(rd_oob_retry_reason(""));
+	/* A route or attribute error is final; an address still resolving is not. */
+	assert_false(rd_rc_transient(-EHOSTUNREACH));
+	assert_false(rd_rc_transient(-EINVAL));
+	assert_false(rd_rc_transient(-EAGAIN));
+	assert_false(rd_rc_transient(0));
+	for (size_t i = 0; i < sizeof(passing) / sizeof(passing[0]); i++) {
+		assert_true(rd_rc_transient(passing[i]));
+		rd_st_bringup_reason(passing[i], why, sizeof(why));
+		/* the exchange carries 63 characters: the ending must survive */
+		assert_true(strlen(why) < 64);
+		assert_true(rd_oob_retry_reason(why));
+	}
+	rd_st_bringup_reason(-ETIMEDOUT, why, sizeof(why));
+	assert_string_equal(why, "server QP bring-up failed: Connection timed out; retry");
+	rd_st_bringup_reason(-EINVAL, why, sizeof(why));
+	assert_string_equal(why, "server QP bring-up failed: Invalid argument");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -463,6 +493,7 @@ int main(void)
 		cmocka_unit_test(test_oob_recv_versions),
 		cmocka_unit_test(test_next_cmds),
 		cmocka_unit_test(test_gid_mismatch),
+		cmocka_unit_test(test_retry_reason),
 	};
 
 	return cmocka_run_group_tests_name("selftest", tests, NULL, NULL);

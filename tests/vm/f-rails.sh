@@ -11,6 +11,8 @@
 #     it "DOWN on this host", to it "the server refused: ... DOWN here" --
 #     every other pair passes, and rdma-fleet names vmN rxe1/1 as the rail
 #     that failed with every peer;
+#   an address that resolves late (vm1's rail1 silent to ARP for a while):
+#     the QP bring-up fails with ETIMEDOUT, the mesh tries again, both pass;
 #   --peer-dev: one pair by hand, the server's device by name, and a name the
 #     server does not have (the REJECT lists what it has);
 #   --devices with a device this host lacks: the error names the known ones.
@@ -77,6 +79,35 @@ vm_check_eq "--cross --pairs ring: rxe0 and rxe1 to rxe0 and rxe1 of the next ho
 vm_check_eq "... every one passes (the rails share one fabric)" "$((4 * N))" \
 	"$(jq -s '[.[] | select(.result == "pass")] | length' /tmp/fr-cross.jsonl 2>&1)" ||
 	sed 's/^/    | /' /tmp/fr-cross.txt
+
+# ---- an address that resolves late: a QP's RTR on RoCE waits one second for
+# ARP, so a peer that answers late fails the bring-up with ETIMEDOUT -- on the
+# server (its REJECT ends "; retry") or on the client -- and the mesh tries the
+# pair again.  vm1's rail1 answers no ARP (arp_ignore=8) until vm2 has probed
+# for 10.11.0.1 past that second (three probes, or FAILED), then answers again;
+# vm1 knows vm2's rail1 MAC statically, so no ARP request of its own teaches
+# vm2 the address meanwhile.  Every attempt of either pair before that fails
+# at vm2's resolution: without the retry, both pairs would FAIL.
+ssh vm1 "sysctl -qw net.ipv4.conf.rail1.arp_ignore=8 &&
+	ip neigh replace 10.11.0.2 lladdr 52:54:00:0b:0b:02 dev rail1 nud permanent"
+ssh vm2 ip neigh flush to 10.11.0.1
+t0=$SECONDS
+timeout 300 pdsh -R ssh -t 120 -w vm1,vm2 "${ST[@]}" --hosts vm1,vm2 --devices rxe1 --mesh-wait 90 -j \
+	>/tmp/fr-late.txt 2>/tmp/fr-late.err &
+late=$!
+late_probed() { ssh vm2 ip -s neigh show 10.11.0.1 2>/dev/null | grep -Eq 'FAILED|probes ([3-9]|[1-9][0-9])'; }
+vm_check "vm2 probed for vm1's 10.11.0.1 past the RTR's second, unanswered" vm_retry 120 late_probed ||
+	ssh vm2 ip -s neigh show 10.11.0.1
+ssh vm1 "sysctl -qw net.ipv4.conf.rail1.arp_ignore=0; ip neigh del 10.11.0.2 dev rail1"
+wait "$late"
+vm_log "pdsh --mesh vm1,vm2 rxe1 with vm1's ARP late: $((SECONDS - t0)) s"
+sed -n 's/^vm[0-9]*: //p' /tmp/fr-late.txt >/tmp/fr-late.jsonl
+vm_check_eq "ARP late: both pairs pass" "vm1 rxe1 vm2 rxe1 pass
+vm2 rxe1 vm1 rxe1 pass" "$(jq -r '"\(.src) \(.dev) \(.dst) \(.dst_dev) \(.result)"' /tmp/fr-late.jsonl 2>&1 | sort)" ||
+	sed 's/^/    | /' /tmp/fr-late.txt /tmp/fr-late.err
+vm_check "... after more than one attempt (the bring-up failed while ARP was silent)" \
+	jq -se 'map(.attempts) | max > 1' /tmp/fr-late.jsonl
+vm_log "attempts: $(jq -r '"\(.src)->\(.dst) \(.attempts)"' /tmp/fr-late.jsonl 2>&1 | tr '\n' ' ')"
 
 # ---- one rail down for real: vmN's rail1
 ssh "vm$N" ip link set rail1 down
