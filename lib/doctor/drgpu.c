@@ -442,18 +442,20 @@ void rd_dr_ck_gpu_link(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_po
 void rd_dr_ck_topo_virtual(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_port *dp)
 {
 	struct rd_gpu_topo *t = need_gpus(c);
+	enum rd_gpu_vm_view view;
 
 	(void)d;
 	(void)dp;
 	if (!t)
 		return;
+	view = rd_gpu_vm_view(t);
 	if (t->from_xml)
 		rd_dr_emit(c, RD_DR_PASS, NULL, "NCCL_TOPO_FILE gives NCCL the topology (%s)", t->conf.topo_file);
-	else if (rd_gpu_vm_view(t) == RD_VM_FLAT)
+	else if (view == RD_VM_FLAT)
 		rd_dr_emit(c, RD_DR_WARN, TOPO_FILE_FIX,
 			   "the PCI tree is flat (a virtual machine) and NCCL_TOPO_FILE is not set: NCCL sees every "
 			   "NIC through the host bridge, and no GDR");
-	else if (rd_gpu_vm_view(t) == RD_VM_HIDDEN)
+	else if (view == RD_VM_HIDDEN)
 		rd_dr_emit(c, RD_DR_WARN, TOPO_FILE_FIX,
 			   "a virtual machine (cpuinfo: hypervisor) whose PCI tree shows no switch between a GPU "
 			   "and a NIC, and NCCL_TOPO_FILE is not set: NCCL sees every NIC through a host bridge, "
