@@ -124,9 +124,11 @@ for g in gpus:
     if b not in their_bar1:
         say(f'{tag} bar1', 'not compared', 'no BAR1 Total for it in nvidia-smi -q -d MEMORY')
     elif their_bar1[b] is None or b in our_c2c:
-        # No BAR1 window: nvidia-smi's N/A against our C2C GPU.
-        agree(f'{tag} bar1', 'none (C2C)' if b in our_c2c else 'a BAR1', 'none (C2C)' if their_bar1[b] is None
-              else f'{their_bar1[b]} MiB', 'nvidia-smi -q')
+        # A C2C GPU has no BAR1 window: nvidia-smi says N/A.  Either side alone
+        # saying so is a disagreement.
+        ours = 'none (C2C)' if b in our_c2c else f'{our_bar1.get(b, "?")} MiB'
+        theirs = 'none (C2C)' if their_bar1[b] is None else f'{their_bar1[b]} MiB'
+        agree(f'{tag} bar1', ours, theirs, 'nvidia-smi -q')
     elif b not in our_bar1:
         say(f'{tag} bar1', 'not compared', 'rdma-gpumap gave no BAR1 size (no resource file)')
     else:
