@@ -20,11 +20,6 @@ static bool c_space(char c)
 	return c == ' ' || (c >= '\t' && c <= '\r');
 }
 
-static bool c_xdigit(char c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
 static const char *skip_space(const char *s)
 {
 	while (c_space(*s))
@@ -41,7 +36,7 @@ static int parse_base(const char *s, uint64_t *v, int base)
 	if (!*s)
 		return -ENODATA;
 	/* strtoull accepts a sign; a counter or id never has one. */
-	if (!c_xdigit(*s))
+	if (!rd_is_xdigit(*s))
 		return -EINVAL;
 	/*
 	 * Plain digits, as sysfs writes them, are read here (too few of them to
@@ -98,7 +93,7 @@ int rd_parse_hex(const char *s, uint64_t *v)
 	s = skip_space(s);
 	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
 		s += 2;
-		if (!c_xdigit(*s))
+		if (!rd_is_xdigit(*s))
 			return -EINVAL;
 	}
 	return parse_base(s, v, 16);
@@ -232,7 +227,7 @@ static size_t hex_run(const char *s)
 {
 	size_t n = 0;
 
-	while (c_xdigit(s[n]))
+	while (rd_is_xdigit(s[n]))
 		n++;
 	return n;
 }

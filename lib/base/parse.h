@@ -42,6 +42,16 @@ int rd_parse_duration(const char *s, double *secs);
 /* "ens1f0 ens1f1" (a bond's bonding/slaves) -> the names, added to out (modified in place).  -ENOMEM only. */
 int rd_parse_bond_slaves(char *s, struct rd_strlist *out);
 
+/*
+ * A hexadecimal digit in the C locale (either case), without isxdigit's
+ * call through the locale tables: the tools never set a locale and sysfs
+ * values are ASCII.  Inline, as the parsers test every character with it.
+ */
+static inline bool rd_is_xdigit(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
 /* A PCI address as sysfs names it: "0000:3b:00.0" (domain:bus:slot.function; "10000:..." behind VMD), nothing else. */
 bool rd_is_pci_bdf(const char *s);
 /*

@@ -61,15 +61,11 @@ static int add_fn(struct rd_pci_tree *t, const char *bdf, const char *path, cons
 }
 
 /* "pci0000:00" (a host bridge's directory under /sys/devices, maybe below a platform device). */
-static bool is_hex(char c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
 static bool is_host_bridge(const char *s)
 {
-	return s[0] == 'p' && s[1] == 'c' && s[2] == 'i' && is_hex(s[3]) && is_hex(s[4]) &&
-	       is_hex(s[5]) && is_hex(s[6]) && s[7] == ':' && is_hex(s[8]) && is_hex(s[9]) && !s[10];
+	return s[0] == 'p' && s[1] == 'c' && s[2] == 'i' && rd_is_xdigit(s[3]) &&
+	       rd_is_xdigit(s[4]) && rd_is_xdigit(s[5]) && rd_is_xdigit(s[6]) && s[7] == ':' &&
+	       rd_is_xdigit(s[8]) && rd_is_xdigit(s[9]) && !s[10];
 }
 
 /*
