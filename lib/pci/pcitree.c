@@ -14,22 +14,74 @@
 #define PCI_EXT_CAP_ID_ACS 0x000d
 #define PCI_EXT_CAP_ID_ATS 0x000f
 
-static int add_fn(struct rd_pci_tree *t, const char *bdf, const char *path, const char *hb,
-		  bool listed)
+/*
+ * The functions placed so far by BDF, while the tree is read: each bridge of
+ * each function's path is looked up before it is added, and a search of the
+ * whole list for each was a tenth of a map's instructions.  Open addressing,
+ * an index into t->v per slot (-1 empty), at most half full.
+ */
+struct fn_index {
+	int *slot;
+	size_t mask;
+};
+
+/* A BDF NUL-padded to its full size: two words to hash and to compare. */
+static uint64_t bdf_hash(const char key[16])
+{
+	uint64_t a, b;
+
+	memcpy(&a, key, 8);
+	memcpy(&b, key + 8, 8);
+	/* murmur3's finalizer: the low bits, which pick the slot, depend on every byte. */
+	a ^= b * 0x9e3779b97f4a7c15ull;
+	a ^= a >> 33;
+	a *= 0xff51afd7ed558ccdull;
+	a ^= a >> 33;
+	a *= 0xc4ceb9fe1a85ec53ull;
+	return a ^ a >> 33;
+}
+
+static int index_grow(struct fn_index *ix, const struct rd_pci_tree *t)
+{
+	size_t cap = ix->slot ? (ix->mask + 1) * 2 : 256;
+	int *slot = malloc(cap * sizeof(*slot));
+
+	if (!slot)
+		return -ENOMEM;
+	memset(slot, 0xff, cap * sizeof(*slot));
+	for (size_t i = 0; i < t->n; i++) {
+		size_t h = (size_t)bdf_hash(t->v[i].bdf) & (cap - 1);
+
+		while (slot[h] >= 0)
+			h = (h + 1) & (cap - 1);
+		slot[h] = (int)i;
+	}
+	free(ix->slot);
+	ix->slot = slot;
+	ix->mask = cap - 1;
+	return 0;
+}
+
+static int add_fn(struct rd_pci_tree *t, struct fn_index *ix, const char *bdf, const char *path,
+		  const char *hb, bool listed)
 {
 	struct rd_pci_fn *f;
 	char key[sizeof(f->bdf)] = "";
+	size_t h;
 
 	/*
 	 * Every bdf is NUL-padded to its full size (memset, then copied), and a
 	 * checked BDF is shorter: one fixed-size compare per function instead
-	 * of a strcmp (a tree of a few hundred functions is searched for each
-	 * bridge of each path).
+	 * of a strcmp.
 	 */
 	rd_strlcpy(key, bdf, sizeof(key));
-	for (size_t i = 0; i < t->n; i++) {
-		if (memcmp(t->v[i].bdf, key, sizeof(key)) == 0) {
-			t->v[i].listed |= listed;
+	if ((!ix->slot || (t->n + 1) * 2 > ix->mask + 1) && index_grow(ix, t))
+		return -ENOMEM;
+	for (h = (size_t)bdf_hash(key) & ix->mask; ix->slot[h] >= 0; h = (h + 1) & ix->mask) {
+		struct rd_pci_fn *old = &t->v[ix->slot[h]];
+
+		if (memcmp(old->bdf, key, sizeof(key)) == 0) {
+			old->listed |= listed;
 			return 0;
 		}
 	}
@@ -50,12 +102,13 @@ static int add_fn(struct rd_pci_tree *t, const char *bdf, const char *path, cons
 	if (!f->path)
 		return -ENOMEM;
 	RD_GCC_LEAK_FP_END
-	rd_strlcpy(f->bdf, bdf, sizeof(f->bdf));
+	memcpy(f->bdf, key, sizeof(key));
 	rd_strlcpy(f->host_bridge, hb, sizeof(f->host_bridge));
 	f->listed = listed;
 	f->parent = -1;
 	f->numa = -1;
 	f->iommu_group = -1;
+	ix->slot[h] = (int)t->n;
 	t->n++;
 	return 0;
 }
@@ -73,8 +126,8 @@ static bool is_host_bridge(const char *s)
  * bridge are the bridges above it (each added, unlisted, if the listing
  * lacks it).
  */
-static int place(struct rd_pci_tree *t, const char *name, const char *target,
-		 struct rd_warnings *w)
+static int place(struct rd_pci_tree *t, struct fn_index *ix, const char *name,
+		 const char *target, struct rd_warnings *w)
 {
 	char path[RD_PATH_MAX], sub[RD_PATH_MAX], p[RD_PATH_MAX], hb[24] = "";
 	const char *rest = strstr(target, "devices/");
@@ -126,7 +179,7 @@ static int place(struct rd_pci_tree *t, const char *name, const char *target,
 				name, path, comp[i]);
 			return 0;
 		}
-		int ret = add_fn(t, comp[i], p, hb, i == ncomp - 1);
+		int ret = add_fn(t, ix, comp[i], p, hb, i == ncomp - 1);
 
 		if (ret)
 			return ret;
@@ -176,6 +229,7 @@ static void read_ids(struct rd_pci_tree *t, struct rd_pci_fn *f, struct rd_warni
 int rd_pci_tree_read(const struct rd_sysroot *sr, struct rd_pci_tree *t, struct rd_warnings *w)
 {
 	struct rd_strlist names = { 0 };
+	struct fn_index ix = { 0 };
 	int ret;
 
 	memset(t, 0, sizeof(*t));
@@ -197,9 +251,10 @@ int rd_pci_tree_read(const struct rd_sysroot *sr, struct rd_pci_tree *t, struct 
 				rd_read_strerror(err));
 			continue;
 		}
-		ret = place(t, names.v[i], target, w);
+		ret = place(t, &ix, names.v[i], target, w);
 	}
 	rd_strlist_free(&names);
+	free(ix.slot);
 	if (ret)
 		return ret;
 	qsort(t->v, t->n, sizeof(*t->v), cmp_fn);
