@@ -1426,44 +1426,69 @@ void rd_out_strlist(struct rd_out *o, int kind, const char *key, const char *lab
 	free(joined);
 }
 
+/*
+ * The formatted text in buf (len bytes) when it fits, else in *heap
+ * (allocated; the caller frees it): a line of text is short, and a map
+ * prints dozens of them.  NULL on a format or allocation error.
+ */
+static const char *text_format(char *buf, size_t len, char **heap, const char *fmt, va_list ap)
+	__attribute__((format(printf, 4, 0)));
+static const char *text_format(char *buf, size_t len, char **heap, const char *fmt, va_list ap)
+{
+	va_list copy;
+	int n;
+
+	*heap = NULL;
+	va_copy(copy, ap);
+	n = vsnprintf(buf, len, fmt, copy);
+	va_end(copy);
+	if (n < 0)
+		return NULL;
+	if ((size_t)n < len)
+		return buf;
+	if (vasprintf(heap, fmt, ap) < 0)
+		*heap = NULL;
+	return *heap;
+}
+
 void rd_out_line(struct rd_out *o, const char *fmt, ...)
 {
-	char *s = NULL;
+	char buf[512], *heap;
+	const char *s;
 	va_list ap;
-	int n;
 
 	if (o->json)
 		return;
 	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
+	s = text_format(buf, sizeof(buf), &heap, fmt, ap);
 	va_end(ap);
-	if (n < 0) {
+	if (!s) {
 		o->failed = true;
 		return;
 	}
 	text_printf(o, "%*s", o->indent, "");
 	text_escaped(o, RD_C_NONE, s, true);
 	text_printf(o, "\n");
-	free(s);
+	free(heap);
 }
 
 void rd_out_text(struct rd_out *o, enum rd_color c, const char *fmt, ...)
 {
-	char *s = NULL;
+	char buf[512], *heap;
+	const char *s;
 	va_list ap;
-	int n;
 
 	if (o->json)
 		return;
 	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
+	s = text_format(buf, sizeof(buf), &heap, fmt, ap);
 	va_end(ap);
-	if (n < 0) {
+	if (!s) {
 		o->failed = true;
 		return;
 	}
 	text_escaped(o, c, s, true);
-	free(s);
+	free(heap);
 }
 
 int rd_color_mode(const char *arg, int fd, bool *color)
