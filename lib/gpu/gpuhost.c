@@ -50,6 +50,13 @@ static void read_cpu(const struct rd_sysroot *sr, struct rd_gdr_host *h)
 		} else if (strcmp(line, "cpu") == 0 && strncmp(val, "POWER", 5) == 0 && !h->arch[0]) {
 			rd_strlcpy(h->arch, "ppc64", sizeof(h->arch));
 		}
+		/*
+		 * x86: the first processor's block told everything kept (each fact
+		 * is its first line, and the arch is set): the other processors'
+		 * blocks, ~2 KB each, are not read.
+		 */
+		if (h->cpu_vendor[0] && h->cpu_family && h->cpu_model && h->flags_seen)
+			break;
 	}
 	(void)fclose(f);	/* read only */
 }
