@@ -56,7 +56,7 @@ int rd_sys_resolve(const struct rd_sysroot *sr, char *buf, size_t len, const cha
  * written without printf: a GID table formats ~33,000 paths.  -EINVAL for
  * any other conversion (the caller then uses vsnprintf), -ENAMETOOLONG.
  */
-static int format_path(char *buf, size_t len, const char *fmt, va_list ap)
+static int format_path(char *buf, size_t len, size_t *outlen, const char *fmt, va_list ap)
 {
 	char *p = buf, *end = buf + len - 1;
 
@@ -119,23 +119,33 @@ static int format_path(char *buf, size_t len, const char *fmt, va_list ap)
 		p += n;
 	}
 	*p = '\0';
+	*outlen = (size_t)(p - buf);
 	return 0;
 }
 
-/* The root, then the formatted path after it: one format, no copy. */
-static int vresolve(const struct rd_sysroot *sr, char *buf, size_t len, const char *fmt, va_list ap)
+/*
+ * The root, then the formatted path after it: one format, no copy.  *plen
+ * is the path's length, carried to the directory cache so that it is not
+ * counted again there.
+ */
+static int vresolve(const struct rd_sysroot *sr, char *buf, size_t len, size_t *plen,
+		    const char *fmt, va_list ap)
 {
 	va_list copy;
+	size_t n = 0;
 	int ret;
 
 	if (sr->rootlen >= len)
 		return -ENAMETOOLONG;
 	memcpy(buf, sr->root, sr->rootlen);
 	va_copy(copy, ap);
-	ret = format_path(buf + sr->rootlen, len - sr->rootlen, fmt, copy);
+	ret = format_path(buf + sr->rootlen, len - sr->rootlen, &n, fmt, copy);
 	va_end(copy);
-	if (ret == -EINVAL)
+	if (ret == -EINVAL) {
 		ret = rd_vsnprintf(buf + sr->rootlen, len - sr->rootlen, fmt, ap);
+		n = ret ? 0 : strlen(buf + sr->rootlen);
+	}
+	*plen = sr->rootlen + n;
 	return ret;
 }
 
@@ -295,11 +305,11 @@ static int dircache_find(struct dircache *dc, const char *path, size_t len, uint
  * the rest from the directory the ancestor's descriptor holds, as it
  * would on the whole path.)
  */
-static int dircache_get(const char *path, const char **name, bool *cached)
+static int dircache_get(const char *path, size_t pathlen, const char **name, bool *cached)
 {
 	struct dircache *dc = &dircache;
 	/* From the end: the name is short, the directory's path long. */
-	const char *slash = memrchr(path, '/', strlen(path)), *pslash;
+	const char *slash = memrchr(path, '/', pathlen), *pslash;
 	size_t len, set, slot, plen = 0;
 	uint64_t hv;
 	char *copy;
@@ -431,11 +441,11 @@ static bool dir_unchanged(int dfd, const char *path, size_t len)
  */
 typedef int (*at_op)(int dfd, const char *name, void *arg);
 
-static int call_cached(const char *path, at_op op, void *arg)
+static int call_cached(const char *path, size_t pathlen, at_op op, void *arg)
 {
 	const char *name;
 	bool cached;
-	int dfd = dircache_get(path, &name, &cached), ret;
+	int dfd = dircache_get(path, pathlen, &name, &cached), ret;
 
 	if (dfd < 0)
 		return op(AT_FDCWD, path, arg);
@@ -454,7 +464,7 @@ static int call_cached(const char *path, at_op op, void *arg)
 		}
 		/* The directory may have gone since it was cached: ask once more. */
 		dircache_drop(path, (size_t)(name - 1 - path));
-		dfd = dircache_get(path, &name, &cached);
+		dfd = dircache_get(path, pathlen, &name, &cached);
 		ret = dfd < 0 ? op(AT_FDCWD, path, arg) : op(dfd, name, arg);
 	}
 	return ret;
@@ -465,10 +475,10 @@ static int op_open(int dfd, const char *name, void *arg)
 	return openat(dfd, name, *(const int *)arg);
 }
 
-/* open(path, flags) through the directory cache. */
-static int open_cached(const char *path, int flags)
+/* open(path, flags) through the directory cache (pathlen: strlen(path)). */
+static int open_cached(const char *path, size_t pathlen, int flags)
 {
-	return call_cached(path, op_open, &flags);
+	return call_cached(path, pathlen, op_open, &flags);
 }
 
 struct readlink_arg {
@@ -486,11 +496,11 @@ static int op_readlink(int dfd, const char *name, void *arg)
 
 /* readlink(path) through the directory cache: the length, or -1 with errno. */
 /* NOLINTNEXTLINE(readability-non-const-parameter): buf is written, by readlinkat through a.buf */
-static ssize_t readlink_cached(const char *path, char *buf, size_t len)
+static ssize_t readlink_cached(const char *path, size_t pathlen, char *buf, size_t len)
 {
 	struct readlink_arg a = { buf, len > INT_MAX ? INT_MAX : len };
 
-	return call_cached(path, op_readlink, &a);
+	return call_cached(path, pathlen, op_readlink, &a);
 }
 
 struct stat_arg {
@@ -506,11 +516,11 @@ static int op_stat(int dfd, const char *name, void *arg)
 }
 
 /* stat(path) (flags: AT_SYMLINK_NOFOLLOW for lstat) through the directory cache. */
-static int stat_cached(const char *path, struct stat *st, int flags)
+static int stat_cached(const char *path, size_t pathlen, struct stat *st, int flags)
 {
 	struct stat_arg a = { st, flags };
 
-	return call_cached(path, op_stat, &a);
+	return call_cached(path, pathlen, op_stat, &a);
 }
 
 /*
@@ -528,7 +538,7 @@ static int open_error(const char *path, int err)
 }
 
 /* Read a whole small file; -EOVERFLOW if it does not fit. */
-static int read_file(const char *path, char *buf, size_t len)
+static int read_file(const char *path, size_t pathlen, char *buf, size_t len)
 {
 	struct stat st;
 	size_t off = 0;
@@ -538,7 +548,7 @@ static int read_file(const char *path, char *buf, size_t len)
 	if (len < 2)
 		return -EINVAL;
 	buf[0] = '\0';
-	fd = open_cached(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	fd = open_cached(path, pathlen, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return open_error(path, errno);
 	for (;;) {
@@ -597,27 +607,29 @@ static int read_file(const char *path, char *buf, size_t len)
 static int vread(const struct rd_sysroot *sr, char *buf, size_t len, const char *fmt, va_list ap)
 {
 	char path[RD_PATH_MAX];
-	int ret = vresolve(sr, path, sizeof(path), fmt, ap);
+	size_t plen;
+	int ret = vresolve(sr, path, sizeof(path), &plen, fmt, ap);
 
-	return ret ? ret : read_file(path, buf, len);
+	return ret ? ret : read_file(path, plen, buf, len);
 }
 
 int rd_sys_read_bytes(const struct rd_sysroot *sr, void *buf, size_t len, size_t *got,
 		      const char *fmt, ...)
 {
 	char path[RD_PATH_MAX];
+	size_t plen;
 	struct stat st;
 	va_list ap;
 	int fd, ret;
 
 	*got = 0;
 	va_start(ap, fmt);
-	ret = vresolve(sr, path, sizeof(path), fmt, ap);
+	ret = vresolve(sr, path, sizeof(path), &plen, fmt, ap);
 	va_end(ap);
 	if (ret)
 		return ret;
 	/* Through the directory cache, as text attributes: a function's config is read beside them. */
-	fd = open_cached(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	fd = open_cached(path, plen, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return open_error(path, errno);
 	/* A binary attribute (a PCI function's config) is a regular file. */
@@ -693,13 +705,14 @@ int rd_sys_read_gid(const struct rd_sysroot *sr, uint8_t gid[16], const char *fm
 int rd_sys_list(const struct rd_sysroot *sr, struct rd_strlist *out, const char *fmt, ...)
 {
 	char path[RD_PATH_MAX];
+	size_t plen;
 	struct dirent *de;
 	va_list ap;
 	DIR *d;
 	int ret;
 
 	va_start(ap, fmt);
-	ret = vresolve(sr, path, sizeof(path), fmt, ap);
+	ret = vresolve(sr, path, sizeof(path), &plen, fmt, ap);
 	va_end(ap);
 	if (ret)
 		return ret;
@@ -724,18 +737,19 @@ out:
 int rd_sys_readlink(const struct rd_sysroot *sr, char *buf, size_t len, const char *fmt, ...)
 {
 	char path[RD_PATH_MAX];
+	size_t plen;
 	va_list ap;
 	ssize_t n;
 	int ret;
 
 	va_start(ap, fmt);
-	ret = vresolve(sr, path, sizeof(path), fmt, ap);
+	ret = vresolve(sr, path, sizeof(path), &plen, fmt, ap);
 	va_end(ap);
 	if (ret)
 		return ret;
 	if (len < 2)
 		return -EINVAL;
-	n = readlink_cached(path, buf, len - 1);
+	n = readlink_cached(path, plen, buf, len - 1);
 	if (n < 0)
 		return -errno;
 	if ((size_t)n == len - 1)
@@ -747,17 +761,18 @@ int rd_sys_readlink(const struct rd_sysroot *sr, char *buf, size_t len, const ch
 int rd_sys_link_basename(const struct rd_sysroot *sr, char *buf, size_t len, const char *fmt, ...)
 {
 	char path[RD_PATH_MAX], target[RD_PATH_MAX];
+	size_t plen;
 	const char *base;
 	va_list ap;
 	ssize_t n;
 	int ret;
 
 	va_start(ap, fmt);
-	ret = vresolve(sr, path, sizeof(path), fmt, ap);
+	ret = vresolve(sr, path, sizeof(path), &plen, fmt, ap);
 	va_end(ap);
 	if (ret)
 		return ret;
-	n = readlink_cached(path, target, sizeof(target) - 1);
+	n = readlink_cached(path, plen, target, sizeof(target) - 1);
 	if (n < 0)
 		return -errno;
 	target[n] = '\0';
@@ -780,15 +795,15 @@ int rd_sys_link_basename(const struct rd_sysroot *sr, char *buf, size_t len, con
  * cannot tell (absolute text, "..", a link to a link, no target): the
  * caller resolves the whole path.
  */
-static int link_plain_name(const char *path, char *buf, size_t len)
+static int link_plain_name(const char *path, size_t plen, char *buf, size_t len)
 {
 	char target[RD_PATH_MAX], at[RD_PATH_MAX];
-	const char *slash = strrchr(path, '/'), *base;
+	const char *slash = memrchr(path, '/', plen), *base;
 	struct stat st;
+	size_t dlen;
 	ssize_t n;
-	int w;
 
-	n = readlink_cached(path, target, sizeof(target) - 1);
+	n = readlink_cached(path, plen, target, sizeof(target) - 1);
 	if (n <= 0 || !slash)
 		return -EAGAIN;
 	target[n] = '\0';
@@ -799,9 +814,14 @@ static int link_plain_name(const char *path, char *buf, size_t len)
 	if (target[0] == '/' || !*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0 ||
 	    strlen(base) >= len)
 		return -EAGAIN;
-	w = snprintf(at, sizeof(at), "%.*s/%s", (int)(slash - path), path, target);
-	if (w < 0 || (size_t)w >= sizeof(at) || stat_cached(at, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-	    S_ISLNK(st.st_mode))
+	/* "<the link's directory>/<target>" */
+	dlen = (size_t)(slash - path);
+	if (dlen + 1 + (size_t)n >= sizeof(at))
+		return -EAGAIN;
+	memcpy(at, path, dlen);
+	at[dlen] = '/';
+	memcpy(at + dlen + 1, target, (size_t)n + 1);
+	if (stat_cached(at, dlen + 1 + (size_t)n, &st, AT_SYMLINK_NOFOLLOW) < 0 || S_ISLNK(st.st_mode))
 		return -EAGAIN;
 	rd_strlcpy(buf, base, len);
 	return 0;
@@ -810,17 +830,18 @@ static int link_plain_name(const char *path, char *buf, size_t len)
 int rd_sys_link_resolved_name(const struct rd_sysroot *sr, char *buf, size_t len, const char *fmt, ...)
 {
 	char path[RD_PATH_MAX];
+	size_t plen;
 	const char *base;
 	char *real;
 	va_list ap;
 	int ret;
 
 	va_start(ap, fmt);
-	ret = vresolve(sr, path, sizeof(path), fmt, ap);
+	ret = vresolve(sr, path, sizeof(path), &plen, fmt, ap);
 	va_end(ap);
 	if (ret)
 		return ret;
-	if (link_plain_name(path, buf, len) == 0)
+	if (link_plain_name(path, plen, buf, len) == 0)
 		return 0;
 	real = realpath(path, NULL);
 	if (!real)
@@ -838,16 +859,17 @@ int rd_sys_link_resolved_name(const struct rd_sysroot *sr, char *buf, size_t len
 int rd_sys_check_dir(const struct rd_sysroot *sr, const char *fmt, ...)
 {
 	char path[RD_PATH_MAX];
+	size_t plen;
 	struct stat st;
 	va_list ap;
 	int ret;
 
 	va_start(ap, fmt);
-	ret = vresolve(sr, path, sizeof(path), fmt, ap);
+	ret = vresolve(sr, path, sizeof(path), &plen, fmt, ap);
 	va_end(ap);
 	if (ret)
 		return ret;
-	if (stat_cached(path, &st, 0) < 0)
+	if (stat_cached(path, plen, &st, 0) < 0)
 		return open_error(path, errno);
 	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
 }
@@ -855,17 +877,18 @@ int rd_sys_check_dir(const struct rd_sysroot *sr, const char *fmt, ...)
 bool rd_sys_exists(const struct rd_sysroot *sr, const char *fmt, ...)
 {
 	char path[RD_PATH_MAX];
+	size_t plen;
 	struct stat st;
 	va_list ap;
 	int ret;
 
 	va_start(ap, fmt);
-	ret = vresolve(sr, path, sizeof(path), fmt, ap);
+	ret = vresolve(sr, path, sizeof(path), &plen, fmt, ap);
 	va_end(ap);
 	if (ret)
 		return false;
 	/* A stat through the directory cache (F_OK asks no more than that). */
-	return stat_cached(path, &st, 0) == 0;
+	return stat_cached(path, plen, &st, 0) == 0;
 }
 
 const char *rd_read_strerror(int err)
