@@ -271,10 +271,10 @@ static void vm_acs(struct rd_dr_ctx *c, struct rd_gpu_topo *t, const struct rd_g
 
 	rd_pci_facts(&t->pci, (size_t)n->pci, c->w);
 	f = &t->pci.v[n->pci];
-	if (f->ats == RD_ACS_UNREAD) {
+	if (f->ats == RD_CAP_UNREAD) {
 		rd_dr_emit(c, RD_DR_WARN, "run rdma-doctor as root (the config space is root's to read)",
 			   "a VM: ACS is the host's; %s's ATS is not readable: not root", n->dev);
-	} else if (f->ats == RD_ACS_ABSENT) {
+	} else if (f->ats == RD_CAP_ABSENT) {
 		snprintf(fix, sizeof(fix), "on the host: mlxconfig -d <%s's PF> set ATS_ENABLED=true and "
 			 "reboot; ACS on the host's bridges set to let translated requests pass", n->dev);
 		rd_dr_emit(c, RD_DR_WARN, fix, "a VM: ACS is the host's; %s (%s) offers no ATS: its writes "
@@ -325,11 +325,11 @@ void rd_dr_ck_pci_acs(struct rd_dr_ctx *c, struct rd_device *d, struct rd_dr_por
 
 			rd_pci_facts(&t->pci, (size_t)chain[k], c->w);
 			bridges++;
-			if (f->acs == RD_ACS_UNREAD) {
+			if (f->acs == RD_CAP_UNREAD) {
 				unread = true;
 				continue;
 			}
-			if (f->acs != RD_ACS_PRESENT || !(f->acs_ctrl & (RD_ACS_RR | RD_ACS_CR | RD_ACS_EC)))
+			if (f->acs != RD_CAP_PRESENT || !(f->acs_ctrl & (RD_ACS_RR | RD_ACS_CR | RD_ACS_EC)))
 				continue;
 			bad = true;
 			snprintf(fix, sizeof(fix), "setpci -s %s ECAP_ACS+0x6.w=0000 (until reboot); for good: "

@@ -145,7 +145,7 @@ static void judge_chain(struct rd_gpu_topo *t, struct rd_gpu *g, struct rd_warni
 		const struct rd_pci_fn *fn = &t->pci.v[chain[i]];
 
 		rd_pci_facts(&t->pci, (size_t)chain[i], w);
-		if (fn->acs == RD_ACS_PRESENT && (fn->acs_ctrl & (RD_ACS_RR | RD_ACS_CR)) &&
+		if (fn->acs == RD_CAP_PRESENT && (fn->acs_ctrl & (RD_ACS_RR | RD_ACS_CR)) &&
 		    g->path_topo <= RD_PATH_PXB) {
 			char bits[40];
 

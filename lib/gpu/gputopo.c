@@ -495,7 +495,7 @@ static void summarize_node(struct rd_gpu_topo *t, struct rd_warnings *w)
 
 		if (!f->facts_read || (f->klass >> 8) != 0x0604)
 			continue;
-		if (f->acs == RD_ACS_UNREAD)
+		if (f->acs == RD_CAP_UNREAD)
 			t->acs_unreadable = true;
 		else
 			t->acs_readable = true;

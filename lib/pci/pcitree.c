@@ -405,19 +405,19 @@ static void read_acs(struct rd_pci_tree *t, struct rd_pci_fn *f, struct rd_warni
 	}
 	if (got < PCI_CFG_SIZE)
 		return;	/* 64 or 256 bytes: not root, or no extended space */
-	f->acs = f->ats = RD_ACS_ABSENT;
+	f->acs = f->ats = RD_CAP_ABSENT;
 	for (unsigned int hops = 0; hops < 96 && off >= PCI_EXT_CAP_START && off <= PCI_CFG_SIZE - 8;
 	     hops++) {
 		uint32_t h = le32(cfg + off);
 
 		if (h == 0 || h == 0xffffffffu)
 			return;
-		if ((h & 0xffff) == PCI_EXT_CAP_ID_ACS && f->acs == RD_ACS_ABSENT) {
-			f->acs = RD_ACS_PRESENT;
+		if ((h & 0xffff) == PCI_EXT_CAP_ID_ACS && f->acs == RD_CAP_ABSENT) {
+			f->acs = RD_CAP_PRESENT;
 			f->acs_cap = (uint16_t)(cfg[off + 4] | cfg[off + 5] << 8);
 			f->acs_ctrl = (uint16_t)(cfg[off + 6] | cfg[off + 7] << 8);
-		} else if ((h & 0xffff) == PCI_EXT_CAP_ID_ATS && f->ats == RD_ACS_ABSENT) {
-			f->ats = RD_ACS_PRESENT;
+		} else if ((h & 0xffff) == PCI_EXT_CAP_ID_ATS && f->ats == RD_CAP_ABSENT) {
+			f->ats = RD_CAP_PRESENT;
 			f->ats_ctrl = (uint16_t)(cfg[off + 6] | cfg[off + 7] << 8);
 		}
 		if ((h >> 20) == 0)

@@ -28,10 +28,11 @@ enum {
 	RD_ACS_DT = 1 << 6,	/* direct translated P2P */
 };
 
-enum rd_acs_state {
-	RD_ACS_UNREAD = 0,	/* the config space was not readable whole (not root) */
-	RD_ACS_ABSENT,		/* read: the function has no ACS capability */
-	RD_ACS_PRESENT,		/* read: cap and ctrl hold the registers */
+/* An extended capability (ACS, ATS) of a function, from its config space. */
+enum rd_cap_state {
+	RD_CAP_UNREAD = 0,	/* the config space was not readable whole (not root) */
+	RD_CAP_ABSENT,		/* read: the function does not have the capability */
+	RD_CAP_PRESENT,		/* read: its registers are in the fields that follow */
 };
 
 struct rd_pci_fn {
@@ -52,9 +53,9 @@ struct rd_pci_fn {
 	double cur_gts, max_gts;	/* per lane, 0 when the kernel says "Unknown" */
 	unsigned int cur_width, max_width;
 	char cur_speed[24], max_speed[24];	/* as the kernel wrote them */
-	enum rd_acs_state acs;
+	enum rd_cap_state acs;
 	uint16_t acs_cap, acs_ctrl;
-	enum rd_acs_state ats;		/* Address Translation Services: read as ACS is */
+	enum rd_cap_state ats;		/* Address Translation Services */
 	uint16_t ats_ctrl;		/* bit 15: enabled */
 	size_t config_len;		/* bytes of config space readable */
 	/* rd_pci_iommu() fills these once. */

@@ -99,13 +99,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	f = &t.v[i];
 	if (f->config_len > 4096 || f->config_len != (size < 4096 ? size : 4096))
 		__builtin_trap();
-	if (f->acs != RD_ACS_UNREAD && f->config_len < 4096)
+	if (f->acs != RD_CAP_UNREAD && f->config_len < 4096)
 		__builtin_trap();
-	if (f->acs == RD_ACS_UNREAD && f->config_len == 4096)
+	if (f->acs == RD_CAP_UNREAD && f->config_len == 4096)
 		__builtin_trap();
-	if (f->acs != RD_ACS_PRESENT && (f->acs_cap || f->acs_ctrl))
+	if (f->acs != RD_CAP_PRESENT && (f->acs_cap || f->acs_ctrl))
 		__builtin_trap();
-	if (f->acs == RD_ACS_PRESENT) {
+	if (f->acs == RD_CAP_PRESENT) {
 		/* Some header at 0x100 .. 0xff8 names ACS and is followed by these registers. */
 		bool found = false;
 

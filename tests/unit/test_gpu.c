@@ -134,7 +134,7 @@ static void test_acs_walk(void **state)
 	le32_put(cfg, 0x150, ext_cap(0x000d, 0));
 	le32_put(cfg, 0x154, 0x001d005f);
 	assert_int_equal(acs_of(cfg, sizeof(cfg), &f), 0);
-	assert_int_equal(f.acs, RD_ACS_PRESENT);
+	assert_int_equal(f.acs, RD_CAP_PRESENT);
 	assert_int_equal(f.acs_cap, 0x005f);
 	assert_int_equal(f.acs_ctrl, 0x001d);
 	assert_int_equal(f.config_len, 4096);
@@ -146,54 +146,54 @@ static void test_acs_walk(void **state)
 	/* No ACS: the list ends (next 0) without it. */
 	le32_put(cfg, 0x140, ext_cap(0x0003, 0));
 	assert_int_equal(acs_of(cfg, sizeof(cfg), &f), 0);
-	assert_int_equal(f.acs, RD_ACS_ABSENT);
+	assert_int_equal(f.acs, RD_CAP_ABSENT);
 
 	/* ACS as the last thing the space can hold (0xff8 .. 0xfff). */
 	le32_put(cfg, 0x140, ext_cap(0x0003, 0xff8));
 	le32_put(cfg, 0xff8, ext_cap(0x000d, 0));
 	le32_put(cfg, 0xffc, 0x00040007);
 	assert_int_equal(acs_of(cfg, sizeof(cfg), &f), 0);
-	assert_int_equal(f.acs, RD_ACS_PRESENT);
+	assert_int_equal(f.acs, RD_CAP_PRESENT);
 	assert_int_equal(f.acs_ctrl, RD_ACS_RR);
 
 	/* A loop (next pointing back): the walk ends, no ACS, one warning. */
 	le32_put(cfg, 0x140, ext_cap(0x0003, 0x100));
 	assert_int_equal(acs_of(cfg, sizeof(cfg), &f), 1);
-	assert_int_equal(f.acs, RD_ACS_ABSENT);
+	assert_int_equal(f.acs, RD_CAP_ABSENT);
 	/* Pointing at itself. */
 	le32_put(cfg, 0x140, ext_cap(0x0003, 0x140));
 	assert_int_equal(acs_of(cfg, sizeof(cfg), &f), 1);
-	assert_int_equal(f.acs, RD_ACS_ABSENT);
+	assert_int_equal(f.acs, RD_CAP_ABSENT);
 
 	/* A misaligned next. */
 	le32_put(cfg, 0x140, ext_cap(0x0003, 0x152));
 	assert_int_equal(acs_of(cfg, sizeof(cfg), &f), 1);
-	assert_int_equal(f.acs, RD_ACS_ABSENT);
+	assert_int_equal(f.acs, RD_CAP_ABSENT);
 
 	/* A next past what a header and the two registers need (0xffc + 8 > 4096). */
 	le32_put(cfg, 0x140, ext_cap(0x0003, 0xffc));
 	le32_put(cfg, 0xffc, ext_cap(0x000d, 0));
 	assert_int_equal(acs_of(cfg, sizeof(cfg), &f), 1);
-	assert_int_equal(f.acs, RD_ACS_ABSENT);
+	assert_int_equal(f.acs, RD_CAP_ABSENT);
 
 	/* 0xffffffff at 0x100 (a function that is gone) and 0: no list, no warning. */
 	le32_put(cfg, 0x100, 0xffffffffu);
 	assert_int_equal(acs_of(cfg, sizeof(cfg), &f), 0);
-	assert_int_equal(f.acs, RD_ACS_ABSENT);
+	assert_int_equal(f.acs, RD_CAP_ABSENT);
 	le32_put(cfg, 0x100, 0);
 	assert_int_equal(acs_of(cfg, sizeof(cfg), &f), 0);
-	assert_int_equal(f.acs, RD_ACS_ABSENT);
+	assert_int_equal(f.acs, RD_CAP_ABSENT);
 
 	/* Truncated: 64 bytes (not root) and 256 (no extended space) are unread, silently. */
 	le32_put(cfg, 0x100, ext_cap(0x000d, 0));
 	assert_int_equal(acs_of(cfg, 64, &f), 0);
-	assert_int_equal(f.acs, RD_ACS_UNREAD);
+	assert_int_equal(f.acs, RD_CAP_UNREAD);
 	assert_int_equal(f.config_len, 64);
 	assert_int_equal(acs_of(cfg, 256, &f), 0);
-	assert_int_equal(f.acs, RD_ACS_UNREAD);
+	assert_int_equal(f.acs, RD_CAP_UNREAD);
 	assert_int_equal(f.config_len, 256);
 	assert_int_equal(acs_of(cfg, 4095, &f), 0);
-	assert_int_equal(f.acs, RD_ACS_UNREAD);
+	assert_int_equal(f.acs, RD_CAP_UNREAD);
 }
 
 /* ATS on the same walk: found before or after ACS, enabled by bit 15 of its control. */
@@ -211,9 +211,9 @@ static void test_ats_walk(void **state)
 	le32_put(cfg, 0x150, ext_cap(0x000d, 0));
 	le32_put(cfg, 0x154, 0x001d005f);
 	assert_int_equal(acs_of(cfg, sizeof(cfg), &f), 0);
-	assert_int_equal(f.ats, RD_ACS_PRESENT);
+	assert_int_equal(f.ats, RD_CAP_PRESENT);
 	assert_int_equal(f.ats_ctrl, 0x8000);
-	assert_int_equal(f.acs, RD_ACS_PRESENT);
+	assert_int_equal(f.acs, RD_CAP_PRESENT);
 	assert_int_equal(f.acs_ctrl, 0x001d);
 
 	/* ACS first, then ATS present but not enabled. */
@@ -222,23 +222,23 @@ static void test_ats_walk(void **state)
 	le32_put(cfg, 0x150, ext_cap(0x000f, 0));
 	le32_put(cfg, 0x154, 0x00000020);
 	assert_int_equal(acs_of(cfg, sizeof(cfg), &f), 0);
-	assert_int_equal(f.acs, RD_ACS_PRESENT);
-	assert_int_equal(f.ats, RD_ACS_PRESENT);
+	assert_int_equal(f.acs, RD_CAP_PRESENT);
+	assert_int_equal(f.ats, RD_CAP_PRESENT);
 	assert_int_equal(f.ats_ctrl & 0x8000, 0);
 
 	/* No ATS on the list; a loop after ACS warns and keeps what was found. */
 	le32_put(cfg, 0x150, ext_cap(0x0003, 0));
 	assert_int_equal(acs_of(cfg, sizeof(cfg), &f), 0);
-	assert_int_equal(f.ats, RD_ACS_ABSENT);
+	assert_int_equal(f.ats, RD_CAP_ABSENT);
 	le32_put(cfg, 0x150, ext_cap(0x0003, 0x100));
 	assert_int_equal(acs_of(cfg, sizeof(cfg), &f), 1);
-	assert_int_equal(f.acs, RD_ACS_PRESENT);
-	assert_int_equal(f.ats, RD_ACS_ABSENT);
+	assert_int_equal(f.acs, RD_CAP_PRESENT);
+	assert_int_equal(f.ats, RD_CAP_ABSENT);
 
 	/* The 64 bytes a reader without root gets: both unread. */
 	assert_int_equal(acs_of(cfg, 64, &f), 0);
-	assert_int_equal(f.ats, RD_ACS_UNREAD);
-	assert_int_equal(f.acs, RD_ACS_UNREAD);
+	assert_int_equal(f.ats, RD_CAP_UNREAD);
+	assert_int_equal(f.acs, RD_CAP_UNREAD);
 }
 
 static void test_acs_bits(void **state)

@@ -89,8 +89,8 @@ static void print_chain(struct rd_out *o, const struct rd_gpu_topo *t, const str
 				 f->max_width, f->max_speed);
 		rd_out_section_begin(o, NULL, NULL);
 		rd_out_text(o, RD_C_NONE, "    %-13s %04x:%04x %-36s ACS %s\n", f->bdf, f->vendor, f->device,
-			    link, f->acs == RD_ACS_PRESENT ? rd_acs_bits(f->acs_ctrl, bits) :
-			    f->acs == RD_ACS_ABSENT ? "none" : "unread");
+			    link, f->acs == RD_CAP_PRESENT ? rd_acs_bits(f->acs_ctrl, bits) :
+			    f->acs == RD_CAP_ABSENT ? "none" : "unread");
 		rd_out_str(o, RD_JSON, "pci", NULL, f->bdf);
 		if (f->link_known) {
 			rd_out_u64(o, RD_JSON, "width", NULL, f->cur_width);
@@ -98,7 +98,7 @@ static void print_chain(struct rd_out *o, const struct rd_gpu_topo *t, const str
 			rd_out_double(o, RD_JSON, "speed_gts", NULL, f->cur_gts, "%g");
 			rd_out_double(o, RD_JSON, "max_speed_gts", NULL, f->max_gts, "%g");
 		}
-		if (f->acs == RD_ACS_PRESENT)
+		if (f->acs == RD_CAP_PRESENT)
 			rd_out_str(o, RD_JSON, "acs", NULL, rd_acs_bits(f->acs_ctrl, bits));
 		rd_out_section_end(o);
 	}
