@@ -611,6 +611,57 @@ static void test_path_pix(void **state)
 	scratch_remove();
 }
 
+/* How a virtual machine's tree shows NCCL the topology (rd_gpu_vm_view). */
+static void test_vm_view(void **state)
+{
+	static const char hv[] = "vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 143\n"
+				 "flags\t\t: fpu vme hypervisor lahf_lm\n";
+	struct rd_gpu_topo t;
+
+	(void)state;
+	/* Every device straight on the host bridge, no NUMA node: flat (an i440fx-style bus). */
+	scratch_make();
+	gpu_fn("pci0000:00/0000:00:05.0", -1);
+	nic_fn("pci0000:00/0000:00:06.0", -1);
+	build(&t, "0000:00:06.0");
+	assert_int_equal(t.gpus[0].path_topo, RD_PATH_PHB);
+	assert_int_equal(rd_gpu_vm_view(&t), RD_VM_FLAT);
+	rd_gpu_topo_free(&t);
+	scratch_remove();
+
+	/* One root port each (q35): not flat; with the hypervisor flag, a hidden tree. */
+	for (int flag = 0; flag < 2; flag++) {
+		scratch_make();
+		if (flag)
+			put("proc/cpuinfo", hv);
+		bridge("pci0000:00/0000:00:02.0", -1);
+		bridge("pci0000:00/0000:00:03.0", -1);
+		gpu_fn("pci0000:00/0000:00:02.0/0000:01:00.0", -1);
+		nic_fn("pci0000:00/0000:00:03.0/0000:02:00.0", -1);
+		build(&t, "0000:02:00.0");
+		assert_int_equal(t.gpus[0].path_topo, RD_PATH_PHB);
+		assert_int_equal(t.host.hypervisor, flag);
+		assert_int_equal(rd_gpu_vm_view(&t), flag ? RD_VM_HIDDEN : RD_VM_SHOWN);
+		rd_gpu_topo_free(&t);
+		scratch_remove();
+	}
+
+	/* A guest that shows its switch (GPU and NIC PIX): NCCL reads it as it is. */
+	scratch_make();
+	put("proc/cpuinfo", hv);
+	bridge("pci0000:00/0000:00:01.0", 0);
+	bridge("pci0000:00/0000:00:01.0/0000:01:00.0", 0);
+	bridge("pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:00.0", 0);
+	bridge("pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:01.0", 0);
+	gpu_fn("pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:00.0/0000:03:00.0", 0);
+	nic_fn("pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:01.0/0000:04:00.0", 0);
+	build(&t, "0000:04:00.0");
+	assert_true(t.host.hypervisor);
+	assert_int_equal(rd_gpu_vm_view(&t), RD_VM_SHOWN);
+	rd_gpu_topo_free(&t);
+	scratch_remove();
+}
+
 static void test_path_pxb(void **state)
 {
 	struct rd_gpu_topo t;
@@ -1119,6 +1170,7 @@ int main(void)
 		cmocka_unit_test(test_path_pix),
 		cmocka_unit_test(test_path_pxb),
 		cmocka_unit_test(test_path_phb),
+		cmocka_unit_test(test_vm_view),
 		cmocka_unit_test(test_path_sys),
 		cmocka_unit_test(test_path_bcm),
 		cmocka_unit_test(test_xml_nic_outside_cpu),
