@@ -577,6 +577,17 @@ static void chain_str(const struct rd_gpu_topo *t, const char *a, const char *b,
 		snprintf(out + strlen(out), len - strlen(out), "%s%s", i ? " " : "", t->pci.v[chain[i]].bdf);
 }
 
+/* Root port -> switch (up 01:00.0, down 02:00.0 and 02:01.0) -> GPU 03:00.0 and NIC 04:00.0. */
+static void switched_pair(void)
+{
+	bridge("pci0000:00/0000:00:01.0", 0);
+	bridge("pci0000:00/0000:00:01.0/0000:01:00.0", 0);
+	bridge("pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:00.0", 0);
+	bridge("pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:01.0", 0);
+	gpu_fn("pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:00.0/0000:03:00.0", 0);
+	nic_fn("pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:01.0/0000:04:00.0", 0);
+}
+
 static void test_path_pix(void **state)
 {
 	struct rd_gpu_topo t;
@@ -584,13 +595,7 @@ static void test_path_pix(void **state)
 
 	(void)state;
 	scratch_make();
-	/* Root port -> switch (up 01:00.0, down 02:00.0 and 02:01.0) -> GPU and NIC. */
-	bridge("pci0000:00/0000:00:01.0", 0);
-	bridge("pci0000:00/0000:00:01.0/0000:01:00.0", 0);
-	bridge("pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:00.0", 0);
-	bridge("pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:01.0", 0);
-	gpu_fn("pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:00.0/0000:03:00.0", 0);
-	nic_fn("pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:01.0/0000:04:00.0", 0);
+	switched_pair();
 	build(&t, "0000:04:00.0");
 	assert_int_equal(t.gpus[0].net, 0);
 	assert_int_equal(t.gpus[0].path_topo, RD_PATH_PIX);
@@ -649,12 +654,7 @@ static void test_vm_view(void **state)
 	/* A guest that shows its switch (GPU and NIC PIX): NCCL reads it as it is. */
 	scratch_make();
 	put("proc/cpuinfo", hv);
-	bridge("pci0000:00/0000:00:01.0", 0);
-	bridge("pci0000:00/0000:00:01.0/0000:01:00.0", 0);
-	bridge("pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:00.0", 0);
-	bridge("pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:01.0", 0);
-	gpu_fn("pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:00.0/0000:03:00.0", 0);
-	nic_fn("pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:01.0/0000:04:00.0", 0);
+	switched_pair();
 	build(&t, "0000:04:00.0");
 	assert_true(t.host.hypervisor);
 	assert_int_equal(rd_gpu_vm_view(&t), RD_VM_SHOWN);
@@ -1074,12 +1074,7 @@ static void test_nvml_use(void **state)
  */
 static void pxn_tree(void)
 {
-	bridge("pci0000:00/0000:00:01.0", 0);
-	bridge("pci0000:00/0000:00:01.0/0000:01:00.0", 0);
-	bridge("pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:00.0", 0);
-	bridge("pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:01.0", 0);
-	gpu_fn("pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:00.0/0000:03:00.0", 0);
-	nic_fn("pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:01.0/0000:04:00.0", 0);
+	switched_pair();
 	bridge("pci0000:00/0000:00:02.0", 0);
 	gpu_fn("pci0000:00/0000:00:02.0/0000:05:00.0", 0);
 	put("sys/module/nvidia_peermem/version", "1.0\n");
