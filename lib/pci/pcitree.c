@@ -206,12 +206,16 @@ int rd_pci_find(const struct rd_pci_tree *t, const char *bdf)
 
 static void read_ids(struct rd_pci_tree *t, struct rd_pci_fn *f, struct rd_warnings *w)
 {
+	struct rd_sys_dir d;
 	uint64_t ven, dev, cls;
 	int e1, e2, e3;
 
-	e1 = rd_sys_read_hex(t->sr, &ven, "%s/vendor", f->path);
-	e2 = rd_sys_read_hex(t->sr, &dev, "%s/device", f->path);
-	e3 = rd_sys_read_hex(t->sr, &cls, "%s/class", f->path);
+	/* The function's directory held for its three files (as in rd_pci_facts). */
+	(void)rd_sys_dir_open(t->sr, &d, "%s", f->path);
+	e1 = rd_sys_dir_read_hex(&d, "vendor", &ven);
+	e2 = rd_sys_dir_read_hex(&d, "device", &dev);
+	e3 = rd_sys_dir_read_hex(&d, "class", &cls);
+	rd_sys_dir_close(&d);
 	if (e1 || e2 || e3 || ven > 0xffff || dev > 0xffff || cls > 0xffffff) {
 		const char *file = e1 ? "vendor" : e2 ? "device" : e3 ? "class" :
 				   ven > 0xffff ? "vendor" : dev > 0xffff ? "device" : "class";
@@ -390,12 +394,12 @@ static uint32_t le32(const uint8_t *p)
  * Walk the extended capabilities for ACS and ATS (a loop or a pointer out of
  * range ends the walk, with a warning).
  */
-static void read_acs(struct rd_pci_tree *t, struct rd_pci_fn *f, struct rd_warnings *w)
+static void read_acs(struct rd_sys_dir *d, struct rd_pci_fn *f, struct rd_warnings *w)
 {
 	uint8_t cfg[PCI_CFG_SIZE];
 	unsigned int off = PCI_EXT_CAP_START;
 	size_t got = 0;
-	int err = rd_sys_read_bytes(t->sr, cfg, sizeof(cfg), &got, "%s/config", f->path);
+	int err = rd_sys_dir_read_bytes(d, "config", cfg, sizeof(cfg), &got);
 
 	f->config_len = got;
 	if (err) {
@@ -429,14 +433,14 @@ static void read_acs(struct rd_pci_tree *t, struct rd_pci_fn *f, struct rd_warni
 	rd_warn(w, "PCI %s: config: malformed extended capability list at 0x%x", f->bdf, off);
 }
 
-static void read_link(struct rd_pci_tree *t, struct rd_pci_fn *f)
+static void read_link(struct rd_sys_dir *d, struct rd_pci_fn *f)
 {
 	uint64_t cw, mw;
 
-	if (rd_sys_read_str(t->sr, f->cur_speed, sizeof(f->cur_speed), "%s/current_link_speed", f->path) ||
-	    rd_sys_read_str(t->sr, f->max_speed, sizeof(f->max_speed), "%s/max_link_speed", f->path) ||
-	    rd_sys_read_u64(t->sr, &cw, "%s/current_link_width", f->path) ||
-	    rd_sys_read_u64(t->sr, &mw, "%s/max_link_width", f->path) || cw > 64 || mw > 64) {
+	if (rd_sys_dir_read_str(d, "current_link_speed", f->cur_speed, sizeof(f->cur_speed)) ||
+	    rd_sys_dir_read_str(d, "max_link_speed", f->max_speed, sizeof(f->max_speed)) ||
+	    rd_sys_dir_read_u64(d, "current_link_width", &cw) ||
+	    rd_sys_dir_read_u64(d, "max_link_width", &mw) || cw > 64 || mw > 64) {
 		f->cur_speed[0] = f->max_speed[0] = '\0';
 		return;
 	}
@@ -450,18 +454,21 @@ static void read_link(struct rd_pci_tree *t, struct rd_pci_fn *f)
 void rd_pci_facts(struct rd_pci_tree *t, size_t i, struct rd_warnings *w)
 {
 	struct rd_pci_fn *f = &t->v[i];
+	struct rd_sys_dir d;
 	char buf[64];
 	uint64_t v;
 
 	if (f->facts_read)
 		return;
 	f->facts_read = true;
-	if (rd_sys_read_hex(t->sr, &v, "%s/subsystem_vendor", f->path) == 0 && v <= 0xffff)
+	/* Eight files of one directory: opened relative to it, no path built for each. */
+	(void)rd_sys_dir_open(t->sr, &d, "%s", f->path);
+	if (rd_sys_dir_read_hex(&d, "subsystem_vendor", &v) == 0 && v <= 0xffff)
 		f->sub_vendor = (uint16_t)v;
-	if (rd_sys_read_hex(t->sr, &v, "%s/subsystem_device", f->path) == 0 && v <= 0xffff)
+	if (rd_sys_dir_read_hex(&d, "subsystem_device", &v) == 0 && v <= 0xffff)
 		f->sub_device = (uint16_t)v;
 	/* numa_node is "-1" without NUMA (and in most VMs). */
-	if (rd_sys_read_str(t->sr, buf, sizeof(buf), "%s/numa_node", f->path) == 0) {
+	if (rd_sys_dir_read_str(&d, "numa_node", buf, sizeof(buf)) == 0) {
 		if (strcmp(buf, "-1") == 0)
 			f->numa = -1;
 		else if (rd_parse_uint(buf, &v) == 0 && v < 4096)
@@ -469,8 +476,9 @@ void rd_pci_facts(struct rd_pci_tree *t, size_t i, struct rd_warnings *w)
 		else
 			rd_warn(w, "PCI %s: numa_node: malformed value \"%s\"", f->bdf, buf);
 	}
-	read_link(t, f);
-	read_acs(t, f, w);
+	read_link(&d, f);
+	read_acs(&d, f, w);
+	rd_sys_dir_close(&d);
 }
 
 void rd_pci_iommu(struct rd_pci_tree *t, size_t i)

@@ -293,6 +293,55 @@ static int dircache_find(struct dircache *dc, const char *path, size_t len, uint
 }
 
 /*
+ * Keep fd as the descriptor of the directory copy[0..len) (hv its hash; copy
+ * is malloc'd and the cache's from here): the set's first empty slot, else
+ * its least recently used, whose descriptor is closed.  false when it cannot
+ * be kept (the caller still owns fd and copy).
+ */
+static bool dircache_put(struct dircache *dc, char *copy, size_t len, uint64_t hv, int fd)
+{
+	size_t set = (size_t)(hv >> 8) % DIRSETS * DIRWAYS, slot = set;
+
+	for (size_t k = set; k < set + DIRWAYS; k++) {
+		if (dc->e[slot].path && (!dc->e[k].path || dc->e[k].used < dc->e[slot].used))
+			slot = k;
+	}
+	if (!dc->registered) {
+		if (pthread_once(&dircache_once, dircache_setup) != 0)
+			return false;
+		/* The main thread's cache is closed by atexit, the others' by the key. */
+		(void)pthread_setspecific(dircache_key, dc);
+		dc->registered = true;
+	}
+	if (dc->e[slot].path) {
+		close(dc->e[slot].fd);
+		free(dc->e[slot].path);
+	}
+	dc->e[slot].path = copy;
+	dc->e[slot].len = len;
+	dc->e[slot].hash = hv;
+	dc->e[slot].fd = fd;
+	dc->e[slot].used = ++dc->tick;
+	dc->last = slot;
+	return true;
+}
+
+/*
+ * The cached descriptor of the directory path[0..len), taken out of the
+ * cache with its path (*copy), or -1 when it is not there.
+ */
+static int dircache_take(struct dircache *dc, const char *path, size_t len, uint64_t hv, char **copy)
+{
+	int i = dircache_find(dc, path, len, hv);
+
+	if (i < 0)
+		return -1;
+	*copy = dc->e[i].path;
+	dc->e[i].path = NULL;
+	return dc->e[i].fd;
+}
+
+/*
  * A descriptor for path (-1 when there is none to be had) and where the
  * rest of path after it starts: its directory's, the name in it, or when
  * that directory is not cached the nearest cached ancestor's (up to three
@@ -310,7 +359,7 @@ static int dircache_get(const char *path, size_t pathlen, const char **name, boo
 	struct dircache *dc = &dircache;
 	/* From the end: the name is short, the directory's path long. */
 	const char *slash = memrchr(path, '/', pathlen), *pslash;
-	size_t len, set, slot, plen = 0;
+	size_t len, plen = 0;
 	uint64_t hv;
 	char *copy;
 	int fd, i, parent = -1;
@@ -358,20 +407,6 @@ static int dircache_get(const char *path, size_t pathlen, const char **name, boo
 			return dc->e[parent].fd;
 		}
 	}
-	/* The slot to fill: the set's first empty one, else its least recently used. */
-	set = (size_t)(hv >> 8) % DIRSETS * DIRWAYS;
-	slot = set;
-	for (size_t k = set; k < set + DIRWAYS; k++) {
-		if (dc->e[slot].path && (!dc->e[k].path || dc->e[k].used < dc->e[slot].used))
-			slot = k;
-	}
-	if (!dc->registered) {
-		if (pthread_once(&dircache_once, dircache_setup) != 0)
-			return -1;
-		/* The main thread's cache is closed by atexit, the others' by the key. */
-		(void)pthread_setspecific(dircache_key, dc);
-		dc->registered = true;
-	}
 	copy = strndup(path, len);
 	if (!copy)
 		return -1;
@@ -387,17 +422,10 @@ static int dircache_get(const char *path, size_t pathlen, const char **name, boo
 		free(copy);
 		return -1;
 	}
-	/* The parent's slot may be the one to fill: its descriptor was used above. */
-	if (dc->e[slot].path) {
-		close(dc->e[slot].fd);
-		free(dc->e[slot].path);
+	if (!dircache_put(dc, copy, len, hv, fd)) {
+		close(fd);
+		return -1;
 	}
-	dc->e[slot].path = copy;
-	dc->e[slot].len = len;
-	dc->e[slot].hash = hv;
-	dc->e[slot].fd = fd;
-	dc->e[slot].used = ++dc->tick;
-	dc->last = slot;
 	return fd;
 }
 
@@ -537,20 +565,27 @@ static int open_error(const char *path, int err)
 	return err > 0 ? -err : -EIO;
 }
 
-/* Read a whole small file; -EOVERFLOW if it does not fit. */
-static int read_file(const char *path, size_t pathlen, char *buf, size_t len)
+/*
+ * Why name could not be opened in the directory dfd: the same as
+ * open_error, the symlink asked for with fstatat.
+ */
+static int open_error_at(int dfd, const char *name, int err)
+{
+	struct stat st;
+
+	if (err == ENOENT && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+		return -ENOLINK;
+	return err > 0 ? -err : -EIO;
+}
+
+/* Read a whole small file from fd, and close it; -EOVERFLOW if it does not fit (len >= 2). */
+static int read_text_fd(int fd, char *buf, size_t len)
 {
 	struct stat st;
 	size_t off = 0;
-	int fd, ret = 0;
+	int ret = 0;
 	bool nul;
 
-	if (len < 2)
-		return -EINVAL;
-	buf[0] = '\0';
-	fd = open_cached(path, pathlen, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		return open_error(path, errno);
 	for (;;) {
 		ssize_t n = read(fd, buf + off, len - 1 - off);
 
@@ -603,35 +638,28 @@ static int read_file(const char *path, size_t pathlen, char *buf, size_t len)
 	return 0;
 }
 
-/* Resolve the formatted path and read the file into buf. */
-static int vread(const struct rd_sysroot *sr, char *buf, size_t len, const char *fmt, va_list ap)
+#define TEXT_OPEN_FLAGS (O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+
+/* Read a whole small file; -EOVERFLOW if it does not fit. */
+static int read_file(const char *path, size_t pathlen, char *buf, size_t len)
 {
-	char path[RD_PATH_MAX];
-	size_t plen;
-	int ret = vresolve(sr, path, sizeof(path), &plen, fmt, ap);
+	int fd;
 
-	return ret ? ret : read_file(path, plen, buf, len);
-}
-
-int rd_sys_read_bytes(const struct rd_sysroot *sr, void *buf, size_t len, size_t *got,
-		      const char *fmt, ...)
-{
-	char path[RD_PATH_MAX];
-	size_t plen;
-	struct stat st;
-	va_list ap;
-	int fd, ret;
-
-	*got = 0;
-	va_start(ap, fmt);
-	ret = vresolve(sr, path, sizeof(path), &plen, fmt, ap);
-	va_end(ap);
-	if (ret)
-		return ret;
-	/* Through the directory cache, as text attributes: a function's config is read beside them. */
-	fd = open_cached(path, plen, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (len < 2)
+		return -EINVAL;
+	buf[0] = '\0';
+	fd = open_cached(path, pathlen, TEXT_OPEN_FLAGS);
 	if (fd < 0)
 		return open_error(path, errno);
+	return read_text_fd(fd, buf, len);
+}
+
+/* Up to len bytes of a binary attribute from fd (a regular file), and close it. */
+static int read_bytes_fd(int fd, void *buf, size_t len, size_t *got)
+{
+	struct stat st;
+	int ret = 0;
+
 	/* A binary attribute (a PCI function's config) is a regular file. */
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		ret = S_ISDIR(st.st_mode) ? -EISDIR : -EMEDIUMTYPE;
@@ -653,6 +681,37 @@ int rd_sys_read_bytes(const struct rd_sysroot *sr, void *buf, size_t len, size_t
 	}
 	close(fd);
 	return ret;
+}
+
+/* Resolve the formatted path and read the file into buf. */
+static int vread(const struct rd_sysroot *sr, char *buf, size_t len, const char *fmt, va_list ap)
+{
+	char path[RD_PATH_MAX];
+	size_t plen;
+	int ret = vresolve(sr, path, sizeof(path), &plen, fmt, ap);
+
+	return ret ? ret : read_file(path, plen, buf, len);
+}
+
+int rd_sys_read_bytes(const struct rd_sysroot *sr, void *buf, size_t len, size_t *got,
+		      const char *fmt, ...)
+{
+	char path[RD_PATH_MAX];
+	size_t plen;
+	va_list ap;
+	int fd, ret;
+
+	*got = 0;
+	va_start(ap, fmt);
+	ret = vresolve(sr, path, sizeof(path), &plen, fmt, ap);
+	va_end(ap);
+	if (ret)
+		return ret;
+	/* Through the directory cache, as text attributes: a function's config is read beside them. */
+	fd = open_cached(path, plen, TEXT_OPEN_FLAGS);
+	if (fd < 0)
+		return open_error(path, errno);
+	return read_bytes_fd(fd, buf, len, got);
 }
 
 int rd_sys_read_str(const struct rd_sysroot *sr, char *buf, size_t len, const char *fmt, ...)
@@ -700,6 +759,137 @@ int rd_sys_read_gid(const struct rd_sysroot *sr, uint8_t gid[16], const char *fm
 	ret = vread(sr, buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	return ret ? ret : rd_parse_gid(buf, gid);
+}
+
+/* ---- a directory held open for several of its files ---- */
+
+int rd_sys_dir_open(const struct rd_sysroot *sr, struct rd_sys_dir *d, const char *fmt, ...)
+{
+	struct dircache *dc = &dircache;
+	char path[RD_PATH_MAX];
+	size_t plen;
+	va_list ap;
+	int ret;
+
+	d->fd = -1;
+	d->path = NULL;
+	d->cached = false;
+	va_start(ap, fmt);
+	ret = vresolve(sr, path, sizeof(path), &plen, fmt, ap);
+	va_end(ap);
+	while (!ret && plen > 1 && path[plen - 1] == '/')
+		path[--plen] = '\0';
+	if (ret) {
+		d->err = ret;
+		return ret;
+	}
+	/*
+	 * The directory's cached descriptor is the handle's while it is open
+	 * (nothing else can close it under the reads), and goes back to the
+	 * cache on close: a function's attributes read again later, or its
+	 * children's opened below it, find it there.
+	 */
+	d->len = plen;
+	d->hash = dir_hash(path, plen);
+	d->fd = dircache_take(dc, path, plen, d->hash, &d->path);
+	d->cached = d->fd >= 0;
+	if (d->fd < 0) {
+		d->path = strndup(path, plen);
+		if (!d->path) {
+			d->err = -ENOMEM;
+			return d->err;
+		}
+		/* Relative to its parent's cached descriptor when there is one. */
+		d->fd = open_cached(path, plen, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (d->fd < 0) {
+			ret = errno > 0 ? -errno : -EIO;
+			free(d->path);
+			d->path = NULL;
+		}
+	}
+	d->err = ret;
+	return ret;
+}
+
+void rd_sys_dir_close(struct rd_sys_dir *d)
+{
+	if (d->fd >= 0 && !dircache_put(&dircache, d->path, d->len, d->hash, d->fd)) {
+		close(d->fd);
+		free(d->path);
+	}
+	d->fd = -1;
+	d->path = NULL;
+	d->err = -EBADF;
+}
+
+/*
+ * name opened in d (a descriptor), or -errno: d's own error when d is not
+ * open.  A descriptor taken from the cache may be of a directory removed
+ * since (a device unplugged and back): when name is not there and the
+ * directory's path now holds another, it is opened again and asked once more.
+ */
+static int dir_open_file(struct rd_sys_dir *d, const char *name)
+{
+	int fd, err;
+
+	if (d->fd < 0)
+		return d->err ? d->err : -EBADF;
+	fd = openat(d->fd, name, TEXT_OPEN_FLAGS);
+	if (fd >= 0)
+		return fd;
+	err = errno;
+	if (d->cached && (err == ENOENT || err == ENODEV || err == ESTALE) &&
+	    !dir_unchanged(d->fd, d->path, d->len)) {
+		int nfd = open(d->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+		d->cached = false;
+		if (nfd < 0)
+			return -ENOENT;	/* the directory itself is gone: as a read by path says */
+		close(d->fd);
+		d->fd = nfd;
+		fd = openat(d->fd, name, TEXT_OPEN_FLAGS);
+		if (fd >= 0)
+			return fd;
+		err = errno;
+	}
+	return open_error_at(d->fd, name, err);
+}
+
+int rd_sys_dir_read_str(struct rd_sys_dir *d, const char *name, char *buf, size_t len)
+{
+	int fd;
+
+	if (len < 2)
+		return -EINVAL;
+	buf[0] = '\0';
+	fd = dir_open_file(d, name);
+	return fd < 0 ? fd : read_text_fd(fd, buf, len);
+}
+
+int rd_sys_dir_read_u64(struct rd_sys_dir *d, const char *name, uint64_t *v)
+{
+	char buf[64];
+	int ret = rd_sys_dir_read_str(d, name, buf, sizeof(buf));
+
+	return ret ? ret : rd_parse_u64(buf, v);
+}
+
+int rd_sys_dir_read_hex(struct rd_sys_dir *d, const char *name, uint64_t *v)
+{
+	char buf[64];
+	int ret = rd_sys_dir_read_str(d, name, buf, sizeof(buf));
+
+	return ret ? ret : rd_parse_hex(buf, v);
+}
+
+int rd_sys_dir_read_bytes(struct rd_sys_dir *d, const char *name, void *buf, size_t len,
+			  size_t *got)
+{
+	int fd;
+
+	*got = 0;
+	fd = dir_open_file(d, name);
+	return fd < 0 ? fd : read_bytes_fd(fd, buf, len, got);
 }
 
 int rd_sys_list(const struct rd_sysroot *sr, struct rd_strlist *out, const char *fmt, ...)

@@ -58,6 +58,32 @@ int rd_sys_read_gid(const struct rd_sysroot *sr, uint8_t gid[16], const char *fm
  */
 int rd_sys_read_bytes(const struct rd_sysroot *sr, void *buf, size_t len, size_t *got,
 		      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/*
+ * A directory held open while several of its files are read (a PCI
+ * function's attributes): each read is one openat() relative to it, with no
+ * path to format or look up.  rd_sys_dir_open returns 0 or -errno; when it
+ * failed, every read gives that error.  The rd_sys_dir_read_* readers take
+ * a name relative to the directory and behave as the readers above.
+ * rd_sys_dir_close ends it, on the thread that opened it (the directory's
+ * descriptor then goes back to that thread's cache).
+ */
+struct rd_sys_dir {
+	int fd;		/* the directory (O_PATH), -1 when not open */
+	int err;	/* why not */
+	char *path;	/* the rest is the cache's: the directory's path with the root */
+	size_t len;
+	uint64_t hash;
+	bool cached;	/* fd came from the cache (it may be of a directory since removed) */
+};
+int rd_sys_dir_open(const struct rd_sysroot *sr, struct rd_sys_dir *d, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void rd_sys_dir_close(struct rd_sys_dir *d);
+int rd_sys_dir_read_str(struct rd_sys_dir *d, const char *name, char *buf, size_t len);
+int rd_sys_dir_read_u64(struct rd_sys_dir *d, const char *name, uint64_t *v);
+int rd_sys_dir_read_hex(struct rd_sys_dir *d, const char *name, uint64_t *v);
+int rd_sys_dir_read_bytes(struct rd_sys_dir *d, const char *name, void *buf, size_t len,
+			  size_t *got);
+
 /* Entries of a directory (no "." / ".."), sorted with rd_natural_cmp. */
 int rd_sys_list(const struct rd_sysroot *sr, struct rd_strlist *out, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

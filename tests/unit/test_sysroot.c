@@ -349,6 +349,106 @@ static void test_dircache(void **state)
 	scratch_remove();
 }
 
+/*
+ * A directory held open for several files: the readers' results and errors
+ * as by path, a directory that cannot be opened giving its error to every
+ * read, and a descriptor taken back from the cache after its directory was
+ * removed and made again reading the new files.
+ */
+static void test_dir_handle(void **state)
+{
+	struct rd_sysroot sr;
+	struct rd_sys_dir d;
+	char buf[32], p[1024];
+	uint8_t bytes[16];
+	size_t got;
+	uint64_t v;
+	int before;
+
+	(void)state;
+	scratch_make();
+	put("sys/h/a", "7\n");
+	put("sys/h/x", "0x1f\n");
+	put("sys/h/s", "text \n");
+	put("sys/h/empty", "");
+	put("sys/h/cfg", "0123456789");
+	put("sys/h/sub/v", "9\n");
+	mkdirs("sys/h/adir");
+	snprintf(p, sizeof(p), "%s/sys/h/dangle", scratch);
+	assert_int_equal(symlink("nowhere", p), 0);
+	put("sys/g/v", "1\n");
+	assert_int_equal(rd_sysroot_init(&sr, scratch), 0);
+	rd_sysroot_forget();
+	before = open_fds();
+
+	assert_int_equal(rd_sys_dir_open(&sr, &d, "/sys/%s/", "h"), 0);
+	assert_int_equal(rd_sys_dir_read_u64(&d, "a", &v), 0);
+	assert_int_equal(v, 7);
+	assert_int_equal(rd_sys_dir_read_hex(&d, "x", &v), 0);
+	assert_int_equal(v, 0x1f);
+	assert_int_equal(rd_sys_dir_read_u64(&d, "x", &v), -EINVAL);
+	assert_int_equal(rd_sys_dir_read_str(&d, "s", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "text");
+	assert_int_equal(rd_sys_dir_read_str(&d, "s", buf, 4), -EOVERFLOW);
+	assert_int_equal(rd_sys_dir_read_u64(&d, "empty", &v), -ENODATA);
+	assert_int_equal(rd_sys_dir_read_str(&d, "missing", buf, sizeof(buf)), -ENOENT);
+	assert_int_equal(rd_sys_dir_read_str(&d, "adir", buf, sizeof(buf)), -EISDIR);
+	assert_int_equal(rd_sys_dir_read_str(&d, "dangle", buf, sizeof(buf)), -ENOLINK);
+	assert_int_equal(rd_sys_dir_read_u64(&d, "sub/v", &v), 0);
+	assert_int_equal(v, 9);
+	assert_int_equal(rd_sys_dir_read_bytes(&d, "cfg", bytes, 4, &got), 0);
+	assert_int_equal(got, 4);
+	assert_memory_equal(bytes, "0123", 4);
+	assert_int_equal(rd_sys_dir_read_bytes(&d, "cfg", bytes, sizeof(bytes), &got), 0);
+	assert_int_equal(got, 10);
+	assert_int_equal(rd_sys_dir_read_bytes(&d, "adir", bytes, sizeof(bytes), &got), -EISDIR);
+	assert_int_equal(got, 0);
+	rd_sys_dir_close(&d);
+	assert_int_equal(d.fd, -1);
+	/* The same answers from a read by path of the same files. */
+	assert_int_equal(rd_sys_read_str(&sr, buf, sizeof(buf), "/sys/h/dangle"), -ENOLINK);
+	assert_int_equal(rd_sys_read_str(&sr, buf, sizeof(buf), "/sys/h/adir"), -EISDIR);
+
+	/* Not a directory, or not there: the open's error, and every read's. */
+	assert_int_equal(rd_sys_dir_open(&sr, &d, "/sys/none"), -ENOENT);
+	assert_int_equal(rd_sys_dir_read_u64(&d, "a", &v), -ENOENT);
+	assert_int_equal(rd_sys_dir_read_bytes(&d, "cfg", bytes, sizeof(bytes), &got), -ENOENT);
+	rd_sys_dir_close(&d);
+	assert_int_equal(rd_sys_dir_open(&sr, &d, "/sys/h/a"), -ENOTDIR);
+	assert_int_equal(rd_sys_dir_read_str(&d, "x", buf, sizeof(buf)), -ENOTDIR);
+	rd_sys_dir_close(&d);
+
+	/* Removed and made again while its descriptor waited in the cache: the new files. */
+	assert_int_equal(rd_sys_dir_open(&sr, &d, "/sys/g"), 0);
+	assert_int_equal(rd_sys_dir_read_u64(&d, "v", &v), 0);
+	assert_int_equal(v, 1);
+	rd_sys_dir_close(&d);
+	snprintf(p, sizeof(p), "%s/sys/g/v", scratch);
+	assert_int_equal(unlink(p), 0);
+	snprintf(p, sizeof(p), "%s/sys/g", scratch);
+	assert_int_equal(rmdir(p), 0);
+	put("sys/g/v", "2\n");
+	assert_int_equal(rd_sys_dir_open(&sr, &d, "/sys/g"), 0);
+	assert_int_equal(rd_sys_dir_read_u64(&d, "v", &v), 0);
+	assert_int_equal(v, 2);
+	assert_int_equal(rd_sys_dir_read_u64(&d, "absent", &v), -ENOENT);
+	rd_sys_dir_close(&d);
+	/* Gone for good while its descriptor waited in the cache: -ENOENT, as by path. */
+	snprintf(p, sizeof(p), "%s/sys/g/v", scratch);
+	assert_int_equal(unlink(p), 0);
+	snprintf(p, sizeof(p), "%s/sys/g", scratch);
+	assert_int_equal(rmdir(p), 0);
+	assert_int_equal(rd_sys_dir_open(&sr, &d, "/sys/g"), 0);
+	assert_int_equal(rd_sys_dir_read_u64(&d, "v", &v), -ENOENT);
+	assert_int_equal(rd_sys_read_u64(&sr, &v, "/sys/g/v"), -ENOENT);
+	rd_sys_dir_close(&d);
+
+	/* Closed handles gave their descriptors to the cache; forget closes them all. */
+	rd_sysroot_forget();
+	assert_int_equal(open_fds(), before);
+	scratch_remove();
+}
+
 static void test_numbered_sort(void **state)
 {
 	struct rd_strlist l = { 0 };
@@ -444,6 +544,7 @@ int main(void)
 		cmocka_unit_test(test_natural_order),
 		cmocka_unit_test(test_rooted_reads),
 		cmocka_unit_test(test_dircache),
+		cmocka_unit_test(test_dir_handle),
 		cmocka_unit_test(test_numbered_sort),
 		cmocka_unit_test(test_link_resolved_name),
 		cmocka_unit_test(test_sysroot_init),
