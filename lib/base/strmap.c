@@ -12,6 +12,14 @@
 #include <time.h>
 
 #define POOL_BLOCK ((size_t)64 * 1024)
+/*
+ * The first block fits a page with malloc's header and the block's; each
+ * next one is twice the last, up to POOL_BLOCK.  A table of a few rows (a
+ * map of eight GPUs) then touches one page, not a 64 KiB block's first
+ * and last: a fresh page is a page fault, dearer than the few extra blocks
+ * a big table (33,000 GIDs) allocates on its way to POOL_BLOCK.
+ */
+#define POOL_FIRST ((size_t)4096 - 64)
 
 struct rd_strpool_block {
 	struct rd_strpool_block *next;
@@ -26,16 +34,21 @@ char *rd_strpool_alloc(struct rd_strpool *p, size_t len)
 		return NULL;
 	if (len + 1 > p->left) {
 		/* a long string gets a block of its own, behind the current one */
-		size_t room = len + 1 > POOL_BLOCK / 4 ? len + 1 : POOL_BLOCK;
-		struct rd_strpool_block *b = malloc(sizeof(*b) + room);
+		size_t size = p->grow ? p->grow : POOL_FIRST;
+		size_t room = len + 1 > POOL_BLOCK / 4 ? len + 1 : size;
+		struct rd_strpool_block *b;
 
+		while (room < len + 1)
+			room *= 2;	/* len + 1 <= POOL_BLOCK / 4: at most POOL_BLOCK */
+		b = malloc(sizeof(*b) + room);
 		if (!b)
 			return NULL;
-		if (room == POOL_BLOCK || !p->blocks) {
+		if (len + 1 <= POOL_BLOCK / 4 || !p->blocks) {
 			b->next = p->blocks;
 			p->blocks = b;
 			p->at = b->data;
 			p->left = room;
+			p->grow = room * 2 < POOL_BLOCK ? room * 2 : POOL_BLOCK;
 		} else {
 			b->next = p->blocks->next;
 			p->blocks->next = b;

@@ -29,6 +29,7 @@ struct rd_strpool {
 	struct rd_strpool_block *blocks;	/* newest first */
 	char *at;	/* free room in the newest block */
 	size_t left;
+	size_t grow;	/* the next block's size (0: the first, small one) */
 };
 
 /* Room for len bytes and a NUL after them (zero the pool to start); NULL out of memory. */

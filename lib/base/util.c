@@ -138,7 +138,7 @@ int rd_natural_cmp(const char *a, const char *b)
 	} else if (da != db) {
 		return da ? -1 : 1;
 	} else {
-		size_t i = 0;
+		size_t i = 0, j, ea, eb;
 
 		/*
 		 * strverscmp compares two characters that are not digits, where
@@ -155,9 +155,21 @@ int rd_natural_cmp(const char *a, const char *b)
 		 * (every state's next state is the plain one), so what came before
 		 * tells it nothing.
 		 */
-		while (i > 0 && isdigit((unsigned char)a[i - 1]))
-			i--;
-		r = strverscmp(a + i, b + i);
+		j = i;
+		while (j > 0 && isdigit((unsigned char)a[j - 1]))
+			j--;
+		/*
+		 * Runs of one length (the buses of two PCI addresses): strverscmp
+		 * orders them as strcmp does, integral or fractional, so their
+		 * first differing digit decides without it.
+		 */
+		for (ea = i; isdigit((unsigned char)a[ea]); ea++)
+			;
+		for (eb = i; isdigit((unsigned char)b[eb]); eb++)
+			;
+		if (ea == eb)
+			return (unsigned char)a[i] - (unsigned char)b[i];
+		r = strverscmp(a + j, b + j);
 	}
 	/* "3" and "03" are equal in value but different names: a total order. */
 	return r ? r : strcmp(a0, b0);

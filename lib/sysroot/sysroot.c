@@ -895,32 +895,51 @@ int rd_sys_dir_read_bytes(struct rd_sys_dir *d, const char *name, void *buf, siz
 int rd_sys_list(const struct rd_sysroot *sr, struct rd_strlist *out, const char *fmt, ...)
 {
 	char path[RD_PATH_MAX];
+	/*
+	 * getdents64 into this buffer, not opendir's: that one is a 32 KiB
+	 * malloc per listing, and a run of them spreads the heap over pages
+	 * that each cost a fault (and opendir adds an fstat).  A directory of
+	 * more entries than fit takes another call.
+	 */
+	char ents[4096] __attribute__((aligned(8)));
 	size_t plen;
-	struct dirent *de;
 	va_list ap;
-	DIR *d;
-	int ret;
+	int fd, ret;
 
 	va_start(ap, fmt);
 	ret = vresolve(sr, path, sizeof(path), &plen, fmt, ap);
 	va_end(ap);
 	if (ret)
 		return ret;
-	d = opendir(path);
-	if (!d)
+	/* By path, as opendir did: a listing leaves no descriptor in the cache. */
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
 		return open_error(path, errno);
-	while ((errno = 0, de = readdir(d))) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+	for (;;) {
+		ssize_t n = getdents64(fd, ents, sizeof(ents));
+
+		if (n < 0 && errno == EINTR)
 			continue;
-		ret = rd_strlist_add(out, de->d_name);
-		if (ret)
-			goto out;
+		if (n <= 0) {
+			if (n < 0)
+				ret = -errno;
+			break;
+		}
+		for (ssize_t off = 0; off < n;) {
+			const struct dirent64 *de = (const struct dirent64 *)(ents + off);
+
+			off += de->d_reclen;
+			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+				continue;
+			ret = rd_strlist_add(out, de->d_name);
+			if (ret)
+				goto out;
+		}
 	}
-	if (errno)
-		ret = -errno;
-	rd_strlist_sort_natural(out);
+	if (!ret)
+		rd_strlist_sort_natural(out);
 out:
-	closedir(d);
+	close(fd);
 	return ret;
 }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "unit.h"
 
+#include <ctype.h>
+
 #include <math.h>
 #include <pthread.h>
 #include <unistd.h>
@@ -129,6 +131,73 @@ static void test_natural_order(void **state)
 	assert_true(rd_natural_cmp("3", "03") == -rd_natural_cmp("03", "3"));
 	assert_true(rd_natural_cmp("h3", "h03") != 0);
 	assert_int_equal(rd_natural_cmp("mlx5_2", "mlx5_2"), 0);
+}
+
+static int sign(int x)
+{
+	return (x > 0) - (x < 0);
+}
+
+/* The order by definition: strverscmp from the start of the run of digits the names first differ in. */
+static int natural_ref(const char *a, const char *b)
+{
+	bool da = strspn(a, "0123456789") == strlen(a), db = strspn(b, "0123456789") == strlen(b);
+	size_t i = 0;
+	int r;
+
+	if (da != db)
+		return da ? -1 : 1;	/* plain numbers first */
+	while (a[i] == b[i] && a[i])
+		i++;
+	if (!isdigit((unsigned char)a[i]) && !isdigit((unsigned char)b[i]))
+		return (unsigned char)a[i] - (unsigned char)b[i];
+	while (i > 0 && isdigit((unsigned char)a[i - 1]))
+		i--;
+	r = strverscmp(a + i, b + i);
+	return r ? r : strcmp(a, b);
+}
+
+/*
+ * Digit runs of one length are compared without strverscmp: the same order
+ * for every pair of names of up to four characters of "019a." (names
+ * that are all digits have their own rule), and PCI addresses, whose hex
+ * buses put "1b" before "10".
+ */
+static void test_natural_runs(void **state)
+{
+	static const char alpha[] = "019a.";
+	static char names[800][8];
+	size_t n = 0;
+
+	(void)state;
+	for (size_t len = 1; len <= 4; len++) {
+		size_t total = 1;
+
+		for (size_t k = 0; k < len; k++)
+			total *= 5;
+		for (size_t x = 0; x < total; x++) {
+			size_t y = x;
+
+			for (size_t k = 0; k < len; k++, y /= 5)
+				names[n][k] = alpha[y % 5];
+			names[n][len] = '\0';
+			n++;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		bool di = strspn(names[i], "0123456789") == strlen(names[i]);
+
+		for (size_t j = 0; j < n; j++) {
+			if (di && strspn(names[j], "0123456789") == strlen(names[j]))
+				continue;
+			if (sign(rd_natural_cmp(names[i], names[j])) != sign(natural_ref(names[i], names[j])))
+				fail_msg("\"%s\" vs \"%s\"", names[i], names[j]);
+		}
+	}
+	assert_true(rd_natural_cmp("0000:1b:00.0", "0000:10:00.0") < 0);
+	assert_true(rd_natural_cmp("0000:3b:00.0", "0000:1b:00.0") > 0);
+	assert_true(rd_natural_cmp("0000:1b:00.1", "0000:1b:00.0") > 0);
+	assert_true(rd_natural_cmp("0000:09:00.0", "0000:10:00.0") < 0);
 }
 
 static void test_rooted_reads(void **state)
@@ -542,6 +611,7 @@ int main(void)
 		cmocka_unit_test(test_parse_gid),
 		cmocka_unit_test(test_parse_enum),
 		cmocka_unit_test(test_natural_order),
+		cmocka_unit_test(test_natural_runs),
 		cmocka_unit_test(test_rooted_reads),
 		cmocka_unit_test(test_dircache),
 		cmocka_unit_test(test_dir_handle),
