@@ -174,7 +174,14 @@ struct field_ctx {
 	struct rd_warnings *w;
 	const char *dev;
 	unsigned int port;	/* 0 for device attributes */
-	char dir[RD_PATH_MAX];	/* sysfs directory of the object */
+	/*
+	 * The sysfs directory of the object: IB_CLASS "/<device>" or
+	 * ".../ports/<n>", the device's name shorter than rd_device.name (a
+	 * longer one is refused before).  Not RD_PATH_MAX: this frame sits on
+	 * the deepest stack of a scan, and every 4 KiB page of stack a run
+	 * touches first is a page fault.
+	 */
+	char dir[sizeof(IB_CLASS) + sizeof(((struct rd_device *)0)->name) + sizeof("/ports/4294967295")];
 };
 
 static void field_warn(const struct field_ctx *fc, const char *file, const char *what)

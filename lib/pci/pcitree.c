@@ -113,74 +113,86 @@ static int add_fn(struct rd_pci_tree *t, struct fn_index *ix, const char *bdf, c
 	return 0;
 }
 
-/* "pci0000:00" (a host bridge's directory under /sys/devices, maybe below a platform device). */
-static bool is_host_bridge(const char *s)
+/*
+ * "pci0000:00" (a host bridge's directory under /sys/devices, maybe below a
+ * platform device): s's ten characters (the component's length is the caller's).
+ */
+static bool is_host_bridge_n(const char *s)
 {
 	return s[0] == 'p' && s[1] == 'c' && s[2] == 'i' && rd_is_xdigit(s[3]) &&
 	       rd_is_xdigit(s[4]) && rd_is_xdigit(s[5]) && rd_is_xdigit(s[6]) && s[7] == ':' &&
-	       rd_is_xdigit(s[8]) && rd_is_xdigit(s[9]) && !s[10];
+	       rd_is_xdigit(s[8]) && rd_is_xdigit(s[9]);
 }
 
 /*
  * Place one listed function: its path's BDF components after the host
  * bridge are the bridges above it (each added, unlisted, if the listing
- * lacks it).
+ * lacks it).  target is the link's text, in a buffer of RD_PATH_MAX bytes
+ * that is rewritten: the path is built in it (no second path buffer on a
+ * frame of the deepest stack: a fresh page of stack is a page fault).
  */
-static int place(struct rd_pci_tree *t, struct fn_index *ix, const char *name,
-		 const char *target, struct rd_warnings *w)
+static int place(struct rd_pci_tree *t, struct fn_index *ix, const char *name, char *target,
+		 struct rd_warnings *w)
 {
-	char path[RD_PATH_MAX], sub[RD_PATH_MAX], p[RD_PATH_MAX], hb[24] = "";
-	const char *rest = strstr(target, "devices/");
-	char *comp[64], *q;
-	size_t ncomp = 0, first = 0, rlen = rest ? strlen(rest) : 0;
+	char *rest = strstr(target, "devices/"), *path, hb[24] = "";
+	size_t comp[64], clen[64], ncomp = 0, first = 0, rlen = rest ? strlen(rest) : 0;
 
-	if (!rest || rlen + 5 >= sizeof(path)) {
+	if (!rest || rlen + 5 >= RD_PATH_MAX) {
 		rd_warn(w, "PCI %s: link into %s is not a device path; skipped", name, target);
 		return 0;
 	}
-	memcpy(path, "/sys/", sizeof("/sys/"));
-	memcpy(path + 5, rest, rlen + 1);
-	memcpy(sub, path, rlen + 6);
+	/* "/sys/" + "devices/...", over the link's "../../" when there is room before it. */
+	path = (size_t)(rest - target) >= 5 ? rest - 5 : target;
+	memmove(path + 5, rest, rlen + 1);
+	memcpy(path, "/sys/", 5);
+	/* One slash between components, as the functions' paths are kept. */
+	for (char *r = path, *o = path; ; r++) {
+		if (!(r[0] == '/' && r[1] == '/'))
+			*o++ = *r;
+		if (!*r)
+			break;
+	}
 	/* The components between slashes (as strtok gives them: no empty one). */
-	for (q = sub + 1; *q && ncomp < RD_ARRAY_SIZE(comp);) {
-		if (*q == '/') {
+	for (size_t q = 1; path[q] && ncomp < RD_ARRAY_SIZE(comp);) {
+		if (path[q] == '/') {
 			q++;
 			continue;
 		}
-		comp[ncomp++] = q;
-		while (*q && *q != '/')
+		comp[ncomp] = q;
+		while (path[q] && path[q] != '/')
 			q++;
-		if (*q)
-			*q++ = '\0';
+		clen[ncomp] = q - comp[ncomp];
+		ncomp++;
 	}
 	for (size_t i = 0; i < ncomp; i++) {
-		if (is_host_bridge(comp[i])) {
-			rd_strlcpy(hb, comp[i], sizeof(hb));
+		if (clen[i] == 10 && is_host_bridge_n(path + comp[i])) {
+			memcpy(hb, path + comp[i], 10);
+			hb[10] = '\0';
 			first = i + 1;
 		}
 	}
-	if (!hb[0] || first >= ncomp || strcmp(comp[ncomp - 1], name) != 0) {
+	if (!hb[0] || first >= ncomp || clen[ncomp - 1] != strlen(name) ||
+	    memcmp(path + comp[ncomp - 1], name, clen[ncomp - 1]) != 0) {
 		rd_warn(w, "PCI %s: %s is not below a host bridge; skipped", name, path);
 		return 0;
 	}
-	/* Each component's path is the one before it and "/<component>": built once, in turn. */
-	for (size_t i = 0, len = 0; i < ncomp; i++) {
-		size_t n = strlen(comp[i]);
+	/* Each function's path is the path up to its component: cut there in turn, then mended. */
+	for (size_t i = first; i < ncomp; i++) {
+		char bdf[24], *end = path + comp[i] + clen[i], saved = *end;
+		int ret;
 
-		if (n + 1 >= sizeof(p) - len)
-			return -ENAMETOOLONG;
-		p[len] = '/';
-		memcpy(p + len + 1, comp[i], n + 1);
-		len += n + 1;
-		if (i < first)
-			continue;
-		if (!rd_is_pci_bdf(comp[i])) {
+		if (clen[i] >= sizeof(bdf) || (memcpy(bdf, path + comp[i], clen[i]), bdf[clen[i]] = '\0',
+						!rd_is_pci_bdf(bdf))) {
+			char bad[64];
+
+			rd_strlcpy(bad, path + comp[i], clen[i] < sizeof(bad) ? clen[i] + 1 : sizeof(bad));
 			rd_warn(w, "PCI %s: %s has a component that is not a PCI address (%s); skipped",
-				name, path, comp[i]);
+				name, path, bad);
 			return 0;
 		}
-		int ret = add_fn(t, ix, comp[i], p, hb, i == ncomp - 1);
-
+		*end = '\0';
+		ret = add_fn(t, ix, bdf, path, hb, i == ncomp - 1);
+		*end = saved;
 		if (ret)
 			return ret;
 	}

@@ -892,16 +892,18 @@ int rd_sys_dir_read_bytes(struct rd_sys_dir *d, const char *name, void *buf, siz
 	return fd < 0 ? fd : read_bytes_fd(fd, buf, len, got);
 }
 
+/*
+ * getdents64's buffer for rd_sys_list, one per thread (a listing calls
+ * nothing that lists): not opendir's 32 KiB malloc per listing, which
+ * spread the heap over more pages, and not the stack, where it would add
+ * pages below the deepest frames; each page first touched is a fault.  A
+ * directory of more entries than fit takes another call.
+ */
+static __thread char list_buf[4096] __attribute__((aligned(8)));
+
 int rd_sys_list(const struct rd_sysroot *sr, struct rd_strlist *out, const char *fmt, ...)
 {
-	char path[RD_PATH_MAX];
-	/*
-	 * getdents64 into this buffer, not opendir's: that one is a 32 KiB
-	 * malloc per listing, and a run of them spreads the heap over pages
-	 * that each cost a fault (and opendir adds an fstat).  A directory of
-	 * more entries than fit takes another call.
-	 */
-	char ents[4096] __attribute__((aligned(8)));
+	char path[RD_PATH_MAX], *ents = list_buf;
 	size_t plen;
 	va_list ap;
 	int fd, ret;
@@ -916,7 +918,7 @@ int rd_sys_list(const struct rd_sysroot *sr, struct rd_strlist *out, const char 
 	if (fd < 0)
 		return open_error(path, errno);
 	for (;;) {
-		ssize_t n = getdents64(fd, ents, sizeof(ents));
+		ssize_t n = getdents64(fd, ents, sizeof(list_buf));
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -1006,15 +1008,29 @@ int rd_sys_link_basename(const struct rd_sysroot *sr, char *buf, size_t len, con
  */
 static int link_plain_name(const char *path, size_t plen, char *buf, size_t len)
 {
-	char target[RD_PATH_MAX], at[RD_PATH_MAX];
+	/*
+	 * "<the link's directory>/<its text>", the text read straight into
+	 * place: one path buffer in this frame, not two (it is on the deepest
+	 * stack of a device scan; a fresh page of stack is a page fault).
+	 */
+	char at[RD_PATH_MAX], *target;
 	const char *slash = memrchr(path, '/', plen), *base;
 	struct stat st;
-	size_t dlen;
+	size_t dlen, room;
 	ssize_t n;
 
-	n = readlink_cached(path, plen, target, sizeof(target) - 1);
-	if (n <= 0 || !slash)
+	if (!slash)
 		return -EAGAIN;
+	dlen = (size_t)(slash - path);
+	if (dlen + 2 >= sizeof(at))
+		return -EAGAIN;
+	memcpy(at, path, dlen);
+	at[dlen] = '/';
+	target = at + dlen + 1;
+	room = sizeof(at) - dlen - 1;
+	n = readlink_cached(path, plen, target, room - 1);
+	if (n <= 0 || (size_t)n >= room - 1)
+		return -EAGAIN;	/* no link, or text that may not have fitted */
 	target[n] = '\0';
 	while (n > 1 && target[n - 1] == '/')
 		target[--n] = '\0';
@@ -1023,13 +1039,6 @@ static int link_plain_name(const char *path, size_t plen, char *buf, size_t len)
 	if (target[0] == '/' || !*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0 ||
 	    strlen(base) >= len)
 		return -EAGAIN;
-	/* "<the link's directory>/<target>" */
-	dlen = (size_t)(slash - path);
-	if (dlen + 1 + (size_t)n >= sizeof(at))
-		return -EAGAIN;
-	memcpy(at, path, dlen);
-	at[dlen] = '/';
-	memcpy(at + dlen + 1, target, (size_t)n + 1);
 	if (stat_cached(at, dlen + 1 + (size_t)n, &st, AT_SYMLINK_NOFOLLOW) < 0 || S_ISLNK(st.st_mode))
 		return -EAGAIN;
 	rd_strlcpy(buf, base, len);
