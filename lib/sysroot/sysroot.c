@@ -424,6 +424,7 @@ static int dircache_get(const char *path, size_t pathlen, const char **name, boo
 	}
 	if (!dircache_put(dc, copy, len, hv, fd)) {
 		close(fd);
+		free(copy);
 		return -1;
 	}
 	return fd;
