@@ -25,18 +25,11 @@ static int base_index(const struct rd_gpu_topo *t, int node)
 	return -1;
 }
 
-static void bfs(const struct rd_gpu_topo *t, size_t bi);
-
 const struct rd_tpath *rd_gpu_path(const struct rd_gpu_topo *t, int a, int b)
 {
 	int bi = a >= 0 ? base_index(t, b) : -1;
 
-	if (bi < 0)
-		return NULL;
-	/* A base's paths are searched the first time one is asked for: a map asks for few. */
-	if (!t->bfs->done[bi])
-		bfs(t, (size_t)bi);
-	return &t->paths[(size_t)a * t->nbases + (size_t)bi];
+	return bi < 0 ? NULL : &t->paths[(size_t)a * t->nbases + (size_t)bi];
 }
 
 static int max_i(int a, int b)
@@ -45,28 +38,22 @@ static int max_i(int a, int b)
 }
 
 /*
- * Every node's path to base bi.  Bases are independent of each other: the
- * search for one reads and writes only its own column of t->paths.
- * mark[n] == stamp: n is in next already (one stamp a level, never reused:
- * no clearing between levels or bases).
+ * mark[n] == *stamp: n is in next already (one stamp a level, never
+ * reused: no clearing between levels or bases).
  */
-static void bfs(const struct rd_gpu_topo *t, size_t bi)
+static void bfs(struct rd_gpu_topo *t, size_t bi, int *cur, int *next, unsigned int *mark,
+		unsigned int *stamp)
 {
-	struct rd_gpu_bfs *s = t->bfs;
-	int *cur = s->cur, *next = s->next;
-	unsigned int *mark = s->mark;
 	int base = t->bases[bi];
 	size_t ncur = 1;
 	struct rd_tpath *bp = &t->paths[(size_t)base * t->nbases + bi];
 
-	for (size_t i = 0; i < t->nnodes; i++)
-		t->paths[i * t->nbases + bi] = (struct rd_tpath){ .type = RD_PATH_DIS, .bw = 0, .next = -1 };
-	s->done[bi] = true;
 	*bp = (struct rd_tpath){ .type = RD_PATH_LOC, .bw = LOC_BW, .next = -1, .hops = 0 };
 	cur[0] = base;
 	while (ncur) {
 		size_t nnext = 0;
-		unsigned int stamp = ++s->stamp;
+
+		++*stamp;
 
 		for (size_t k = 0; k < ncur; k++) {
 			const struct rd_tnode *node = &t->nodes[cur[k]];
@@ -98,8 +85,8 @@ static void bfs(const struct rd_gpu_topo *t, size_t bi)
 					rp->bw = bw;
 					rp->next = cur[k];
 					rp->hops = path->hops + 1;
-					if (mark[link->rem] != stamp) {
-						mark[link->rem] = stamp;
+					if (mark[link->rem] != *stamp) {
+						mark[link->rem] = *stamp;
 						next[nnext++] = link->rem;
 					}
 				}
@@ -112,7 +99,8 @@ static void bfs(const struct rd_gpu_topo *t, size_t bi)
 
 int rd_gpu_paths(struct rd_gpu_topo *t)
 {
-	struct rd_gpu_bfs *s;
+	int *cur, *next;
+	unsigned int *mark, stamp = 0;
 
 	t->nbases = 0;
 	t->bases = calloc(t->nnodes ? t->nnodes : 1, sizeof(*t->bases));
@@ -124,35 +112,24 @@ int rd_gpu_paths(struct rd_gpu_topo *t)
 		if (ty == RD_TN_GPU || ty == RD_TN_CPU || ty == RD_TN_NIC || ty == RD_TN_NET)
 			t->bases[t->nbases++] = (int)i;
 	}
-	/* Each base's column is filled by bfs() when rd_gpu_path first needs it. */
-	t->paths = malloc((t->nnodes * t->nbases + 1) * sizeof(*t->paths));
-	t->bfs = s = calloc(1, sizeof(*s));
-	if (!t->paths || !s)
+	t->paths = calloc(t->nnodes * t->nbases + 1, sizeof(*t->paths));
+	cur = calloc(t->nnodes + 1, sizeof(*cur));
+	next = calloc(t->nnodes + 1, sizeof(*next));
+	mark = calloc(t->nnodes + 1, sizeof(*mark));
+	if (!t->paths || !cur || !next || !mark) {
+		free(cur);
+		free(next);
+		free(mark);
 		return -ENOMEM;
-	s->cur = calloc(t->nnodes + 1, sizeof(*s->cur));
-	s->next = calloc(t->nnodes + 1, sizeof(*s->next));
-	s->mark = calloc(t->nnodes + 1, sizeof(*s->mark));
-	s->done = calloc(t->nbases + 1, sizeof(*s->done));
-	if (!s->cur || !s->next || !s->mark || !s->done)
-		return -ENOMEM;
-	return 0;
-}
-
-void rd_gpu_paths_free(struct rd_gpu_topo *t)
-{
-	if (t->bfs) {
-		free(t->bfs->cur);
-		free(t->bfs->next);
-		free(t->bfs->mark);
-		free(t->bfs->done);
-		free(t->bfs);
 	}
-	free(t->bases);
-	free(t->paths);
-	t->bfs = NULL;
-	t->bases = NULL;
-	t->paths = NULL;
-	t->nbases = 0;
+	for (size_t i = 0; i < t->nnodes * t->nbases; i++)
+		t->paths[i] = (struct rd_tpath){ .type = RD_PATH_DIS, .bw = 0, .next = -1 };
+	for (size_t b = 0; b < t->nbases; b++)
+		bfs(t, b, cur, next, mark, &stamp);
+	free(cur);
+	free(next);
+	free(mark);
+	return 0;
 }
 
 const char *rd_gpu_smi_name(const struct rd_gpu_topo *t, int gpu_node, int other_node, int path)

@@ -594,7 +594,8 @@ void rd_gpu_topo_free(struct rd_gpu_topo *t)
 	free(t->nodes);
 	free(t->gpus);
 	free(t->nets);
-	rd_gpu_paths_free(t);
+	free(t->bases);
+	free(t->paths);
 	rd_pci_tree_free(&t->pci);
 	memset(t, 0, sizeof(*t));
 }

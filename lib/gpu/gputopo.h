@@ -210,13 +210,6 @@ struct rd_gpu_net {
 	unsigned int index;		/* NCCL's net device number (active, admitted ports) */
 };
 
-/* gpupath.c's breadth-first search, run for a base when its paths are first asked for. */
-struct rd_gpu_bfs {
-	int *cur, *next;		/* this level's nodes, the next level's */
-	unsigned int *mark, stamp;	/* mark[n] == stamp: n is in next already */
-	bool *done;			/* [base]: its column of paths is filled */
-};
-
 struct rd_gpu_topo {
 	struct rd_pci_tree pci;
 	struct rd_tnode *nodes;
@@ -226,10 +219,9 @@ struct rd_gpu_topo {
 	struct rd_gpu_net *nets;	/* every port of every RDMA device, active or not */
 	size_t nnets;
 	unsigned int nvswitches;
-	int *bases;			/* graph nodes paths are computed to */
+	int *bases;			/* graph nodes paths were computed to */
 	size_t nbases;
-	struct rd_tpath *paths;		/* [node * nbases + base], a base's column once searched */
-	struct rd_gpu_bfs *bfs;		/* the search's state: which bases are done (gpupath.c) */
+	struct rd_tpath *paths;		/* [node * nbases + base] */
 	bool acs_readable;		/* at least one bridge's ACS could be read */
 	bool acs_unreadable;		/* some bridge's config was too short to read it */
 	char iommu[24];			/* "off", "passthrough", "translated", "mixed" */
@@ -276,9 +268,7 @@ int rd_gpu_connect(struct rd_gpu_topo *t, int a, int b, int type, double bw);
 int rd_gpu_link_one(struct rd_tnode *n, int rem, int type, double bw);
 int rd_gpu_xml_load(struct rd_gpu_topo *t, const char *path, struct rd_warnings *w, char *msg,
 		    size_t msglen);
-/* Ready the paths (searched per base on first use: the graph is final by now). */
 int rd_gpu_paths(struct rd_gpu_topo *t);
-void rd_gpu_paths_free(struct rd_gpu_topo *t);
 /* NVML's NVLinks and C2C modes onto the graph's GPUs (before the CPUs are joined). */
 int rd_gpu_nvml_apply(struct rd_gpu_topo *t, const struct rd_nvml *nvml);
 void rd_gpu_decide(struct rd_gpu_topo *t, struct rd_warnings *w);
