@@ -103,6 +103,13 @@ vm_check "rdma-top: rxe1 reported gone (at most once per cycle)" test "$gone" -g
 
 vm_check "rdma-events still running" kill -0 "$epid"
 vm_check "rdma-top still running" kill -0 "$tpid"
+# rdma-top holds its sysfs directories open from a sample's reads until it has
+# written the row (then forgets them all before it waits): a count taken just
+# after a row appears can fall in that window.  So each count is waited for,
+# up to 10 s: one that comes back to the baseline is no leak; a leak never does.
+fds_back() { [ "$(vm_fds "$1")" = "$2" ]; }
+vm_retry 10 fds_back "$epid" "$efd0"
+vm_retry 10 fds_back "$tpid" "$tfd0"
 efd1=$(vm_fds "$epid") tfd1=$(vm_fds "$tpid")
 vm_log "fds after the cycles: rdma-events $efd1 (before $efd0), rdma-top $tfd1 (before $tfd0)"
 vm_check_eq "rdma-events: fd count as before the cycles" "$efd0" "$efd1"
