@@ -167,7 +167,7 @@ DEB_TEST_DEPS := libcmocka-dev mandoc groff-base cppcheck clang-tidy bash-comple
 	ibverbs-providers ibverbs-utils rdmacm-utils perftest iproute2 xz-utils zstd valgrind \
 	dpkg-dev debhelper devscripts lintian python3-prometheus-client python3-yaml python3-jsonschema prometheus \
 	vde2 slurm-wlm munge pdsh clustershell openssh-server openssh-client \
-	ibsim-utils opensm infiniband-diags graphviz chromium python3-pil
+	ibsim-utils opensm infiniband-diags graphviz chromium python3-pil gdb
 deps:
 	@if [ "$$(id -u)" = 0 ]; then \
 		export DEBIAN_FRONTEND=noninteractive; \

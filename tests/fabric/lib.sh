@@ -24,6 +24,10 @@ fi
 mkdir -p "$FABRIC_DIR" || exit 2
 export LC_ALL=C
 
+# The scenario's log (its stdout), for what must reach it whatever a check
+# does with a command's output: sim_run's stacks of a command that timed out.
+exec {FAB_LOG_FD}>&1
+
 # shellcheck source=tests/fabric/sim.sh
 . "$RD_ROOT/tests/fabric/sim.sh"
 # shellcheck source=tests/fabric/oracle.sh

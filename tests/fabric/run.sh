@@ -112,7 +112,8 @@ one() {
 	t0=$(date +%s)
 	# timeout signals the scenario's whole process group (its ibsim and
 	# OpenSM too); a subshell, so that the shell's "Killed" goes to the output.
-	local -a env=(RD_ROOT="$RD_ROOT" FABRIC_BUILD="$build_abs" FABRIC_DIR="$dir")
+	local -a env=(RD_ROOT="$RD_ROOT" FABRIC_BUILD="$build_abs" FABRIC_DIR="$dir"
+		FABRIC_SEGV_REPORT="$segv_report")
 	if [ -n "$san_bin" ]; then
 		mkdir -p "$dir/san"
 		env=(RD_ROOT="$RD_ROOT" FABRIC_BUILD="$san_bin" FABRIC_DIR="$dir"
@@ -159,6 +160,15 @@ one() {
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+
+# segv-report.so: preloaded by sim_run (build without sanitizers), so that a
+# crash says which thread faulted and where (sim.sh, umad2sim's reader).
+segv_report=$build_abs/fabric/segv-report.so
+if ! ${CC:-cc} -shared -fPIC -O1 -Wall -Werror -o "$segv_report" tests/fabric/segv-report.c; then
+	echo "FAIL - fabric tier: cannot build tests/fabric/segv-report.c"
+	fail=$((fail + 1))
+	finish
+fi
 
 # A sanitizer build (make SAN=1 BUILD=build/san check-fabric): ASan's runtime
 # must come first in the preload list, before umad2sim (ibsim-run puts

@@ -72,7 +72,7 @@ _sim_end() {
 		done
 	fi
 	wait "$pid" 2>/dev/null
-	return $rc
+	return "$rc"
 }
 
 # sim_wait SECONDS CMD [ARG...]: run CMD until it succeeds, every 0.1 s,
@@ -248,27 +248,182 @@ sim_sm_stop() {
 		_sim_end "${SIM_SM_PIDS[i]}" INT "OpenSM $((i + 1))" || rc=1
 		SIM_SM_PIDS[i]=""
 	done
-	return $rc
+	return "$rc"
 }
 
 # sim_run CMD [ARG...]: run CMD under ibsim-run in DIR with a timeout
-# (SIM_RUN_TIMEOUT, default 120 s; SIGKILL 5 s after it). stdout as it is,
-# stderr without umad2sim's "sim_connect: attached" lines; CMD's status (124
-# on a timeout). A client that did not end cleanly keeps its ibsim slot
-# (there are 10): sim_reap frees them.
+# (SIM_RUN_TIMEOUT, default 120 s). stdout as it is (written when CMD has
+# ended), stderr without umad2sim's "sim_connect: attached" lines; CMD's
+# status (124 on a timeout). A CMD still running at the deadline first has
+# its threads' stacks written to stderr and the scenario's log (gdb, and the
+# kernel's view from /proc), so a wait that never ends says where it waits;
+# then SIGTERM, and SIGKILL 5 s later. A client that did not end cleanly
+# keeps its ibsim slot (there are 10): sim_reap frees them.
+#
+# Two faults of ibsim's umad2sim (see tests/fabric/README.md), told apart
+# from the program's own by their stacks and logged in the scenario's log:
+# its exit handler deadlocked after the program called exit(N) (status N);
+# its reader thread crashed on a late reply (CMD runs again, at most twice
+# more). The tier's programs are single-threaded, so a fault in another
+# thread is the reader's: FABRIC_SEGV_REPORT (segv-report.so, preloaded)
+# names the thread in a build without sanitizers, ASan's report in one with.
 sim_run() {
-	local err rc
+	local out rc try=1
 	[ -n "$SIM_DIR" ] || { _sim_err "sim_run before sim_start"; return 1; }
+	out=$(mktemp "$SIM_DIR/.run-out.XXXXXX") || return 1
+	while :; do
+		_sim_run_once "$out" "$@"
+		rc=$?
+		if [ "$_sim_rerun" != 1 ] || [ $try -ge 3 ]; then break; fi
+		try=$((try + 1))
+	done
+	cat "$out"
+	rm -f "$out"
+	return "$rc"
+}
+
+# _sim_note TEXT FILE: a note about ibsim for the scenario's log (lib.sh's
+# FAB_LOG_FD, else stderr), FILE's lines under it.
+_sim_note() {
+	{
+		echo "# sim_run: $1"
+		[ ! -s "$2" ] || sed 's/^/#     /' "$2"
+	} >&"${FAB_LOG_FD:-2}"
+}
+
+# _sim_run_once OUT CMD...: one run of sim_run, stdout into OUT; sets
+# _sim_rerun=1 when umad2sim's reader crashed and took the run with it.
+_sim_run_once() {
+	local out=$1 err stacks rc pid wd st san t=${SIM_RUN_TIMEOUT:-120}
+	shift
+	_sim_rerun=0
 	err=$(mktemp "$SIM_DIR/.run-err.XXXXXX") || return 1
-	(cd "$SIM_DIR" && exec timeout -k 5 "${SIM_RUN_TIMEOUT:-120}" ibsim-run "$@") 2> "$err"
-	rc=$?
-	grep -v 'sim_connect: attached' "$err" >&2
-	rm -f "$err"
-	if [ "$rc" -ge 124 ]; then
-		[ "$rc" != 124 ] || _sim_err "$1: timed out after ${SIM_RUN_TIMEOUT:-120} s"
-		sim_reap > /dev/null
+	stacks=$(mktemp -u "$SIM_DIR/.run-stacks.XXXXXX") || return 1
+	# stdin kept: without job control a background command would read /dev/null
+	if [ -n "${FABRIC_SEGV_REPORT:-}" ]; then
+		# shellcheck disable=SC2016 # the inner shell's $LD_PRELOAD (ibsim-run's) and $0
+		(cd "$SIM_DIR" && exec ibsim-run sh -c 'LD_PRELOAD="$LD_PRELOAD:$0" exec "$@"' \
+			"$FABRIC_SEGV_REPORT" "$@") 0<&0 > "$out" 2> "$err" &
+	else
+		(cd "$SIM_DIR" && exec ibsim-run "$@") 0<&0 > "$out" 2> "$err" &
 	fi
-	return $rc
+	pid=$!
+	_sim_watchdog "$pid" "$t" "$stacks" > /dev/null 2>&1 < /dev/null &
+	wd=$!
+	wait "$pid"
+	rc=$?
+	kill "$wd" 2> /dev/null
+	wait "$wd" 2> /dev/null
+	rm -f "$stacks.tmp"
+	if [ -e "$stacks" ]; then
+		st=$(_sim_umad2sim_exit "$stacks")
+		if [ -n "$st" ]; then
+			rc=$st
+			_sim_note "$1: exited with status $st, but umad2sim's exit handler deadlocked (an ibsim bug); counted as status $st. Its stacks:" "$stacks"
+		else
+			rc=124
+			_sim_err "$1: timed out after $t s; where it was:"
+			sed 's/^/    /' "$stacks" >&2
+			[ -z "${FAB_LOG_FD:-}" ] || _sim_note "$1: timed out after $t s; where it was:" "$stacks"
+		fi
+		rm -f "$stacks"
+		sim_reap > /dev/null
+	elif san=$(_sim_asan_report "$pid") && [ -n "$san" ] && _sim_reader_fault "$san"; then
+		# ASan's report of the reader's fault: not the program's; kept aside, not counted
+		mkdir -p "${san%/*}/../san-ibsim" && mv "$san" "${san%/*}/../san-ibsim/"
+		case $rc in
+		0 | 1 | 2) _sim_note "$1: umad2sim's reader thread faulted as the program ended (an ibsim bug); status $rc stands. ASan's report, set aside:" "${san%/*}/../san-ibsim/${san##*/}" ;;
+		*) _sim_rerun=1
+		   _sim_note "$1: umad2sim's reader thread crashed (an ibsim bug), status $rc; run again. ASan's report, set aside:" "${san%/*}/../san-ibsim/${san##*/}" ;;
+		esac
+	elif { [ "$rc" = 139 ] || [ "$rc" = 135 ]; } && _sim_reader_fault "$err"; then
+		_sim_rerun=1
+		_sim_note "$1: umad2sim's reader thread crashed (an ibsim bug), status $rc; run again. Its report:" "$err"
+	fi
+	if [ "$_sim_rerun" = 1 ]; then
+		sim_reap > /dev/null
+	else
+		grep -v 'sim_connect: attached' "$err" >&2
+		[ "$rc" -lt 124 ] || sim_reap > /dev/null
+	fi
+	rm -f "$err"
+	return "$rc"
+}
+
+# _sim_umad2sim_exit STACKS: the exit status, if the main thread's stack (the
+# thread whose LWP is the first pid of STACKS) is umad2sim's exit handler
+# joining its reader thread: frames pthread_join, then one in libumad2sim.so
+# called by __run_exit_handlers (status=N). That is ibsim's own deadlock:
+# umad2sim_cleanup holds global_devices_mutex while it cancels and joins the
+# reader, and a reader that got a late reply waits for that mutex, which is
+# no cancellation point. The program had already returned from main (or
+# called exit) with N, and its own exit handlers, which run first, had
+# flushed its output. Prints nothing for any other stack.
+_sim_umad2sim_exit() {
+	awk '
+		!pid && match($0, /^ *pid [0-9]+:/) { pid = $2; sub(/:/, "", pid) }
+		/^ *Thread / { main = pid && index($0, "(LWP " pid ")"); next }
+		!main || !/^ *#[0-9]/ { next }
+		/pthread_(clock)?join/ { joined = 1; prev = ""; next }
+		joined && prev == "umad2sim" && match($0, /__run_exit_handlers \(status=[0-9]+/) {
+			s = substr($0, RSTART, RLENGTH); sub(/.*=/, "", s); print s; exit
+		}
+		{ prev = (joined && /from [^ ]*libumad2sim\.so/) ? "umad2sim" : "" }
+	' "$1"
+}
+
+# _sim_asan_report PID: the path of ASan's report for PID, if the program ran
+# with ASAN_OPTIONS log_path=P (run.sh's sanitizer mode) and one was written.
+_sim_asan_report() {
+	local lp
+	lp=$(printf '%s\n' "${ASAN_OPTIONS:-}" | tr ':' '\n' | sed -n 's/^log_path=//p' | tail -1)
+	[ -n "$lp" ] && [ -s "$lp.$1" ] && echo "$lp.$1"
+	return 0
+}
+
+# _sim_reader_fault FILE: FILE (segv-report.so's lines, or an ASan report)
+# shows a fault in a thread other than the main one, and where it names
+# frames, one of them is libumad2sim.so's.
+_sim_reader_fault() {
+	awk '
+		/^segv-report: pid [0-9]+ thread [0-9]+ \(not the main thread\)/ { other = 1; next }
+		/ERROR: AddressSanitizer: SEGV on unknown address .* T[1-9][0-9]*\)$/ { other = 1; next }
+		other && /libumad2sim\.so/ { umad = 1 }
+		other && (/^ *#[0-9]+ / || /^[^ ]*\(.*\) *\[0x[0-9a-f]+\]$/) { frames = 1 }
+		END { exit !(other && (umad || !frames)) }
+	' "$1"
+}
+
+# _sim_watchdog PID SECS OUT: if PID still runs after SECS, write its
+# threads' stacks (and those of its children: LeakSanitizer's tracer is one)
+# to OUT, then SIGTERM it, and SIGKILL 5 s later.
+_sim_watchdog() {
+	local pid=$1 out=$3 end=$((SECONDS + $2)) p task
+	while kill -0 "$pid" 2> /dev/null; do
+		if [ "$SECONDS" -ge "$end" ]; then
+			{
+				for p in "$pid" $(pgrep -P "$pid"); do
+					echo "pid $p: $(tr '\0' ' ' < "/proc/$p/cmdline" 2> /dev/null)"
+					for task in /proc/"$p"/task/*; do
+						[ -d "$task" ] || continue
+						echo "  thread ${task##*/} $(awk '{ print "state " $3 }' "$task/stat" 2> /dev/null)" \
+							"wchan $(cat "$task/wchan" 2> /dev/null)"
+						sed 's/^/    kernel: /' "$task/stack" 2> /dev/null
+					done
+					if command -v gdb > /dev/null; then
+						timeout 60 gdb -batch -nx -p "$p" -ex 'thread apply all bt' 2>&1 |
+							grep -E '^(Thread|#)|ptrace|[Cc]ould not' | head -n 200 | sed 's/^/  /'
+					fi
+				done
+			} > "$out.tmp" 2>&1
+			mv "$out.tmp" "$out"
+			kill -TERM "$pid" 2> /dev/null
+			sleep 5
+			kill -KILL "$pid" 2> /dev/null
+			return 0
+		fi
+		sleep 0.2
+	done
 }
 
 # sim_reap: free the ibsim slots of clients that are gone (console
@@ -330,7 +485,7 @@ sim_stop() {
 	fi
 	SIM_SM_PIDS=() SIM_SM_LOGS=()
 	[ -z "${IBSIM_SOCKNAME:-}" ] || [ "$IBSIM_SOCKNAME" != "$SIM_SOCK" ] || unset IBSIM_SOCKNAME
-	return $rc
+	return "$rc"
 }
 
 # sim_trap: make every exit of the calling script run sim_stop (SIGINT and

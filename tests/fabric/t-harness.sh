@@ -99,6 +99,80 @@ u = ctypes.CDLL("libibumad.so.3"); u.umad_init(); u.umad_open_port(None, 0); tim
 	fab_check_grep "sim_reap frees the slot of the killed client" "^freed client [0-9]+ \(pid $cl\)\$" sim_reap
 fi
 
+# A command still running at SIM_RUN_TIMEOUT: its stacks on stderr, then it is
+# ended, status 124, and its slot freed.
+if command -v python3 > /dev/null; then
+	hung() {
+		FAB_LOG_FD="" SIM_RUN_TIMEOUT=2 sim_run python3 -c 'import ctypes, time
+u = ctypes.CDLL("libibumad.so.3"); u.umad_init(); u.umad_open_port(None, 0); time.sleep(60)' \
+			> /dev/null 2> "$D/hung.err"
+	}
+	clients() { sim_console Attached | grep -c '^Client [0-9]*: pid '; }
+	n0=$(clients) t0=$SECONDS
+	hung
+	fab_check_eq "sim_run past SIM_RUN_TIMEOUT=2: status 124, within 10 s" "124 yes" \
+		"$? $([ $((SECONDS - t0)) -le 10 ] && echo yes || echo "no ($((SECONDS - t0)) s)")"
+	fab_check_grep "its stderr says it timed out and where it was" '^sim: python3: timed out after 2 s; where it was:$' \
+		cat "$D/hung.err"
+	fab_check_grep "... each thread's state and kernel wait channel, from /proc" '^ +thread [0-9]+ state [A-Z] wchan ' \
+		cat "$D/hung.err"
+	if command -v gdb > /dev/null; then
+		fab_check_grep "... and its user-space stack, from gdb (frame #0)" '^ +#0 ' cat "$D/hung.err"
+	fi
+	fab_check_eq "its ibsim slot was freed (as many clients as before it)" "$n0" "$(clients)"
+	fab_check_eq "that stack is not taken for umad2sim's exit deadlock" "" "$(_sim_umad2sim_exit "$D/hung.err")"
+fi
+# ibsim's own deadlock in umad2sim's exit handler (stacks the watchdog wrote
+# when it happened): recognised, with the status the program exited with.
+S=$RD_ROOT/tests/fabric/stacks-umad2sim-exit.txt
+fab_check_eq "umad2sim's exit deadlock: recognised, the program's exit status 1" 1 "$(_sim_umad2sim_exit "$S")"
+fab_check_eq "... not when that frame is another library's" "" \
+	"$(sed 's/libumad2sim\.so/libother.so/' "$S" > "$D/stk" && _sim_umad2sim_exit "$D/stk")"
+fab_check_eq "... nor when that stack is another thread's" "" \
+	"$(sed 's/(LWP 23752)/(LWP 1)/' "$S" > "$D/stk" && _sim_umad2sim_exit "$D/stk")"
+# umad2sim's reader faulting on a late reply: ASan's report (as it was seen),
+# and segv-report.so's lines, name a thread other than the main one.
+A=$RD_ROOT/tests/fabric/asan-umad2sim-reader.txt
+fab_check "ASan's report of the reader's fault (T1, no frames): umad2sim's" _sim_reader_fault "$A"
+fab_check_fails "... not the main thread's (T0)" _sim_reader_fault <(sed 's/ T1)$/ T0)/' "$A")
+fab_check_fails "... nor with frames none of which is libumad2sim.so's" _sim_reader_fault \
+	<(cat "$A"; echo "    #0 0x7f4605aaa370 in rd_fab_probe lib/fabric/fabsweep.c:400")
+# What sim_run does with such a report (a stand-in that writes it where
+# ASAN_OPTIONS' log_path says, as ASan would): run again while it did not
+# end with 0-2 (three runs at most), the report set aside either way.
+fake_asan() {
+	rm -rf "$D/fake"
+	mkdir -p "$D/fake/san"
+	# shellcheck disable=SC2016 # the inner shell's arguments
+	ASAN_OPTIONS="exitcode=99:log_path=$D/fake/san/asan" FAB_LOG_FD="" sim_run \
+		sh -c 'echo run >> "$1"; cp "$2" "$3.$$"; exit "$4"' sh "$D/fake/count" "$A" "$D/fake/san/asan" "$1" \
+		> /dev/null 2>&1
+	echo "$? $(wc -l < "$D/fake/count") $(find "$D/fake/san" -type f | wc -l) $(find "$D/fake/san-ibsim" -type f | wc -l)"
+}
+fab_check_eq "the reader's fault took the run (status 99): run 3 times, status 99, every report set aside" \
+	"99 3 0 3" "$(fake_asan 99)"
+fab_check_eq "the reader's fault as the run ended with 1: run once, 1 stands, the report set aside" \
+	"1 1 0 1" "$(fake_asan 1)"
+G=$RD_ROOT/tests/fabric/segv-umad2sim-reader.txt
+fab_check "segv-report.so's lines of the reader's fault (another thread, a libumad2sim.so frame): umad2sim's" \
+	_sim_reader_fault "$G"
+fab_check_fails "... not when it is the main thread" _sim_reader_fault <(sed 's/(not the main thread)/(the main thread)/' "$G")
+fab_check_fails "... nor when no frame is libumad2sim.so's" _sim_reader_fault <(sed 's/libumad2sim/libother/' "$G")
+if [ -n "${FABRIC_SEGV_REPORT:-}" ]; then
+	# a live fault in a thread of the program's own (python's ctypes): reported,
+	# not umad2sim's, so it stands (139) and is not run again
+	crash() {
+		sim_run python3 -c 'import ctypes, threading
+t = threading.Thread(target=lambda: ctypes.string_at(0x40)); t.start(); t.join()' > /dev/null 2> "$D/crash.err"
+	}
+	crash
+	fab_check_eq "a program's own thread that faults: status 139 (SIGSEGV), once" "139 1" \
+		"$? $(grep -c '^segv-report: ' "$D/crash.err")"
+	fab_check_grep "... segv-report.so names the thread and the address" \
+		'^segv-report: pid [0-9]+ thread [0-9]+ \(not the main thread\) signal 11 address 0x40$' cat "$D/crash.err"
+	fab_check_fails "... and it is not taken for umad2sim's" _sim_reader_fault "$D/crash.err"
+fi
+
 # The oracles never answer nothing.
 _garbage() { echo "this is not what iblinkinfo prints"; }
 _silent() { :; }
