@@ -37,7 +37,9 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
 		return;
 	n = backtrace(frames, (int)(sizeof(frames) / sizeof(frames[0])));
 	backtrace_symbols_fd(frames, n, STDERR_FILENO);
-	/* SA_RESETHAND: the faulting instruction runs again, under the default action */
+	/* SA_RESETHAND made the action the default one again: die of the signal now
+	   (also when it was sent, not raised by a fault) */
+	raise(sig);
 }
 
 __attribute__((constructor)) static void segv_report_init(void)

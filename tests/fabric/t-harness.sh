@@ -158,6 +158,19 @@ fab_check "segv-report.so's lines of the reader's fault (another thread, a libum
 	_sim_reader_fault "$G"
 fab_check_fails "... not when it is the main thread" _sim_reader_fault <(sed 's/(not the main thread)/(the main thread)/' "$G")
 fab_check_fails "... nor when no frame is libumad2sim.so's" _sim_reader_fault <(sed 's/libumad2sim/libother/' "$G")
+# ... and with segv-report.so's lines (a stand-in writes them to stderr): a
+# crash (SIGSEGV) runs again, 3 runs at most; a run that ended with 1 stands,
+# its stderr passed on without the report.
+fake_segv() {
+	rm -f "$D/fake-count"
+	# shellcheck disable=SC2016 # the inner shell's arguments
+	FAB_LOG_FD="" sim_run sh -c 'echo run >> "$1"; cat "$2" >&2; echo "tool: its own line" >&2
+		if [ "$3" = segv ]; then kill -SEGV $$; fi; exit 1' sh "$D/fake-count" "$G" "$1" 2> "$D/fake.err"
+	echo "$? $(wc -l < "$D/fake-count") $(grep -c '^segv-report: ' "$D/fake.err") $(grep -c '^tool: its own line$' "$D/fake.err")"
+}
+fab_check_eq "segv-report.so's report and SIGSEGV: run 3 times, status 139" "139 3 0 0" "$(fake_segv segv)"
+fab_check_eq "segv-report.so's report as the run ended with 1: run once, 1 stands, stderr without the report" \
+	"1 1 0 1" "$(fake_segv exit)"
 if [ -n "${FABRIC_SEGV_REPORT:-}" ]; then
 	# a live fault in a thread of the program's own (python's ctypes): reported,
 	# not umad2sim's, so it stands (139) and is not run again
