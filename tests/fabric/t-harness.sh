@@ -130,6 +130,14 @@ fab_check_eq "... not when that frame is another library's" "" \
 	"$(sed 's/libumad2sim\.so/libother.so/' "$S" > "$D/stk" && _sim_umad2sim_exit "$D/stk")"
 fab_check_eq "... nor when that stack is another thread's" "" \
 	"$(sed 's/(LWP 23752)/(LWP 1)/' "$S" > "$D/stk" && _sim_umad2sim_exit "$D/stk")"
+# All of this rests on rdma-fabric being single-threaded (a fault in another
+# thread is then umad2sim's): it must not call pthread_create.
+fab_bin=$FABRIC_BUILD/rdma-fabric
+if ! head -c 4 "$fab_bin" | grep -q ELF; then	# the sanitizer mode's wrapper: its exec's target
+	fab_bin=$(sed -n 's/.* exec \([^ ]*\) "\$@"$/\1/p' "$fab_bin")
+fi
+fab_check_eq "rdma-fabric ($fab_bin) does not call pthread_create" "ELF 0" \
+	"$(head -c 4 "$fab_bin" | tail -c 3) $(nm -D --undefined-only "$fab_bin" | grep -cw pthread_create)"
 # umad2sim's reader faulting on a late reply: ASan's report (as it was seen),
 # and segv-report.so's lines, name a thread other than the main one.
 A=$RD_ROOT/tests/fabric/asan-umad2sim-reader.txt
